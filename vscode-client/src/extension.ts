@@ -1,0 +1,410 @@
+// VS Code client for fabric-lsp: starts `<python> -m fabric_lsp` (or the `fabric-lsp.path`
+// executable) on stdio with the interpreter the user works with, and forwards the settings.
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+    CloseAction,
+    CloseHandlerResult,
+    DidChangeConfigurationNotification,
+    ErrorAction,
+    ErrorHandlerResult,
+    LanguageClient,
+    LanguageClientOptions,
+    RevealOutputChannelOn,
+    ServerOptions,
+} from 'vscode-languageclient/node';
+import { onDidChangeInterpreter, selectedInterpreter } from './python';
+
+const SECTION = 'fabric-lsp';
+const SERVER_MODULE = 'fabric_lsp';
+const PACKAGE = 'fabric-lsp';
+const DEFAULT_PYTHON = process.platform === 'win32' ? 'python' : 'python3';
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+type InterpreterSource = 'setting' | 'Python extension' | 'default';
+
+interface Launch {
+    /** The interpreter whose environment jedi analyses (undefined: let the server use its own). */
+    interpreter: string | undefined;
+    interpreterSource: InterpreterSource;
+    command: string;
+    args: string[];
+}
+
+let output: vscode.OutputChannel;
+let client: LanguageClient | undefined;
+let currentLaunch: Launch | undefined;
+let queue: Promise<void> = Promise.resolve();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    output = vscode.window.createOutputChannel('fabric-lsp');
+    context.subscriptions.push(output);
+
+    context.subscriptions.push(
+        vscode.commands.registerCommand('fabric-lsp.restart', () => schedule('restart command')),
+        vscode.commands.registerCommand('fabric-lsp.showOutput', () => output.show(true)),
+        vscode.workspace.onDidChangeConfiguration((event) => {
+            if (
+                event.affectsConfiguration(`${SECTION}.interpreter`) ||
+                event.affectsConfiguration(`${SECTION}.path`)
+            ) {
+                void schedule('interpreter or path setting changed');
+            } else if (event.affectsConfiguration(SECTION)) {
+                void pushSettings();
+            }
+        }),
+        vscode.workspace.onDidChangeWorkspaceFolders(() => schedule('workspace folders changed')),
+        vscode.workspace.onDidGrantWorkspaceTrust(() => schedule('workspace trusted')),
+        { dispose: () => void client?.stop() },
+    );
+
+    // The Python extension may be installed, or activate, after us.
+    const subscribePython = async () => {
+        const disposable = await onDidChangeInterpreter(() => void schedule('Python interpreter changed'));
+        if (disposable) {
+            context.subscriptions.push(disposable);
+        }
+        return disposable !== undefined;
+    };
+    if (!(await subscribePython())) {
+        const listener = vscode.extensions.onDidChange(async () => {
+            if (await subscribePython()) {
+                listener.dispose();
+                void schedule('Python extension installed');
+            }
+        });
+        context.subscriptions.push(listener);
+    }
+
+    await schedule('activation');
+}
+
+export async function deactivate(): Promise<void> {
+    await stopClient();
+}
+
+/** Runs restarts one after the other, never two at once. */
+function schedule(reason: string): Promise<void> {
+    queue = queue.then(() => restart(reason)).catch((error) => log(`restart failed: ${describe(error)}`));
+    return queue;
+}
+
+async function restart(reason: string): Promise<void> {
+    log(`(re)starting the server: ${reason}`);
+    await stopClient();
+    const launch = await resolveLaunch();
+    currentLaunch = launch;
+    log(
+        `interpreter: ${launch.interpreter ?? '(none)'} (from ${launch.interpreterSource}); ` +
+            `command: ${[launch.command, ...launch.args].join(' ')}`,
+    );
+    if (!(await preflight(launch))) {
+        return;
+    }
+    const newClient = createClient(launch);
+    client = newClient;
+    try {
+        await newClient.start();
+        log('server started');
+    } catch (error) {
+        // vscode-languageclient has already shown its own notification for this one.
+        log(`the server failed to start: ${describe(error)}`);
+    }
+}
+
+async function stopClient(): Promise<void> {
+    const old = client;
+    client = undefined;
+    if (old) {
+        try {
+            await old.stop(3000);
+        } catch (error) {
+            log(`stopping the server: ${describe(error)}`);
+        }
+        try {
+            await old.dispose(1000);
+        } catch {
+            // already stopped
+        }
+    }
+}
+
+function resourceUri(): vscode.Uri | undefined {
+    return vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+}
+
+function expand(value: string): string {
+    let result = value.trim();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (folder) {
+        result = result.replace(/\$\{workspaceFolder\}/g, folder);
+    }
+    result = result.replace(/\$\{userHome\}/g, os.homedir());
+    if (result === '~' || result.startsWith('~/')) {
+        result = path.join(os.homedir(), result.slice(1));
+    }
+    if (folder && result && !path.isAbsolute(result) && /[\\/]/.test(result)) {
+        result = path.resolve(folder, result);
+    }
+    return result;
+}
+
+async function resolveLaunch(): Promise<Launch> {
+    const config = vscode.workspace.getConfiguration(SECTION, resourceUri());
+    const interpreterSetting = expand(config.get<string>('interpreter', ''));
+    const executableSetting = expand(config.get<string>('path', ''));
+
+    let interpreter: string | undefined;
+    let interpreterSource: InterpreterSource;
+    if (interpreterSetting) {
+        interpreter = interpreterSetting;
+        interpreterSource = 'setting';
+    } else {
+        interpreter = await selectedInterpreter(resourceUri());
+        interpreterSource = interpreter ? 'Python extension' : 'default';
+    }
+
+    if (executableSetting) {
+        return { interpreter, interpreterSource, command: executableSetting, args: [] };
+    }
+    const python = interpreter ?? DEFAULT_PYTHON;
+    return {
+        // With no interpreter known, `python3` runs the server and the server analyses its own
+        // environment, so there is no environmentPath to send.
+        interpreter,
+        interpreterSource,
+        command: python,
+        args: ['-m', SERVER_MODULE],
+    };
+}
+
+interface RunResult {
+    code: number | null;
+    stdout: string;
+    stderr: string;
+    spawnError?: NodeJS.ErrnoException;
+}
+
+function run(command: string, args: string[], timeoutMs: number): Promise<RunResult> {
+    return new Promise((resolve) => {
+        let stdout = '';
+        let stderr = '';
+        let settled = false;
+        const finish = (result: RunResult) => {
+            if (!settled) {
+                settled = true;
+                clearTimeout(timer);
+                resolve(result);
+            }
+        };
+        let child: ReturnType<typeof spawn>;
+        try {
+            child = spawn(command, args, { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env });
+        } catch (error) {
+            resolve({ code: null, stdout, stderr, spawnError: error as NodeJS.ErrnoException });
+            return;
+        }
+        const timer = setTimeout(() => {
+            child.kill();
+            finish({ code: null, stdout, stderr: stderr + `\n(timed out after ${timeoutMs} ms)` });
+        }, timeoutMs);
+        child.stdout?.on('data', (data) => (stdout += data.toString()));
+        child.stderr?.on('data', (data) => (stderr += data.toString()));
+        child.on('error', (error) => finish({ code: null, stdout, stderr, spawnError: error }));
+        child.on('close', (code) => finish({ code, stdout, stderr }));
+    });
+}
+
+// Exit 3: the interpreter runs but cannot import the server; 4: the interpreter is too old.
+const CHECK_SCRIPT = [
+    'import sys',
+    'print(sys.executable, "%d.%d.%d" % sys.version_info[:3])',
+    'if sys.version_info < (3, 9): sys.exit(4)',
+    'import importlib.util',
+    `sys.exit(0 if importlib.util.find_spec("${SERVER_MODULE}") and importlib.util.find_spec("${SERVER_MODULE}.__main__") else 3)`,
+].join('\n');
+
+/** Checks that the server can start; if not, shows one notification that says what to do. */
+async function preflight(launch: Launch): Promise<boolean> {
+    if (launch.args.length === 0) {
+        // The fabric-lsp.path executable.
+        if (!isExecutable(launch.command)) {
+            await notify(
+                `fabric-lsp: the server executable "${launch.command}" (setting fabric-lsp.path) was not found ` +
+                    `or is not executable. Clear the setting to run "python -m fabric_lsp", or install the server ` +
+                    `with "pip install ${PACKAGE}".`,
+            );
+            return false;
+        }
+        return true;
+    }
+    const python = launch.command;
+    const result = await run(python, ['-c', CHECK_SCRIPT], 30000);
+    if (result.stdout.trim()) {
+        log(`interpreter check: ${result.stdout.trim()}`);
+    }
+    if (result.spawnError) {
+        const where =
+            launch.interpreterSource === 'setting'
+                ? ' (setting fabric-lsp.interpreter)'
+                : launch.interpreterSource === 'Python extension'
+                  ? ' (selected in the Python extension)'
+                  : '';
+        await notify(
+            `fabric-lsp: cannot start the server: the Python interpreter "${python}"${where} was not found. ` +
+                `Select an interpreter with "Python: Select Interpreter" or set fabric-lsp.interpreter, ` +
+                `then install the server into it with "<interpreter> -m pip install ${PACKAGE}".`,
+        );
+        return false;
+    }
+    if (result.code === 0) {
+        return true;
+    }
+    if (result.code === 3) {
+        const install = `${quote(python)} -m pip install ${PACKAGE}`;
+        await notify(
+            `fabric-lsp is not installed in the Python interpreter "${python}". Install it with: ${install}`,
+            install,
+        );
+        return false;
+    }
+    if (result.code === 4) {
+        await notify(
+            `fabric-lsp needs Python 3.9 or newer; "${python}" is ${result.stdout.trim().split(' ').pop()}. ` +
+                `Select another interpreter or set fabric-lsp.interpreter.`,
+        );
+        return false;
+    }
+    log(`interpreter check failed (exit code ${result.code}):\n${result.stderr}`);
+    await notify(
+        `fabric-lsp: cannot start the server: "${python}" failed to run (exit code ${result.code}). ` +
+            `See the fabric-lsp output for details.`,
+    );
+    return false;
+}
+
+function isExecutable(command: string): boolean {
+    const candidates = /[\\/]/.test(command)
+        ? [command]
+        : (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, command));
+    const suffixes = process.platform === 'win32' ? ['', '.exe', '.cmd', '.bat'] : [''];
+    return candidates.some((candidate) =>
+        suffixes.some((suffix) => {
+            try {
+                fs.accessSync(candidate + suffix, fs.constants.X_OK);
+                return fs.statSync(candidate + suffix).isFile();
+            } catch {
+                return false;
+            }
+        }),
+    );
+}
+
+function quote(value: string): string {
+    return /^[\w@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
+}
+
+async function notify(message: string, installCommand?: string): Promise<void> {
+    log(message);
+    const actions = installCommand ? ['Copy install command', 'Open Settings', 'Show Output'] : ['Open Settings', 'Show Output'];
+    // Not awaited: the notification stays until the user acts, and must not block a restart.
+    void vscode.window.showErrorMessage(message, ...actions).then(async (choice) => {
+        if (choice === 'Copy install command' && installCommand) {
+            await vscode.env.clipboard.writeText(installCommand);
+        } else if (choice === 'Open Settings') {
+            await vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+        } else if (choice === 'Show Output') {
+            output.show(true);
+        }
+    });
+}
+
+/** The settings the server reads, under initializationOptions and workspace/didChangeConfiguration. */
+function serverSettings(launch: Launch | undefined): Record<string, unknown> {
+    const config = vscode.workspace.getConfiguration(SECTION, resourceUri());
+    const settings: Record<string, unknown> = {
+        certainSeverity: config.get<string>('certainSeverity', 'error'),
+        possibleSeverity: config.get<string>('possibleSeverity', 'warning'),
+        reportUnknown: config.get<boolean>('reportUnknown', false),
+    };
+    if (launch?.interpreter) {
+        settings.environmentPath = launch.interpreter;
+    }
+    return settings;
+}
+
+async function pushSettings(): Promise<void> {
+    if (client?.isRunning()) {
+        await client.sendNotification(DidChangeConfigurationNotification.type, {
+            settings: { [SECTION]: serverSettings(currentLaunch) },
+        });
+    }
+}
+
+function createClient(launch: Launch): LanguageClient {
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    // No `transport`: the client then talks over stdio without appending `--stdio`.
+    const serverOptions: ServerOptions = {
+        command: launch.command,
+        args: launch.args,
+        options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+
+    const restarts: number[] = [];
+    const clientOptions: LanguageClientOptions = {
+        documentSelector: [
+            { scheme: 'file', language: 'python' },
+            { scheme: 'untitled', language: 'python' },
+        ],
+        outputChannel: output,
+        traceOutputChannel: output,
+        revealOutputChannelOn: RevealOutputChannelOn.Never,
+        initializationOptions: serverSettings(launch),
+        middleware: {
+            workspace: {
+                // Servers that pull settings get the same object as with didChangeConfiguration.
+                configuration: async (params, token, next) => {
+                    const result = await next(params, token);
+                    if (!Array.isArray(result)) {
+                        return result;
+                    }
+                    return result.map((value, index) =>
+                        params.items[index]?.section === SECTION ? serverSettings(launch) : value,
+                    );
+                },
+            },
+        },
+        errorHandler: {
+            error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
+            closed: (): CloseHandlerResult => {
+                const now = Date.now();
+                restarts.push(now);
+                while (restarts.length && restarts[0] < now - RESTART_WINDOW_MS) {
+                    restarts.shift();
+                }
+                if (restarts.length <= MAX_RESTARTS) {
+                    return { action: CloseAction.Restart, message: 'fabric-lsp server exited; restarting it.', handled: true };
+                }
+                return {
+                    action: CloseAction.DoNotRestart,
+                    message:
+                        `The fabric-lsp server crashed ${restarts.length} times in the last 3 minutes and will not be ` +
+                        `restarted. See the fabric-lsp output, then run "fabric-lsp: Restart server".`,
+                };
+            },
+        },
+    };
+    return new LanguageClient(SECTION, 'fabric-lsp', serverOptions, clientOptions);
+}
+
+function log(message: string): void {
+    output?.appendLine(`[client ${new Date().toISOString()}] ${message}`);
+}
+
+function describe(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,977 @@
+"""Static inference of the strategy a Fabric object has.
+
+An abstract interpreter over :mod:`ast`: every expression evaluates to a list of *alternatives*
+(the values it may have on some path). Names are resolved by a reaching-definitions walk (the last
+assignment that reaches a use wins; ``if``/``else`` give two alternatives), attributes of ``self``
+by every assignment in the class, parameters by the call sites in the module (including
+``fabric.launch(fn)``, which calls ``fn(fabric)``) and imported names by loading the defining
+module through the :class:`~fabric_lsp.engine.workspace.Workspace` (jedi finds the file).
+
+Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_STEPS`,
+:data:`MAX_SECONDS` per call site); when a bound is hit the answer is "unknown", never a hang.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from fabric_lsp import facts
+from fabric_lsp.facts import Kind
+from fabric_lsp.engine.model import Span
+from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabric_lsp.engine.workspace import Workspace
+
+#: How deep one inference may recurse (names → assignments → calls → returns …).
+MAX_DEPTH = 40
+#: How many evaluation steps one call site may take.
+MAX_STEPS = 4000
+#: Wall-clock cap for one call site, in seconds.
+MAX_SECONDS = 2.0
+#: At most this many alternatives are kept for one expression.
+MAX_ALTERNATIVES = 32
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where something was decided: a source range and a short description."""
+
+    span: Span
+    text: str
+    path: Optional[str] = None
+
+
+class Value:
+    pass
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    reason: str = ""
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    value: object
+    origin: Optional[Origin] = None
+
+
+@dataclass(frozen=True)
+class Seq(Value):
+    """A list or tuple display whose length is known."""
+
+    length: int
+    items: tuple = ()
+
+
+@dataclass(frozen=True)
+class QualRef(Value):
+    """A module or an object known by its qualified name (``lightning.fabric.strategies``)."""
+
+    qualname: str
+
+
+@dataclass(eq=False)
+class ClassRef(Value):
+    """A class defined in analysed source."""
+
+    node: ast.ClassDef
+    module: ModuleInfo
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@dataclass(eq=False)
+class FuncRef(Value):
+    node: ast.AST
+    module: ModuleInfo
+    bound_self: Optional[Value] = None  # set for methods looked up on an instance
+
+
+@dataclass(eq=False)
+class ModuleRef(Value):
+    module: ModuleInfo
+
+
+@dataclass(frozen=True)
+class StrategyChoice:
+    """One strategy a Fabric may get. ``kind`` None means unknown."""
+
+    kind: Optional[Kind]
+    label: str  # what the user wrote, e.g. 'strategy="deepspeed_stage_3"'
+    class_name: str  # the class Lightning would name, e.g. "DeepSpeedStrategy"
+    origin: Optional[Origin] = None
+
+
+@dataclass(eq=False)
+class StrategyInst(Value):
+    kind: Kind
+    class_name: str
+    origin: Optional[Origin]
+
+
+@dataclass(eq=False)
+class AcceleratorInst(Value):
+    tpu: bool
+    origin: Optional[Origin]
+
+
+@dataclass(eq=False)
+class FabricInst(Value):
+    choices: tuple[StrategyChoice, ...]
+    origin: Optional[Origin]  # the Fabric(...) call
+    class_name: str = "Fabric"
+
+
+@dataclass(eq=False)
+class Instance(Value):
+    """An instance of a class defined in analysed source (for attribute look-ups)."""
+
+    cls: ClassRef
+    call: Optional[ast.Call] = None
+    ctx: Optional["Ctx"] = None
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation context
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Budget:
+    steps: int = 0
+    deadline: float = 0.0
+    active: set = field(default_factory=set)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS or (self.steps % 64 == 0 and time.monotonic() > self.deadline):
+            raise BudgetExceeded()
+
+
+@dataclass(frozen=True)
+class Ctx:
+    module: ModuleInfo
+    #: (id of function node, parameter name) → (argument expression, its context), for calls
+    #: evaluated with their arguments bound.
+    env: tuple = ()
+    depth: int = 0
+
+    def deeper(self) -> "Ctx":
+        if self.depth >= MAX_DEPTH:
+            raise BudgetExceeded()
+        return Ctx(self.module, self.env, self.depth + 1)
+
+    def bound(self, func: ast.AST, name: str):
+        for key, value in self.env:
+            if key == (id(func), name):
+                return value
+        return None
+
+
+# A binding of a name: what kind of statement binds it, and the node.
+@dataclass(frozen=True)
+class Binding:
+    kind: str  # assign | import | def | class | param | unknown
+    node: ast.AST
+    target: Optional[ast.AST] = None
+    value: Optional[ast.AST] = None
+
+
+def _binds(target: ast.AST, name: str) -> bool:
+    if isinstance(target, ast.Name):
+        return target.id == name
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_binds(t, name) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds(target.value, name)
+    return False
+
+
+def _match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST]:
+    """For ``a, b = x, y`` return the value expression bound to ``name`` (None if unknowable)."""
+    if isinstance(target, ast.Name):
+        return value if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+        if len(target.elts) == len(value.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+            for t, v in zip(target.elts, value.elts):
+                found = _match_target(t, v, name)
+                if found is not None:
+                    return found
+    return None
+
+
+def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
+    """The bindings of ``name`` that ``stmt`` may make, and whether it surely makes one."""
+    if isinstance(stmt, ast.Assign):
+        for target in reversed(stmt.targets):
+            if _binds(target, name):
+                matched = _match_target(target, stmt.value, name)
+                if matched is not None:
+                    return [Binding("assign", stmt, target, matched)], True
+                return [Binding("unknown", stmt, target)], True
+        return [], False
+    if isinstance(stmt, ast.AnnAssign):
+        if stmt.value is not None and _binds(stmt.target, name):
+            return [Binding("assign", stmt, stmt.target, stmt.value)], True
+        return [], False
+    if isinstance(stmt, ast.AugAssign):
+        if _binds(stmt.target, name):
+            return [Binding("unknown", stmt, stmt.target)], True
+        return [], False
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for alias in reversed(stmt.names):
+            bound = alias.asname or alias.name.split(".")[0]
+            if alias.name == "*":
+                continue
+            if bound == name:
+                return [Binding("import", stmt, value=alias)], True
+        return [], False
+    if isinstance(stmt, (*FUNC_TYPES, ast.ClassDef)):
+        if stmt.name == name:
+            return [Binding("class" if isinstance(stmt, ast.ClassDef) else "def", stmt)], True
+        return [], False
+    if isinstance(stmt, ast.If):
+        a, da = block_bindings(stmt.body, name)
+        b, db = block_bindings(stmt.orelse, name)
+        return a + b, bool(stmt.orelse) and da and db
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        found: list[Binding] = []
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and _binds(stmt.target, name):
+            found.append(Binding("unknown", stmt, stmt.target))
+        a, _ = block_bindings(stmt.body, name)
+        b, _ = block_bindings(stmt.orelse, name)
+        return found + a + b, False
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and _binds(i.optional_vars, name)]
+        a, da = block_bindings(stmt.body, name)
+        return a + found, da or bool(found)
+    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        a, da = block_bindings(stmt.body, name)
+        handlers = [block_bindings(h.body, name) for h in stmt.handlers]
+        c, dc = block_bindings(stmt.orelse, name)
+        f, df = block_bindings(stmt.finalbody, name)
+        found = a + c + [b for hs, _ in handlers for b in hs] + f
+        definite = df or ((da or dc) and all(d for _, d in handlers))
+        return found, definite
+    if type(stmt).__name__ == "Match":
+        found = []
+        for case in stmt.cases:
+            found += block_bindings(case.body, name)[0]
+        return found, False
+    return [], False
+
+
+def block_bindings(block: list, name: str) -> tuple[list[Binding], bool]:
+    found: list[Binding] = []
+    for stmt in reversed(block):
+        b, definite = stmt_bindings(stmt, name)
+        found.extend(b)
+        if definite:
+            return found, True
+    return found, False
+
+
+# --------------------------------------------------------------------------------------------
+# The evaluator
+# --------------------------------------------------------------------------------------------
+
+
+class Inference:
+    """Evaluates expressions of one module (and the modules it reaches) to alternatives."""
+
+    def __init__(self, workspace: Optional["Workspace"] = None) -> None:
+        self.workspace = workspace
+        self.budget = Budget()
+
+    def start(self) -> None:
+        self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
+
+    # -- entry points ------------------------------------------------------------------------
+    def evaluate(self, node: ast.AST, module: ModuleInfo) -> list[Value]:
+        self.start()
+        try:
+            return self.ev(node, Ctx(module))
+        except (BudgetExceeded, RecursionError):
+            return [Unknown("inference budget exhausted")]
+
+    # -- core --------------------------------------------------------------------------------
+    def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
+        self.budget.tick()
+        key = (id(node), ctx.env)
+        if key in self.budget.active:
+            return [Unknown("recursive definition")]
+        self.budget.active.add(key)
+        try:
+            values = self._ev(node, ctx.deeper())
+        finally:
+            self.budget.active.discard(key)
+        if len(values) > MAX_ALTERNATIVES:
+            values = values[:MAX_ALTERNATIVES] + [Unknown("too many alternatives")]
+        return values
+
+    def _ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        if isinstance(node, ast.Constant):
+            return [Const(node.value, Origin(m.span(node), m.segment(node), m.path))]
+        if isinstance(node, ast.Name):
+            return self.ev_name(node.id, node, ctx)
+        if isinstance(node, ast.Attribute):
+            return self.ev_attribute(node, ctx)
+        if isinstance(node, ast.Call):
+            return self.ev_call(node, ctx)
+        if isinstance(node, ast.IfExp):
+            return self.ev(node.body, ctx) + self.ev(node.orelse, ctx)
+        if isinstance(node, ast.BoolOp):
+            out: list[Value] = []
+            for v in node.values:
+                out += self.ev(v, ctx)
+            return out
+        if isinstance(node, (ast.List, ast.Tuple)):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return [UNKNOWN]
+            return [Seq(len(node.elts), tuple(node.elts))]
+        if isinstance(node, ast.JoinedStr):
+            return self.ev_fstring(node, ctx)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.ev_concat(node, ctx)
+        if isinstance(node, ast.NamedExpr):
+            return self.ev(node.value, ctx)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            if isinstance(node.operand.value, (int, float)):
+                return [Const(-node.operand.value, Origin(m.span(node), m.segment(node), m.path))]
+        return [Unknown(type(node).__name__)]
+
+    # strings built from constants -----------------------------------------------------------
+    def _const_strings(self, node: ast.AST, ctx: Ctx) -> Optional[list[str]]:
+        vals = self.ev(node, ctx)
+        out = []
+        for v in vals:
+            if isinstance(v, Const) and isinstance(v.value, (str, int)) and not isinstance(v.value, bool):
+                out.append(str(v.value))
+            else:
+                return None
+        return out
+
+    def ev_fstring(self, node: ast.JoinedStr, ctx: Ctx) -> list[Value]:
+        parts: list[list[str]] = []
+        for piece in node.values:
+            if isinstance(piece, ast.Constant):
+                parts.append([str(piece.value)])
+            elif isinstance(piece, ast.FormattedValue) and piece.format_spec is None and piece.conversion in (-1, 115):
+                strings = self._const_strings(piece.value, ctx)
+                if strings is None:
+                    return [Unknown("f-string")]
+                parts.append(strings)
+            else:
+                return [Unknown("f-string")]
+        results = [""]
+        for options in parts:
+            results = [r + o for r in results for o in options][:MAX_ALTERNATIVES]
+        o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
+        return [Const(r, o) for r in results]
+
+    def ev_concat(self, node: ast.BinOp, ctx: Ctx) -> list[Value]:
+        left = self._const_strings(node.left, ctx)
+        right = self._const_strings(node.right, ctx)
+        if left is None or right is None:
+            return [Unknown("expression")]
+        o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
+        return [Const(a + b, o) for a in left for b in right][:MAX_ALTERNATIVES]
+
+    # names -----------------------------------------------------------------------------------
+    def ev_name(self, name: str, node: ast.AST, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        scope = m.scope_of(node)
+        stmt = m.stmt_of(node)
+        # walk outwards through enclosing scopes until one binds the name
+        while True:
+            if isinstance(scope, ast.ClassDef) and not self._binds_in(scope, name, m):
+                scope, stmt = m.scope_of(scope), scope
+                continue
+            if isinstance(scope, (*FUNC_TYPES, ast.Lambda)) and m.declared_global(scope, name):
+                return self.ev_module_name(name, m, ctx)
+            if isinstance(scope, ast.Module) or name in m.local_names(scope):
+                break
+            stmt = m.stmt_of(scope) if not isinstance(scope, ast.Module) else None
+            scope = m.scope_of(scope)
+        if isinstance(scope, ast.Module) and not self._stmt_in(scope, stmt, m):
+            # read from inside a function: the module's value when the function runs
+            return self.ev_module_name(name, m, ctx)
+        bindings, definite = self.reaching(name, stmt, scope, m)
+        out: list[Value] = []
+        for b in bindings:
+            out += self.ev_binding(b, name, ctx)
+        if not definite:
+            if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
+                out += self.ev_param(scope, name, ctx)
+            elif not bindings:
+                out.append(Unknown(f"`{name}` is not defined here"))
+            else:
+                out.append(Unknown(f"`{name}` may be unbound"))
+        return out or [UNKNOWN]
+
+    def _binds_in(self, cls: ast.ClassDef, name: str, m: ModuleInfo) -> bool:
+        return any(stmt_bindings(s, name)[0] for s in cls.body)
+
+    def _stmt_in(self, scope: ast.AST, stmt: Optional[ast.AST], m: ModuleInfo) -> bool:
+        return stmt is not None and m.scope_of(stmt) is scope
+
+    def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]:
+        if m.tree is None:
+            return [UNKNOWN]
+        bindings, definite = block_bindings(m.tree.body, name)
+        out: list[Value] = []
+        for b in bindings:
+            out += self.ev_binding(b, name, Ctx(m, (), ctx.depth))
+        if not bindings:
+            out.append(Unknown(f"`{name}` is not defined"))
+        elif not definite:
+            out.append(Unknown(f"`{name}` may be unbound"))
+        return out
+
+    def reaching(self, name: str, stmt: Optional[ast.AST], scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool]:
+        found: list[Binding] = []
+        cur = stmt
+        while cur is not None and cur is not scope:
+            parent, block, idx = m.block_of(cur)
+            if idx >= 0:
+                for prev in reversed(block[:idx]):
+                    self.budget.tick()
+                    b, definite = stmt_bindings(prev, name)
+                    found.extend(b)
+                    if definite:
+                        return found, True
+            if parent is None or parent is scope:
+                break
+            if isinstance(parent, ast.ExceptHandler) or type(parent).__name__ == "match_case":
+                parent = m.parents.get(parent)
+            cur = parent
+        return found, False
+
+    def ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        if b.kind == "assign":
+            return self.ev(b.value, ctx)
+        if b.kind == "import":
+            return self.ev_import(b.node, b.value, ctx)
+        if b.kind == "def":
+            return [FuncRef(b.node, m)]
+        if b.kind == "class":
+            return [ClassRef(b.node, m)]
+        return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
+
+    def ev_import(self, stmt: ast.AST, alias: ast.alias, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        if isinstance(stmt, ast.Import):
+            if alias.asname:
+                return self.ev_qualname(alias.name, ctx)
+            return self.ev_qualname(alias.name.split(".")[0], ctx)
+        assert isinstance(stmt, ast.ImportFrom)
+        base = stmt.module or ""
+        if stmt.level:
+            if self.workspace is None or m.path is None:
+                return [Unknown("relative import")]
+            target = self.workspace.resolve_relative(m, base, stmt.level)
+            if target is None:
+                return [Unknown("relative import")]
+            base = target
+        return self.ev_qualname(f"{base}.{alias.name}" if base else alias.name, ctx)
+
+    def ev_qualname(self, qualname: str, ctx: Ctx) -> list[Value]:
+        top = qualname.split(".")[0]
+        if top in facts.KNOWN_PACKAGES:
+            return [QualRef(facts.canonical(qualname))]
+        if self.workspace is None:
+            return [Unknown(f"`{qualname}` is not analysed")]
+        # a module of the workspace (or another installed package): find it with jedi
+        module = self.workspace.load_module_named(qualname, ctx.module)
+        if module is not None:
+            return [ModuleRef(module)]
+        parent, _, attr = qualname.rpartition(".")
+        if parent:
+            pmod = self.workspace.load_module_named(parent, ctx.module)
+            if pmod is not None:
+                return self.ev_module_name(attr, pmod, ctx)
+        return [Unknown(f"`{qualname}` could not be resolved")]
+
+    # parameters ----------------------------------------------------------------------------
+    def ev_param(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        args = func.args
+        params = [*args.posonlyargs, *args.args]
+        names = [p.arg for p in params]
+        kwonly = [p.arg for p in args.kwonlyargs]
+        if name not in names and name not in kwonly:
+            return [Unknown(f"`{name}` may be unbound")]
+        bound = ctx.bound(func, name)
+        if bound is not None:
+            expr, arg_ctx = bound
+            if expr is None:
+                return self._param_default(func, name, ctx) or [UNKNOWN]
+            return self.ev(expr, arg_ctx)
+        cls = m.enclosing_class(func)
+        is_method = cls is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list
+        )
+        if is_method and names and names[0] == name:
+            if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list):
+                return [ClassRef(cls, m)]
+            return [Instance(ClassRef(cls, m))]
+        out: list[Value] = []
+        sites = list(self.call_sites(func, m, is_method, cls))
+        for site_args, site_ctx in sites:
+            expr = site_args.get(name, _MISSING)
+            if expr is _MISSING:
+                out += self._param_default(func, name, ctx) or [Unknown("argument not passed")]
+            elif expr is None:
+                out.append(Unknown("argument unpacked"))
+            else:
+                out += self.ev(expr, site_ctx)
+        if not sites:
+            default = self._param_default(func, name, ctx)
+            annotated = self._param_annotation(func, name, ctx)
+            out += annotated
+            if default:
+                out += default + [Unknown("parameter filled by a caller not in view")]
+            if not out:
+                out.append(Unknown(f"parameter `{name}`"))
+        return out
+
+    def _param_default(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
+        args = func.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([p.arg for p in positional[len(positional) - len(args.defaults) :]], args.defaults))
+        for p, d in zip(args.kwonlyargs, args.kw_defaults):
+            if d is not None:
+                defaults[p.arg] = d
+        if name in defaults:
+            return self.ev(defaults[name], Ctx(ctx.module, (), ctx.depth))
+        return []
+
+    def _param_annotation(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
+        for p in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs):
+            if p.arg == name and p.annotation is not None:
+                ann = p.annotation
+                if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                    return []
+                for v in self.ev(ann, Ctx(ctx.module, (), ctx.depth)):
+                    if self.is_fabric_class(v):
+                        return [FabricInst((StrategyChoice(None, "a `Fabric` parameter", "?"),), None)]
+        return []
+
+    def call_sites(self, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
+        """Yield ({param name: argument expression | None when unpacked}, ctx) for each call of
+        ``func`` found in its module, including ``x.launch(func, *args)``."""
+        if isinstance(func, ast.Lambda):
+            return
+        params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
+        kwonly = [p.arg for p in func.args.kwonlyargs]
+        if is_method:
+            if func.name == "__init__" and cls is not None:
+                candidates = m.calls_by_name.get(cls.name, [])
+                offset = 1
+            else:
+                candidates = [c for c in m.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
+                offset = 1
+        else:
+            candidates = [c for c in m.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
+            offset = 0
+        for call in candidates:
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                yield {p: None for p in params[offset:]}, Ctx(m)
+                continue
+            mapping: dict = {}
+            for p, a in zip(params[offset:], call.args):
+                mapping[p] = a
+            for kw in call.keywords:
+                if kw.arg is None:
+                    for p in params[offset:] + kwonly:
+                        mapping.setdefault(p, None)
+                elif kw.arg in params or kw.arg in kwonly:
+                    mapping[kw.arg] = kw.value
+            yield mapping, Ctx(m)
+        if is_method:
+            return
+        # fabric.launch(fn, *args) calls fn(fabric, *args)
+        for call in m.calls_by_name.get("launch", []):
+            if not isinstance(call.func, ast.Attribute) or not call.args:
+                continue
+            first = call.args[0]
+            if isinstance(first, ast.Name) and first.id == func.name:
+                receivers = self.ev(call.func.value, Ctx(m))
+                if not any(isinstance(r, FabricInst) for r in receivers):
+                    continue
+                mapping = {}
+                if params:
+                    mapping[params[0]] = call.func.value
+                for p, a in zip(params[1:], call.args[1:]):
+                    mapping[p] = a
+                for kw in call.keywords:
+                    if kw.arg in params or kw.arg in kwonly:
+                        mapping[kw.arg] = kw.value
+                yield mapping, Ctx(m)
+
+    # attributes ----------------------------------------------------------------------------
+    def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:
+        out: list[Value] = []
+        for base in self.ev(node.value, ctx):
+            out += self.attribute_of(base, node.attr, ctx)
+        return out or [UNKNOWN]
+
+    def attribute_of(self, base: Value, attr: str, ctx: Ctx) -> list[Value]:
+        if isinstance(base, QualRef):
+            return [QualRef(facts.canonical(f"{base.qualname}.{attr}"))]
+        if isinstance(base, ModuleRef):
+            sub = None
+            if self.workspace is not None and base.module.name:
+                if not self._module_binds(base.module, attr):
+                    sub = self.workspace.load_module_named(f"{base.module.name}.{attr}", base.module)
+            if sub is not None:
+                return [ModuleRef(sub)]
+            return self.ev_module_name(attr, base.module, ctx)
+        if isinstance(base, Instance):
+            return self.instance_attribute(base, attr, ctx)
+        if isinstance(base, ClassRef):
+            return self.class_attribute(base, attr, ctx)
+        if isinstance(base, FabricInst) and attr in ("strategy", "_strategy"):
+            return [Unknown("strategy of a Fabric")]
+        return [Unknown(f"attribute `{attr}`")]
+
+    def _module_binds(self, module: ModuleInfo, name: str) -> bool:
+        return module.tree is not None and bool(block_bindings(module.tree.body, name)[0])
+
+    def class_attribute(self, cls: ClassRef, attr: str, ctx: Ctx) -> list[Value]:
+        for klass in self.mro(cls):
+            bindings, _ = block_bindings(klass.node.body, attr)
+            if bindings:
+                out: list[Value] = []
+                for b in bindings:
+                    out += self.ev_binding(b, attr, Ctx(klass.module, (), ctx.depth))
+                return out
+        return [Unknown(f"attribute `{attr}`")]
+
+    def instance_attribute(self, inst: Instance, attr: str, ctx: Ctx) -> list[Value]:
+        out: list[Value] = []
+        for klass in self.mro(inst.cls):
+            m = klass.module
+            for item in klass.node.body:
+                if not isinstance(item, FUNC_TYPES):
+                    continue
+                if item.name == attr:
+                    return [FuncRef(item, m, bound_self=inst)]
+                params = item.args.posonlyargs + item.args.args
+                if not params:
+                    continue
+                self_name = params[0].arg
+                env = ctx.env
+                if inst.call is not None and inst.ctx is not None and item.name == "__init__":
+                    env = self._bind_call(item, inst.call, inst.ctx, skip=1) + env
+                for node in ast.walk(item):
+                    targets = []
+                    if isinstance(node, ast.Assign):
+                        targets = [(t, node.value) for t in node.targets]
+                    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                        targets = [(node.target, node.value)]
+                    for t, value in targets:
+                        expr = _attr_target_value(t, value, self_name, attr)
+                        if expr is _MISSING:
+                            continue
+                        if expr is None:
+                            out.append(Unknown(f"`self.{attr}` unpacked"))
+                        else:
+                            out += self.ev(expr, Ctx(m, env, ctx.depth))
+            if out:
+                return out
+            bindings, _ = block_bindings(klass.node.body, attr)
+            for b in bindings:
+                out += self.ev_binding(b, attr, Ctx(m, (), ctx.depth))
+            if out:
+                return out
+        return [Unknown(f"attribute `{attr}`")]
+
+    def mro(self, cls: ClassRef) -> list[ClassRef]:
+        seen: list[ClassRef] = []
+        stack = [cls]
+        while stack and len(seen) < 16:
+            c = stack.pop(0)
+            if any(s.node is c.node for s in seen):
+                continue
+            seen.append(c)
+            for base in c.node.bases:
+                for v in self.ev(base, Ctx(c.module)):
+                    if isinstance(v, ClassRef):
+                        stack.append(v)
+        return seen
+
+    # calls ---------------------------------------------------------------------------------
+    def ev_call(self, node: ast.Call, ctx: Ctx) -> list[Value]:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "__init__":
+            return [UNKNOWN]
+        if isinstance(func, ast.Name) and func.id == "super":
+            return [UNKNOWN]
+        out: list[Value] = []
+        for callee in self.ev(func, ctx):
+            out += self.call_value(callee, node, ctx)
+        return out or [UNKNOWN]
+
+    def call_value(self, callee: Value, node: ast.Call, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        origin = Origin(m.span(node), _short(m.segment(node)), m.path)
+        if isinstance(callee, QualRef):
+            q = callee.qualname
+            if facts.is_fabric_class(q):
+                return [FabricInst(self.fabric_choices(node, ctx), origin, "Fabric")]
+            kind = facts.strategy_kind_of_class(q)
+            if kind is not None:
+                return [StrategyInst(kind, q.rsplit(".", 1)[-1], origin)]
+            if facts.is_xla_accelerator_class(q):
+                return [AcceleratorInst(True, origin)]
+            if q.startswith("lightning.fabric.accelerators."):
+                return [AcceleratorInst(False, origin)]
+            if q.startswith(facts.FOREIGN_PREFIXES):
+                return [Unknown(f"`{q}` is not one of Fabric's classes")]
+            return [Unknown(f"call of `{q}`")]
+        if isinstance(callee, ClassRef):
+            lineage = self.lightning_base(callee)
+            if lineage is not None:
+                q = lineage
+                if facts.is_fabric_class(q):
+                    return [FabricInst(self.fabric_choices(node, ctx, callee), origin, callee.name)]
+                kind = facts.strategy_kind_of_class(q)
+                if kind is not None:
+                    return [StrategyInst(kind, callee.name, origin)]
+                if facts.is_xla_accelerator_class(q):
+                    return [AcceleratorInst(True, origin)]
+            return [Instance(callee, node, ctx)]
+        if isinstance(callee, FuncRef):
+            return self.call_function(callee, node, ctx)
+        return [Unknown("call")]
+
+    def lightning_base(self, cls: ClassRef) -> Optional[str]:
+        """The Lightning class (canonical name) a user class derives from, at any depth."""
+        for klass in self.mro(cls):
+            for base in klass.node.bases:
+                for v in self.ev(base, Ctx(klass.module)):
+                    if isinstance(v, QualRef) and (
+                        facts.is_fabric_class(v.qualname)
+                        or facts.strategy_kind_of_class(v.qualname) is not None
+                        or facts.is_xla_accelerator_class(v.qualname)
+                    ):
+                        return facts.canonical(v.qualname)
+        return None
+
+    def is_fabric_class(self, v: Value) -> bool:
+        if isinstance(v, QualRef):
+            return facts.is_fabric_class(v.qualname)
+        if isinstance(v, ClassRef):
+            base = self.lightning_base(v)
+            return base is not None and facts.is_fabric_class(base)
+        return False
+
+    def _bind_call(self, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip: int = 0) -> tuple:
+        params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)][skip:]
+        kwonly = [p.arg for p in func.args.kwonlyargs]
+        env: list = []
+        starred = any(isinstance(a, ast.Starred) for a in call.args)
+        for p, a in zip(params, call.args):
+            if starred:
+                break
+            env.append(((id(func), p), (a, call_ctx)))
+        passed = {p for (_, p), _ in env}
+        for kw in call.keywords:
+            if kw.arg and (kw.arg in params or kw.arg in kwonly):
+                env.append(((id(func), kw.arg), (kw.value, call_ctx)))
+                passed.add(kw.arg)
+        if not starred and not any(kw.arg is None for kw in call.keywords):
+            for p in params + kwonly:
+                if p not in passed:
+                    env.append(((id(func), p), (None, call_ctx)))
+        return tuple(env)
+
+    def call_function(self, callee: FuncRef, node: ast.Call, ctx: Ctx) -> list[Value]:
+        func = callee.node
+        if isinstance(func, ast.Lambda):
+            return self.ev(func.body, Ctx(callee.module, (), ctx.depth))
+        skip = 1 if callee.bound_self is not None else 0
+        env = self._bind_call(func, node, ctx, skip=skip) + ctx.env
+        fctx = Ctx(callee.module, env, ctx.depth)
+        out: list[Value] = []
+        for ret in _returns(func):
+            if ret.value is None:
+                out.append(Const(None))
+            else:
+                out += self.ev(ret.value, fctx)
+        return out or [Const(None)]
+
+    # Fabric(...) → strategy choices ----------------------------------------------------------
+    def fabric_choices(self, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None) -> tuple[StrategyChoice, ...]:
+        kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+        unpacked = any(kw.arg is None for kw in call.keywords)
+        strategy = kwargs.get("strategy")
+        if cls is not None and strategy is None:
+            # a subclass may pass strategy= to super().__init__
+            forced = self._subclass_forwarded(cls, call, ctx)
+            if forced is not None:
+                return forced
+        if strategy is None:
+            if unpacked:
+                return (StrategyChoice(None, "strategy from `**kwargs`", "?"),)
+            return self.auto_choices(kwargs, ctx)
+        out: list[StrategyChoice] = []
+        for v in self.ev(strategy, ctx):
+            out.extend(self.choice_of(v, strategy, kwargs, ctx))
+        return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
+
+    def _subclass_forwarded(self, cls: ClassRef, call: ast.Call, ctx: Ctx):
+        for klass in self.mro(cls):
+            for item in klass.node.body:
+                if isinstance(item, FUNC_TYPES) and item.name == "__init__":
+                    env = self._bind_call(item, call, ctx, skip=1) + ctx.env
+                    for sup in ast.walk(item):
+                        if (
+                            isinstance(sup, ast.Call)
+                            and isinstance(sup.func, ast.Attribute)
+                            and sup.func.attr == "__init__"
+                        ):
+                            sctx = Ctx(klass.module, env, ctx.depth)
+                            kwargs = {kw.arg: kw.value for kw in sup.keywords if kw.arg}
+                            if "strategy" in kwargs:
+                                out: list[StrategyChoice] = []
+                                for v in self.ev(kwargs["strategy"], sctx):
+                                    out.extend(self.choice_of(v, kwargs["strategy"], kwargs, sctx))
+                                return tuple(out)
+                            if not any(kw.arg is None for kw in sup.keywords):
+                                return self.auto_choices(kwargs, sctx)
+                    return None
+        return None
+
+    def choice_of(self, v: Value, expr: ast.AST, kwargs: dict, ctx: Ctx) -> list[StrategyChoice]:
+        if isinstance(v, StrategyInst):
+            return [StrategyChoice(v.kind, f"`{v.origin.text}`" if v.origin else v.class_name, v.class_name, v.origin)]
+        if isinstance(v, Const) and isinstance(v.value, str):
+            text = v.value.strip().lower()
+            if text == facts.AUTO_STRATEGY:
+                return list(self.auto_choices(kwargs, ctx, v.origin))
+            kind = facts.strategy_kind_of_string(text)
+            label = f'strategy="{v.value}"'
+            if kind is None:
+                return [StrategyChoice(None, label, "?", v.origin)]
+            if kind is Kind.FSDP and text == "fsdp" and self._is_tpu(kwargs.get("accelerator"), ctx) == [True]:
+                kind = Kind.XLA_FSDP
+            return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
+        if isinstance(v, Unknown):
+            return [StrategyChoice(None, v.reason or "unknown strategy", "?")]
+        return [StrategyChoice(None, "strategy of unknown kind", "?")]
+
+    def _is_tpu(self, expr: Optional[ast.AST], ctx: Ctx) -> list[Optional[bool]]:
+        if expr is None:
+            return [False]
+        out: list[Optional[bool]] = []
+        for v in self.ev(expr, ctx):
+            if isinstance(v, Const) and isinstance(v.value, str):
+                out.append(v.value.strip().lower() == "tpu")
+            elif isinstance(v, AcceleratorInst):
+                out.append(v.tpu)
+            else:
+                out.append(None)
+        return out
+
+    def auto_choices(self, kwargs: dict, ctx: Ctx, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
+        accel = kwargs.get("accelerator")
+        tpu = self._is_tpu(accel, ctx)
+        out: list[StrategyChoice] = []
+        m = ctx.module
+        accel_origin = Origin(m.span(accel), _short(m.segment(accel)), m.path) if accel is not None else origin
+        for is_tpu in tpu:
+            if is_tpu is None:
+                out.append(StrategyChoice(None, "unknown accelerator", "?"))
+            elif not is_tpu:
+                out.append(StrategyChoice(Kind.SINGLE_DEVICE, "strategy=\"auto\"", "auto", origin))
+            else:
+                out.extend(self._tpu_devices(kwargs.get("devices"), ctx, accel_origin))
+        return tuple(out)
+
+    def _tpu_devices(self, expr: Optional[ast.AST], ctx: Ctx, accel_origin: Optional[Origin]) -> list[StrategyChoice]:
+        many = StrategyChoice(Kind.XLA, 'accelerator="tpu" on several devices', "XLAStrategy", accel_origin)
+        if expr is None:
+            return [many]
+        out = []
+        for v in self.ev(expr, ctx):
+            n: Optional[int] = None
+            if isinstance(v, Const):
+                if isinstance(v.value, str):
+                    s = v.value.strip()
+                    if s == "auto":
+                        n = 2
+                    elif s.lstrip("-").isdigit():
+                        n = int(s)
+                    elif "," in s:
+                        n = len([x for x in s.split(",") if x.strip()])
+                elif isinstance(v.value, int) and not isinstance(v.value, bool):
+                    n = v.value
+            elif isinstance(v, Seq):
+                n = v.length
+            if n is None:
+                out.append(StrategyChoice(None, "unknown number of TPU devices", "?"))
+            elif n == 1 or (isinstance(v, Seq) and n == 1):
+                out.append(StrategyChoice(Kind.SINGLE_XLA, "one TPU device", "SingleDeviceXLAStrategy", accel_origin))
+            elif n == 0:
+                out.append(StrategyChoice(None, "no devices", "?"))
+            else:
+                out.append(many)
+        return out
+
+
+_MISSING = object()
+
+
+def _attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: str):
+    """The value assigned to ``self.attr`` by ``target = value``; _MISSING if not assigned,
+    None if unpacked from something unknowable."""
+    if isinstance(target, ast.Attribute):
+        if target.attr == attr and isinstance(target.value, ast.Name) and target.value.id == self_name:
+            return value
+        return _MISSING
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for i, t in enumerate(target.elts):
+            if _attr_target_value(t, value, self_name, attr) is not _MISSING:
+                if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                    return _attr_target_value(t, value.elts[i], self_name, attr)
+                return None
+    return _MISSING
+
+
+def _returns(func: ast.AST) -> Iterable[ast.Return]:
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            yield node
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

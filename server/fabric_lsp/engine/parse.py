@@ -1,0 +1,143 @@
+"""Parsing that survives half-typed code.
+
+The fast path is :func:`ast.parse`. When the text does not parse, parso's error-recovering parser
+(the one jedi uses) tells which statements are broken; those statements are replaced by ``pass``
+(same indentation, same number of lines) and the rest is parsed again with ``ast``. A syntax error
+in one function therefore hides nothing in another, and every line number stays true.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass, field
+
+from fabric_lsp.engine.text import Lines
+
+#: Attempts at blanking broken statements before giving up on the file.
+MAX_REPAIRS = 40
+
+_STATEMENT_TYPES = {
+    "simple_stmt",
+    "expr_stmt",
+    "if_stmt",
+    "while_stmt",
+    "for_stmt",
+    "try_stmt",
+    "with_stmt",
+    "funcdef",
+    "classdef",
+    "decorated",
+    "async_stmt",
+    "async_funcdef",
+    "match_stmt",
+    "error_node",
+}
+
+
+@dataclass
+class Parsed:
+    tree: ast.Module | None
+    lines: Lines
+    #: 0-based line numbers whose statements were replaced because they did not parse.
+    broken_lines: set[int] = field(default_factory=set)
+    error: str | None = None
+
+    @property
+    def clean(self) -> bool:
+        return not self.broken_lines and self.error is None
+
+
+def _ast_parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes etc.
+        return ast.parse(text, type_comments=False)
+
+
+def parse(text: str) -> Parsed:
+    lines = Lines(text)
+    try:
+        return Parsed(_ast_parse(text), lines)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        first_error = exc
+    return _repair(text, lines, first_error)
+
+
+def _statement_spans(text: str):
+    """(start_line, start_col, end_line) of every statement parso sees, 0-based lines,
+    plus the lines parso marks as broken."""
+    import parso
+
+    module = parso.parse(text, error_recovery=True)
+    spans: list[tuple[int, int, int]] = []
+    broken: list[int] = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        typ = node.type
+        if typ in ("error_node", "error_leaf"):
+            broken.append(node.start_pos[0] - 1)
+        if typ in _STATEMENT_TYPES:
+            (l1, c1), (l2, c2) = node.start_pos, node.end_pos
+            end = l2 - 1 if c2 > 0 else l2 - 2
+            spans.append((l1 - 1, c1, max(end, l1 - 1)))
+        children = getattr(node, "children", None)
+        if children:
+            stack.extend(children)
+    return spans, broken
+
+
+def _repair(text: str, lines: Lines, first_error: BaseException) -> Parsed:
+    try:
+        spans, broken = _statement_spans(text)
+    except Exception as exc:  # parso itself failed: nothing can be said about this file
+        return Parsed(None, lines, error=f"cannot parse: {exc}")
+    work = [lines.line(i) for i in range(len(lines))]
+    replaced: set[tuple[int, int, int]] = set()
+    blanked: set[int] = set()
+
+    def innermost(line: int, escalate: bool):
+        containing = [s for s in spans if s[0] <= line <= s[2]]
+        containing.sort(key=lambda s: (s[2] - s[0], -s[1]))
+        for span in containing:
+            if span not in replaced:
+                if escalate and any(r[0] <= span[0] and span[2] <= r[2] for r in replaced):
+                    continue
+                return span
+        return None
+
+    def blank(span) -> None:
+        replaced.add(span)
+        l1, col, l2 = span
+        for i in range(l1, min(l2, len(work) - 1) + 1):
+            line = work[i]
+            ending = line[len(line.rstrip("\r\n")) :]
+            if i == l1:
+                indent = lines.indentation(i)
+                work[i] = (indent if col >= len(indent) else indent[:col]) + "pass" + ending
+            else:
+                work[i] = ending
+            blanked.add(i)
+
+    for line in sorted(set(broken)):
+        span = innermost(line, escalate=False)
+        if span:
+            blank(span)
+    error: BaseException = first_error
+    for _ in range(MAX_REPAIRS):
+        try:
+            tree = _ast_parse("".join(work))
+            return Parsed(tree, lines, broken_lines=blanked)
+        except (SyntaxError, ValueError) as exc:
+            error = exc
+            lineno = getattr(exc, "lineno", None)
+            if not lineno:
+                break
+            span = innermost(lineno - 1, escalate=(lineno - 1) in blanked)
+            if span is None:
+                break
+            blank(span)
+        except (RecursionError, MemoryError) as exc:
+            error = exc
+            break
+    return Parsed(None, lines, broken_lines=blanked, error=f"cannot parse: {error}")

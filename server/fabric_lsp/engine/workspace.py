@@ -1,0 +1,197 @@
+"""The analysed workspace: finds and caches the modules inference reaches.
+
+Modules inside the workspace root are found on disk by their dotted name (also under ``src/``);
+anything else is located with jedi (``Script.goto`` on an ``import`` line, with the configured
+environment's ``sys.path``). Only static analysis is done: no analysed module is ever imported
+or executed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Callable, Optional
+
+from fabric_lsp.engine.modules import ModuleInfo
+
+#: Modules larger than this are not analysed when reached through an import.
+MAX_MODULE_BYTES = 512 * 1024
+#: Top-level packages never worth loading (huge, and they define no Fabric).
+SKIP_PACKAGES = frozenset(
+    {"torch", "numpy", "jax", "tensorflow", "transformers", "scipy", "pandas", "deepspeed", "os", "sys", "typing"}
+)
+
+
+def _discover_environment(root: Optional[str]) -> Optional[str]:
+    if not root:
+        return None
+    for name in (".venv", "venv"):
+        candidate = os.path.join(root, name)
+        if os.path.isfile(os.path.join(candidate, "bin", "python")) or os.path.isfile(
+            os.path.join(candidate, "Scripts", "python.exe")
+        ):
+            return candidate
+    return None
+
+
+class Workspace:
+    def __init__(
+        self,
+        root: Optional[str] = None,
+        environment_path: Optional[str] = None,
+        overlay: Optional[Callable[[str], Optional[str]]] = None,
+    ) -> None:
+        self.root = os.path.abspath(root) if root else None
+        self.environment_path = environment_path or _discover_environment(self.root)
+        self.overlay = overlay  # path → unsaved editor text, if any
+        self._modules: dict[str, tuple[float, ModuleInfo]] = {}
+        self._paths: dict[tuple[str, str], Optional[str]] = {}
+        self._project = None
+        self._environment = None
+        self._lock = threading.RLock()
+        self.log: Callable[[str], None] = lambda msg: None
+
+    # -- jedi ----------------------------------------------------------------------------------
+    @property
+    def jedi_project(self):
+        if self._project is None:
+            import jedi
+
+            self._project = jedi.Project(
+                path=self.root or os.getcwd(),
+                environment_path=self.environment_path,
+                smart_sys_path=True,
+                load_unsafe_extensions=False,
+            )
+        return self._project
+
+    @property
+    def jedi_environment(self):
+        if self._environment is None:
+            import jedi
+
+            try:
+                if self.environment_path:
+                    self._environment = jedi.create_environment(self.environment_path, safe=False)
+                else:
+                    self._environment = jedi.create_environment(sys.executable, safe=False)
+            except Exception as exc:  # an invalid environment falls back to the server's own
+                self.log(f"fabric-lsp: cannot use environment {self.environment_path!r} ({exc}); using {sys.executable}")
+                self._environment = jedi.create_environment(sys.executable, safe=False)
+        return self._environment
+
+    def _jedi_module_path(self, qualname: str, from_path: Optional[str]) -> Optional[str]:
+        import jedi
+
+        code = f"import {qualname}\n"
+        try:
+            script = jedi.Script(code, path=from_path, project=self.jedi_project, environment=self.jedi_environment)
+            names = script.goto(1, len(code) - 1, follow_imports=True)
+        except Exception as exc:
+            self.log(f"fabric-lsp: jedi could not resolve {qualname}: {exc}")
+            return None
+        for name in names:
+            path = name.module_path
+            if path and str(path).endswith(".py"):
+                return str(path)
+        return None
+
+    # -- modules -------------------------------------------------------------------------------
+    def module_name_for(self, path: Optional[str]) -> Optional[str]:
+        if not path or not self.root:
+            return None
+        path = os.path.abspath(path)
+        for base in (os.path.join(self.root, "src"), self.root):
+            if path.startswith(base + os.sep):
+                rel = os.path.relpath(path, base)
+                parts = rel[:-3].split(os.sep) if rel.endswith(".py") else rel.split(os.sep)
+                if parts and parts[-1] == "__init__":
+                    parts.pop()
+                if all(p.isidentifier() for p in parts):
+                    return ".".join(parts)
+        return None
+
+    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> Optional[str]:
+        if not module.path:
+            return None
+        name = module.name or self.module_name_for(module.path)
+        if name is None:
+            return None
+        parts = name.split(".")
+        is_package = os.path.basename(module.path) == "__init__.py"
+        keep = len(parts) - level + (1 if is_package else 0)
+        if keep < 0:
+            return None
+        prefix = parts[:keep]
+        if base:
+            prefix = prefix + base.split(".")
+        return ".".join(prefix) if prefix else None
+
+    def find_module_path(self, qualname: str, from_module: Optional[ModuleInfo]) -> Optional[str]:
+        top = qualname.split(".")[0]
+        if top in SKIP_PACKAGES:
+            return None
+        from_dir = os.path.dirname(from_module.path) if from_module and from_module.path else None
+        key = (qualname, from_dir or "")
+        with self._lock:
+            if key in self._paths:
+                return self._paths[key]
+        rel = qualname.replace(".", os.sep)
+        found = None
+        bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir) if b]
+        for base in bases:
+            for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+                if os.path.isfile(candidate):
+                    found = candidate
+                    break
+            if found:
+                break
+        if found is None:
+            found = self._jedi_module_path(qualname, from_module.path if from_module else None)
+        with self._lock:
+            self._paths[key] = found
+        return found
+
+    def load_module_named(self, qualname: str, from_module: Optional[ModuleInfo] = None) -> Optional[ModuleInfo]:
+        path = self.find_module_path(qualname, from_module)
+        if path is None:
+            return None
+        return self.load_path(path, qualname)
+
+    def load_path(self, path: str, name: Optional[str] = None) -> Optional[ModuleInfo]:
+        path = os.path.abspath(path)
+        text = self.overlay(path) if self.overlay else None
+        stamp: float
+        if text is None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return None
+            if st.st_size > MAX_MODULE_BYTES:
+                return None
+            stamp = st.st_mtime_ns
+        else:
+            stamp = hash(text)
+        with self._lock:
+            cached = self._modules.get(path)
+            if cached and cached[0] == stamp:
+                return cached[1]
+        if text is None:
+            try:
+                with open(path, "rb") as fh:
+                    text = fh.read().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+        module = ModuleInfo(text, path, name or self.module_name_for(path))
+        with self._lock:
+            self._modules[path] = (stamp, module)
+        return module
+
+    def invalidate(self, path: Optional[str] = None) -> None:
+        with self._lock:
+            if path is None:
+                self._modules.clear()
+                self._paths.clear()
+            else:
+                self._modules.pop(os.path.abspath(path), None)

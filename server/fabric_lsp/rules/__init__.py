@@ -1,0 +1,9 @@
+"""The rules, one module each. Add a rule by adding its module here."""
+
+from fabric_lsp.rules.base import Example, Rule, RuleContext
+from fabric_lsp.rules.fab001 import FAB001
+
+ALL_RULES: list[Rule] = [FAB001()]
+RULES_BY_CODE = {r.code: r for r in ALL_RULES}
+
+__all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

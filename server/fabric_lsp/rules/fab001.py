@@ -1,0 +1,349 @@
+"""FAB001: model and optimizer set up separately under DeepSpeed or XLA."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from fabric_lsp.engine.infer import FabricInst, Inference, StrategyChoice, Unknown
+from fabric_lsp.engine.joint_setup import plan_joint_setup
+from fabric_lsp.engine.model import Finding, Related, Severity
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.facts import Kind
+from fabric_lsp.rules.base import Example, Rule, RuleContext
+
+DOC = '''
+## What it does
+Flags `fabric.setup_optimizers(...)` on a Lightning `Fabric` whose strategy is `DeepSpeedStrategy`
+or `XLAStrategy` (a string such as `"deepspeed_stage_3"` or `"xla"`, an instance of either class
+or of a subclass, or `accelerator="tpu"` on more than one device). It is an **error** when every
+path through the code gives such a strategy, and a **warning** when it is one of the strategies
+the code can choose (a conditional expression, an `if`/`else`, a default argument).
+
+## Why is this bad?
+Under these strategies the model and its optimizer(s) must be set up together. Lightning checks it
+in `Fabric.setup_optimizers`:
+
+    RuntimeError: The `DeepSpeedStrategy` requires the model and optimizer(s) to be set up jointly
+    through `.setup(model, optimizer, ...)`.
+
+The error only comes at run time, often after a multi-node job has been queued and launched. At
+DeepSpeed ZeRO stages 1 and 2 DeepSpeed itself fails even earlier, at `setup_module`
+(`AssertionError: zero stage 2 requires an optimizer`).
+
+## Example
+```python
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+```
+
+## Use instead
+```python
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+model, optimizer = fabric.setup(model, optimizer)
+```
+
+## Fix safety
+The fix removes the module setup, moves the statements between the two calls above the new joint
+call, and replaces `setup_optimizers` by `setup(model, optimizer, ...)`, keeping the targets'
+names and the module setup's keyword arguments (`move_to_device`, `_reapply_compile`). It is
+offered only when a def-use check proves the move keeps behaviour: the statements in between may
+use the set-up model only through `.parameters()` / `.named_parameters()` (the same tensors before
+and after setup; a renamed target is rewritten to the raw model), and must not rebind the model,
+the targets or the Fabric, call Fabric methods that need the model set up (`load`, `backward` …),
+or leave the block. The fix is **safe** when every strategy the code can choose accepts joint
+setup; it is **unsafe** (offered, never applied by fix-all) when the optimizer returned by
+`setup_optimizers` was discarded or some strategy is unknown. No fix is offered when the calls are
+in different blocks, the set-up model is used in between, DeepSpeed would get several optimizers,
+or another possible strategy (`XLAFSDPStrategy`, `ModelParallelStrategy`) requires separate setup —
+the message says what to do by hand.
+
+## Which strategies
+Raises (flagged): `deepspeed`, `deepspeed_stage_1`, `deepspeed_stage_1_offload`,
+`deepspeed_stage_2`, `deepspeed_stage_2_offload`, `deepspeed_stage_3`, `deepspeed_stage_3_offload`,
+`deepspeed_stage_3_offload_nvme`, `xla`, `DeepSpeedStrategy(...)`, `XLAStrategy(...)` and their
+subclasses, `accelerator="tpu"` (or `XLAAccelerator()`) with `devices="auto"` or more than one
+device. Silent: `xla_fsdp`/`XLAFSDPStrategy`, `fsdp`, `ddp*`, `dp`, `single_xla`, one TPU device,
+`strategy="fsdp"` on TPU (becomes XLAFSDP), the default strategy, the Trainer's
+`lightning.pytorch.strategies.*` classes, joint `setup(model, optimizer)`, and `setup(model)` or
+`setup_module(model)` alone.
+'''
+
+SUMMARY = "Model and optimizer set up separately under DeepSpeed/XLA"
+
+VALID = [
+    Example(
+        "joint setup under DeepSpeed",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed")
+model, optimizer = fabric.setup(model, optimizer)
+""",
+    ),
+    Example(
+        "separated setup under FSDP",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="fsdp")
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "separated setup under XLAFSDP",
+        """
+import lightning as L
+fabric = L.Fabric(strategy="xla_fsdp")
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "a single TPU device",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(accelerator="tpu", devices=1)
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "the Trainer's DeepSpeedStrategy is not Fabric's",
+        """
+from lightning.pytorch.strategies import DeepSpeedStrategy
+from lightning.fabric import Fabric
+fabric = Fabric(strategy=DeepSpeedStrategy())
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "a project's own class named Fabric",
+        """
+class Fabric:
+    def __init__(self, strategy): ...
+fabric = Fabric(strategy="deepspeed")
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "model-only setup is legal",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3")
+model = fabric.setup_module(model)
+""",
+    ),
+]
+
+INVALID = [
+    Example(
+        "DeepSpeed string",
+        """
+import torch
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3")
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.ERROR,
+        fixed="""
+import torch
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+model, optimizer = fabric.setup(model, optimizer)
+""",
+    ),
+    Example(
+        "XLAStrategy instance through an alias",
+        """
+import lightning as L
+from lightning.fabric.strategies import XLAStrategy as X
+fabric = L.Fabric(strategy=X())
+net = fabric.setup(net)
+opt = fabric.setup_optimizers(opt)
+""",
+        severity=Severity.ERROR,
+        fixed="""
+import lightning as L
+from lightning.fabric.strategies import XLAStrategy as X
+fabric = L.Fabric(strategy=X())
+net, opt = fabric.setup(net, opt)
+""",
+    ),
+    Example(
+        "a strategy chosen by a condition",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed" if use_ds else "ddp")
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+        fixed="""
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed" if use_ds else "ddp")
+model, optimizer = fabric.setup(model, optimizer)
+""",
+    ),
+]
+
+
+def _describe(choice: StrategyChoice) -> str:
+    where = f", line {choice.origin.span.start.line + 1}" if choice.origin else ""
+    return f"{choice.label}{where}"
+
+
+def _raise_name(choices: list[StrategyChoice]) -> str:
+    names = []
+    for c in choices:
+        name = f"`{c.class_name}`"
+        if name not in names:
+            names.append(name)
+    return " or ".join(names)
+
+
+class FAB001(Rule):
+    code = "FAB001"
+    name = "separated-setup-under-deepspeed-xla"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    fixable = True
+
+    def check(self, module: ModuleInfo, inference: Inference, ctx: RuleContext) -> list[Finding]:
+        findings: list[Finding] = []
+        for call in module.calls_by_name.get("setup_optimizers", []):
+            if not isinstance(call.func, ast.Attribute) or call.func.attr != "setup_optimizers":
+                continue
+            try:
+                finding = self.check_call(module, call, inference, ctx)
+            except RecursionError:
+                ctx.log(f"FAB001: recursion limit at line {call.lineno}; site skipped")
+                continue
+            except Exception as exc:  # one broken site never hides the others
+                ctx.log(f"FAB001: inference failed at line {call.lineno}: {type(exc).__name__}: {exc}; site skipped")
+                continue
+            if finding is not None:
+                findings.append(finding)
+        return findings
+
+    def check_call(self, module: ModuleInfo, call: ast.Call, inference: Inference, ctx: RuleContext) -> Optional[Finding]:
+        receiver = call.func.value
+        values = inference.evaluate(receiver, module)
+        fabrics = [v for v in values if isinstance(v, FabricInst)]
+        if not fabrics:
+            return None
+        choices: list[StrategyChoice] = [c for f in fabrics for c in f.choices]
+        choices += [StrategyChoice(None, "receiver of unknown type", "?") for v in values if isinstance(v, Unknown)]
+        choices = narrow_by_guards(module, call, receiver, choices)
+        raising = [c for c in choices if c.kind is not None and c.kind.raises_on_separated_setup]
+        if not raising:
+            return None
+        certain = len(raising) == len(choices)
+        kinds = {c.kind for c in choices}
+        if Kind.XLA_FSDP in kinds or Kind.MODEL_PARALLEL in kinds:
+            plan = plan_joint_setup(module, call, deepspeed_possible=True, safe_strategies=False)
+            plan.fix = None
+            other = "XLAFSDPStrategy" if Kind.XLA_FSDP in kinds else "ModelParallelStrategy"
+            plan.reason = (
+                f"another possible strategy, `{other}`, needs separate setup: branch on "
+                "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
+            )
+        else:
+            plan = plan_joint_setup(
+                module,
+                call,
+                deepspeed_possible=Kind.DEEPSPEED in kinds,
+                safe_strategies=None not in kinds,
+            )
+        rcv = module.segment(receiver)
+        names = _raise_name(raising)
+        origins = ", ".join(dict.fromkeys(_describe(c) for c in raising))
+        if certain:
+            message = (
+                f"`{rcv}.setup_optimizers(...)` raises RuntimeError under {names} ({origins}): "
+                f"it requires the model and optimizer(s) to be set up jointly with `{rcv}.setup(model, optimizer)`."
+            )
+        else:
+            message = (
+                f"`{rcv}.setup_optimizers(...)` raises RuntimeError if the strategy is {names}, "
+                f"which this code can choose ({origins}); set up the model and optimizer(s) jointly "
+                f"with `{rcv}.setup(model, optimizer)`."
+            )
+        if plan.fix is None and plan.reason:
+            message += f" No automatic fix: {plan.reason}."
+        related = []
+        for c in raising:
+            if c.origin is not None:
+                r = Related(f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != module.path else None)
+                if r not in related:
+                    related.append(r)
+        if plan.module_setup is not None:
+            related.append(Related("Model set up separately here", module.span(plan.module_setup)))
+        return Finding(
+            code=self.code,
+            severity=Severity.ERROR if certain else Severity.WARNING,
+            message=message,
+            span=module.span(call),
+            related=tuple(related),
+            fix=plan.fix,
+            url=self.url,
+            extra={"certain": certain, "strategies": [c.class_name for c in raising]},
+        )
+
+
+def _isinstance_guard(test: ast.AST, receiver: ast.AST):
+    """For ``isinstance(<receiver>.strategy, classes)`` return the class expressions and polarity."""
+    negate = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negate = not negate
+        test = test.operand
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Attribute)
+        and test.args[0].attr in ("strategy", "_strategy")
+        and ast.dump(test.args[0].value) == ast.dump(receiver)
+    ):
+        classes = test.args[1]
+        elts = classes.elts if isinstance(classes, (ast.Tuple, ast.List)) else [classes]
+        return elts, negate
+    return None
+
+
+def narrow_by_guards(module: ModuleInfo, call: ast.Call, receiver: ast.AST, choices: list[StrategyChoice]) -> list[StrategyChoice]:
+    """Drop the strategies an enclosing ``isinstance(fabric.strategy, ...)`` test rules out."""
+    from fabric_lsp import facts
+
+    child: ast.AST = call
+    parent = module.parents.get(call)
+    while parent is not None:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            guard = _isinstance_guard(parent.test, receiver)
+            if guard is not None:
+                elts, negate = guard
+                in_body = any(child is s for s in parent.body)
+                true_branch = in_body != negate
+                kinds = set()
+                for e in elts:
+                    name = e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else None
+                    for cls, (_, kind) in facts._STRATEGY_MODULES.items():
+                        if name == cls:
+                            kinds.add(kind)
+                if true_branch:
+                    choices = [c for c in choices if c.kind in kinds or c.kind is None]
+                else:
+                    choices = [c for c in choices if c.kind not in kinds]
+        child, parent = parent, module.parents.get(parent)
+    return choices

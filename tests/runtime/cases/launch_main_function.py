@@ -1,0 +1,38 @@
+"""Separated setup inside ``def main(fabric)``, started with ``fabric.launch(main)`` (Fabric hands
+itself to the function), under DeepSpeed ZeRO-3 on CPU (fabric-lsp runtime fixture).
+"""
+import torch
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import DDPStrategy, DeepSpeedStrategy
+
+
+class CPUDeepSpeedStrategy(DeepSpeedStrategy):
+    """Test-only: DeepSpeed on CPU (gloo, world size 1); skips only the CUDA guard."""
+
+    def setup_environment(self) -> None:
+        DDPStrategy.setup_environment(self)
+
+
+def main(fabric):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    model = fabric.setup_module(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = fabric.setup_optimizers(optimizer)
+
+    x = torch.randn(4, 8, device=fabric.device)
+    loss = model(x).pow(2).mean()
+    fabric.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+    print(f"loss={loss.item():.4f}")
+    print("RUNTIME-OK")
+
+
+if __name__ == "__main__":
+    fabric = Fabric(
+        accelerator="cpu",
+        devices=1,
+        strategy=CPUDeepSpeedStrategy(stage=3, parallel_devices=[torch.device("cpu", 0)]),
+    )
+    fabric.launch(main)

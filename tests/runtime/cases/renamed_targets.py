@@ -1,0 +1,36 @@
+"""Separated setup with renamed targets (``ds_model = fabric.setup_module(model)``,
+``ds_opt = fabric.setup_optimizers(opt)``); the optimizer is built from the raw model before the
+module setup. DeepSpeed ZeRO-3 on CPU (fabric-lsp runtime fixture).
+"""
+import torch
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import DDPStrategy, DeepSpeedStrategy
+
+
+class CPUDeepSpeedStrategy(DeepSpeedStrategy):
+    """Test-only: DeepSpeed on CPU (gloo, world size 1); skips only the CUDA guard."""
+
+    def setup_environment(self) -> None:
+        DDPStrategy.setup_environment(self)
+
+
+fabric = Fabric(
+    accelerator="cpu",
+    devices=1,
+    strategy=CPUDeepSpeedStrategy(stage=3, parallel_devices=[torch.device("cpu", 0)]),
+)
+fabric.launch()
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+ds_model = fabric.setup_module(model)
+ds_opt = fabric.setup_optimizers(opt)
+
+x = torch.randn(4, 8, device=fabric.device)
+loss = ds_model(x).pow(2).mean()
+fabric.backward(loss)
+ds_opt.step()
+ds_opt.zero_grad()
+print(f"loss={loss.item():.4f}")
+print("RUNTIME-OK")

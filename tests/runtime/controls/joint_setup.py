@@ -1,0 +1,36 @@
+"""Control for fabric-lsp's runtime proof: hand-written JOINT setup under DeepSpeed ZeRO-3 on CPU.
+
+It must run to RUNTIME-OK with the runtime venv, proving the harness (the CPU DeepSpeed subclass,
+the environment, the interpreter) works independently of the fixer.
+"""
+import torch
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import DDPStrategy, DeepSpeedStrategy
+
+
+class CPUDeepSpeedStrategy(DeepSpeedStrategy):
+    """Test-only: DeepSpeed on CPU (gloo, world size 1); skips only the CUDA guard."""
+
+    def setup_environment(self) -> None:
+        DDPStrategy.setup_environment(self)
+
+
+fabric = Fabric(
+    accelerator="cpu",
+    devices=1,
+    strategy=CPUDeepSpeedStrategy(stage=3, parallel_devices=[torch.device("cpu", 0)]),
+)
+fabric.launch()
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = fabric.setup(model, optimizer)
+
+x = torch.randn(4, 8, device=fabric.device)
+loss = model(x).pow(2).mean()
+fabric.backward(loss)
+optimizer.step()
+optimizer.zero_grad()
+print(f"loss={loss.item():.4f}")
+print("RUNTIME-OK")

@@ -1,0 +1,353 @@
+"""The language server: a thin pygls adapter over :mod:`fabric_lsp.engine`.
+
+Results are computed once per document version (in one worker thread, debounced, stale runs
+dropped) and reused by diagnostics and code actions. Every range goes through
+:class:`fabric_lsp.positions.Encoder`, in the encoding negotiated at ``initialize``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Optional
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from fabric_lsp import __version__
+from fabric_lsp.engine.analyzer import Analyzer, noqa_codes
+from fabric_lsp.engine.fixer import fix_text
+from fabric_lsp.engine.model import Applicability, Finding, Pos, Span
+from fabric_lsp.engine.text import Lines
+from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.options import Options
+from fabric_lsp.positions import Encoder
+
+SOURCE = "fabric-lsp"
+FIX_ALL_KIND = "source.fixAll.fabric-lsp"
+log = logging.getLogger("fabric_lsp")
+
+
+@dataclass
+class Result:
+    version: Optional[int]
+    text: str
+    lines: Lines
+    findings: list[Finding]
+
+
+class FabricLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("fabric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.options = Options()
+        self.encoder = Encoder()
+        self.workspace_model: Optional[Workspace] = None
+        self.analyzer: Optional[Analyzer] = None
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
+        self.results: dict[str, Result] = {}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.supports_resolve = False
+        self.supports_document_changes = False
+        self.root: Optional[str] = None
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # no client yet
+            print(message, file=sys.stderr)
+
+    def setup_engine(self) -> None:
+        self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
+        self.analyzer = Analyzer(self.workspace_model, log=self.log_message)
+
+    def _overlay(self, path: str) -> Optional[str]:
+        uri = from_fs_path(path)
+        try:
+            docs = self.workspace.text_documents
+        except Exception:
+            return None
+        doc = docs.get(uri) if uri else None
+        return doc.source if doc is not None else None
+
+    def severity(self, finding: Finding) -> types.DiagnosticSeverity:
+        name = self.options.certain_severity if finding.extra.get("certain") else self.options.possible_severity
+        return {
+            "error": types.DiagnosticSeverity.Error,
+            "warning": types.DiagnosticSeverity.Warning,
+            "information": types.DiagnosticSeverity.Information,
+            "hint": types.DiagnosticSeverity.Hint,
+        }[name]
+
+    # -- analysis ------------------------------------------------------------------------------
+    def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+        old = self.tasks.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        delay = self.options.debounce_ms / 1000 if delay is None else delay
+        self.tasks[uri] = asyncio.get_running_loop().create_task(self._analyze_later(uri, delay))
+
+    async def _analyze_later(self, uri: str, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            doc = self.workspace.text_documents.get(uri)
+            if doc is None:
+                return
+            version, text = doc.version, doc.source
+            loop = asyncio.get_running_loop()
+            findings = await loop.run_in_executor(self.executor, self._analyze, uri, text)
+            current = self.workspace.text_documents.get(uri)
+            if current is None or current.version != version:
+                return  # a newer version is on its way; never publish stale results
+            result = Result(version, text, Lines(text), findings)
+            self.results[uri] = result
+            self.publish(uri, result)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            self.log_message(f"fabric-lsp: analysis of {uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+        finally:
+            if self.tasks.get(uri) is asyncio.current_task():
+                self.tasks.pop(uri, None)
+
+    def _analyze(self, uri: str, text: str) -> list[Finding]:
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        try:
+            return self.analyzer.analyze(text, path)
+        except RecursionError:
+            self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
+            return []
+
+    def publish(self, uri: str, result: Result) -> None:
+        diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(result.findings)]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
+        )
+
+    def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic:
+        related = []
+        for r in f.related:
+            if r.path is None:
+                related.append(types.DiagnosticRelatedInformation(types.Location(uri, self.encoder.range_to_lsp(result.lines, r.span)), r.message))
+            else:
+                module = self.workspace_model.load_path(r.path) if self.workspace_model else None
+                if module is not None:
+                    related.append(
+                        types.DiagnosticRelatedInformation(
+                            types.Location(from_fs_path(r.path), self.encoder.range_to_lsp(module.lines, r.span)), r.message
+                        )
+                    )
+        return types.Diagnostic(
+            range=self.encoder.range_to_lsp(result.lines, f.span),
+            message=f.message,
+            severity=self.severity(f),
+            code=f.code,
+            code_description=types.CodeDescription(href=f.url) if f.url else None,
+            source=SOURCE,
+            related_information=related or None,
+            data={"version": result.version, "index": index},
+        )
+
+    # -- edits ---------------------------------------------------------------------------------
+    def workspace_edit(self, uri: str, version: Optional[int], edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+        if self.supports_document_changes:
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                        edits=edits,
+                    )
+                ]
+            )
+        return types.WorkspaceEdit(changes={uri: edits})
+
+    def fix_edit(self, uri: str, result: Result, f: Finding) -> types.WorkspaceEdit:
+        edits = [types.TextEdit(self.encoder.range_to_lsp(result.lines, e.span), e.new_text) for e in f.fix.edits]
+        return self.workspace_edit(uri, result.version, edits)
+
+    def noqa_edit(self, uri: str, result: Result, f: Finding) -> types.WorkspaceEdit:
+        line = f.span.end.line
+        content = result.lines.content(line)
+        codes = noqa_codes(content)
+        import re
+
+        m = re.search(r"#\s*noqa(:\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?", content, re.IGNORECASE)
+        if m is not None and codes:
+            new = f"# noqa: {', '.join(sorted(codes | {f.code}))}"
+            span = Span(Pos(line, m.start()), Pos(line, m.end()))
+        else:
+            stripped = content.rstrip()
+            new = f"  # noqa: {f.code}"
+            span = Span(Pos(line, len(stripped)), Pos(line, len(content)))
+        edit = types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)
+        return self.workspace_edit(uri, result.version, [edit])
+
+    def current_result(self, uri: str) -> Optional[Result]:
+        result = self.results.get(uri)
+        doc = self.workspace.text_documents.get(uri)
+        if result is None or doc is None or doc.version != result.version:
+            return None
+        return result
+
+
+server = FabricLanguageServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None:
+    ls.options, problems = Options().merged(params.initialization_options)
+    for p in problems:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
+    ls.encoder = Encoder(ls.workspace.position_encoding or "utf-16")
+    caps = params.capabilities
+    ca = caps.text_document.code_action if caps.text_document else None
+    ls.supports_resolve = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
+    we = caps.workspace.workspace_edit if caps.workspace else None
+    ls.supports_document_changes = bool(we and we.document_changes)
+    root_uri = None
+    if params.workspace_folders:
+        root_uri = params.workspace_folders[0].uri
+    elif params.root_uri:
+        root_uri = params.root_uri
+    ls.root = to_fs_path(root_uri) if root_uri else (params.root_path or None)
+    ls.setup_engine()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: FabricLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, delay=0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+async def did_change(ls: FabricLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: FabricLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    if ls.workspace_model is not None:
+        ls.workspace_model.invalidate(to_fs_path(params.text_document.uri))
+    ls.schedule(params.text_document.uri, delay=0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+async def did_close(ls: FabricLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    task = ls.tasks.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.results.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: FabricLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    new, problems = ls.options.merged(params.settings)
+    for p in problems:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
+    env_changed = new.environment_path != ls.options.environment_path
+    ls.options = new
+    if env_changed:
+        ls.setup_engine()
+    for uri in list(ls.workspace.text_documents):
+        ls.schedule(uri, delay=0)
+
+
+def _wanted(only: Optional[list[str]], kind: str) -> bool:
+    if not only:
+        return kind != FIX_ALL_KIND
+    return any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+        resolve_provider=True,
+    ),
+)
+async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    result = ls.current_result(uri)
+    if result is None:
+        return []
+    only = [str(getattr(k, "value", k)) for k in (params.context.only or [])]
+    actions: list[types.CodeAction] = []
+    want = ls.encoder.range_from_lsp(result.lines, params.range)
+    if _wanted(only, types.CodeActionKind.QuickFix.value):
+        for index, f in enumerate(result.findings):
+            if f.span.end < want.start or want.end < f.span.start:
+                continue
+            diag = ls.to_diagnostic(uri, result, index, f)
+            if f.fix is not None:
+                action = types.CodeAction(
+                    title=f.fix.title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    is_preferred=f.fix.applicability is Applicability.SAFE,
+                    data={"uri": uri, "version": result.version, "index": index, "what": "fix"},
+                )
+                if not ls.supports_resolve:
+                    action.edit = ls.fix_edit(uri, result, f)
+                actions.append(action)
+            action = types.CodeAction(
+                title=f"Disable {f.code} for this line",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                data={"uri": uri, "version": result.version, "index": index, "what": "noqa"},
+            )
+            if not ls.supports_resolve:
+                action.edit = ls.noqa_edit(uri, result, f)
+            actions.append(action)
+    if only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        loop = asyncio.get_running_loop()
+        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, ls.analyzer, path))
+        if fixed.text != result.text and ls.current_result(uri) is result:
+            end = Pos(len(result.lines), 0)
+            edit = types.TextEdit(ls.encoder.range_to_lsp(result.lines, Span(Pos(0, 0), end)), fixed.text)
+            actions.append(
+                types.CodeAction(
+                    title="fabric-lsp: fix all safely fixable problems",
+                    kind=FIX_ALL_KIND,
+                    edit=ls.workspace_edit(uri, result.version, [edit]),
+                )
+            )
+    return actions
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> types.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    result = ls.current_result(uri) if uri else None
+    if result is None or result.version != data.get("version"):
+        return action  # stale: the document changed since the action was offered; no edit
+    index = data.get("index")
+    if not isinstance(index, int) or not 0 <= index < len(result.findings):
+        return action
+    f = result.findings[index]
+    if data.get("what") == "fix" and f.fix is not None:
+        action.edit = ls.fix_edit(uri, result, f)
+    elif data.get("what") == "noqa":
+        action.edit = ls.noqa_edit(uri, result, f)
+    return action
+
+
+def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -> int:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file))
+    logging.basicConfig(level=logging.WARNING if not os.environ.get("FABRIC_LSP_DEBUG") else logging.DEBUG, handlers=handlers)
+    if tcp:
+        server.start_tcp(*tcp)
+    else:
+        server.start_io()
+    return 0

@@ -106,9 +106,23 @@ def _repair(text: str, lines: Lines, first_error: BaseException) -> Parsed:
                 return span
         return None
 
+    def width(i: int) -> int:
+        return len(lines.indentation(i).expandtabs(8))
+
     def blank(span) -> None:
         replaced.add(span)
         l1, col, l2 = span
+        # a broken block header takes its (more indented) body with it
+        base = width(l1)
+        nxt = l2 + 1
+        while nxt < len(work):
+            content = lines.content(nxt)
+            if content.strip() and not content.lstrip().startswith("#") and width(nxt) <= base:
+                break
+            nxt += 1
+        while nxt - 1 > l2 and not lines.content(nxt - 1).strip():
+            nxt -= 1
+        l2 = nxt - 1
         for i in range(l1, min(l2, len(work) - 1) + 1):
             line = work[i]
             ending = line[len(line.rstrip("\r\n")) :]

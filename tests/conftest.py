@@ -1,0 +1,48 @@
+"""Shared fixtures: an analysed environment with `lightning` installed (source only)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "tests" / ".artifacts"
+LIGHTNING_VERSION = "2.6.6"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def ensure_lightning_env() -> Path:
+    """A venv with `lightning` (no torch: jedi only reads its source). Built once, reused."""
+    venv = ARTIFACTS / "venv-lightning"
+    python = venv / "bin" / "python"
+    marker = venv / f".lightning-{LIGHTNING_VERSION}"
+    if not marker.exists():
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--no-deps", f"lightning=={LIGHTNING_VERSION}"],
+            check=True,
+        )
+        marker.touch()
+    return venv
+
+
+@pytest.fixture(scope="session")
+def lightning_env() -> Path:
+    return ensure_lightning_env()
+
+
+@pytest.fixture(params=["without-lightning", "with-lightning"], scope="session")
+def analysed_env(request):
+    """Run a test once against the server's own environment (no lightning) and once against an
+    environment where lightning is installed."""
+    if request.param == "with-lightning":
+        return str(ensure_lightning_env())
+    return None

@@ -1,0 +1,427 @@
+"""Engine tests: which code gets FAB001, with which severity — and which stays silent.
+
+Every source is checked in two analysed environments: without `lightning` (import-based
+qualified names) and with `lightning` installed (jedi sees its source).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from fabric_lsp import facts
+from fabric_lsp.engine import Analyzer, Severity
+from fabric_lsp.engine.workspace import Workspace
+
+SEPARATED = """
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+def run(source: str, env=None, root=None, path=None):
+    analyzer = Analyzer(Workspace(root, env))
+    return analyzer.analyze(textwrap.dedent(source).lstrip("\n"), path)
+
+
+def severities(source: str, env=None, **kw) -> list[tuple[int, str]]:
+    return [(f.span.start.line + 1, f.severity.value) for f in run(source, env, **kw)]
+
+
+def program(header: str, setup: str = SEPARATED, imports: str = "from lightning.fabric import Fabric") -> str:
+    return f"{imports}\n{textwrap.dedent(header).strip()}\n{textwrap.dedent(setup).strip()}\n"
+
+
+RAISING_STRINGS = [s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup]
+SILENT_STRINGS = [s for s, k in facts.STRATEGY_STRINGS.items() if not k.raises_on_separated_setup] + ["auto"]
+
+
+@pytest.mark.parametrize("name", RAISING_STRINGS + ["DeepSpeed_Stage_3", "XLA", " deepspeed "])
+def test_every_raising_strategy_string_is_an_error(name, analysed_env):
+    src = program(f'fabric = Fabric(strategy="{name}")')
+    assert severities(src, analysed_env) == [(4, "error")]
+
+
+@pytest.mark.parametrize("name", SILENT_STRINGS)
+def test_non_raising_strategy_strings_are_silent(name, analysed_env):
+    assert severities(program(f'fabric = Fabric(strategy="{name}")'), analysed_env) == []
+
+
+STRATEGY_IMPORTS = [
+    ("from lightning.fabric.strategies import DeepSpeedStrategy as S", "S()"),
+    ("from lightning.fabric.strategies.deepspeed import DeepSpeedStrategy", "DeepSpeedStrategy(stage=3)"),
+    ("from lightning_fabric.strategies import DeepSpeedStrategy", "DeepSpeedStrategy()"),
+    ("from lightning_fabric.strategies.xla import XLAStrategy", "XLAStrategy()"),
+    ("import lightning.fabric.strategies as strategies", "strategies.XLAStrategy()"),
+    ("import lightning as L", "L.fabric.strategies.DeepSpeedStrategy()"),
+    ("from lightning.fabric import strategies", "strategies.deepspeed.DeepSpeedStrategy()"),
+]
+
+
+@pytest.mark.parametrize("imp, expr", STRATEGY_IMPORTS)
+def test_strategy_instances_through_documented_paths(imp, expr, analysed_env):
+    src = program(f"fabric = Fabric(strategy={expr})", imports=f"from lightning.fabric import Fabric\n{imp}")
+    assert severities(src, analysed_env) == [(5, "error")]
+
+
+@pytest.mark.parametrize(
+    "imp, expr",
+    [
+        ("from lightning.fabric.strategies import XLAFSDPStrategy", "XLAFSDPStrategy()"),
+        ("from lightning.fabric.strategies import FSDPStrategy", "FSDPStrategy()"),
+        ("from lightning.fabric.strategies import SingleDeviceXLAStrategy", "SingleDeviceXLAStrategy(device=0)"),
+        ("from lightning.fabric.strategies import ModelParallelStrategy", "ModelParallelStrategy()"),
+        ("from lightning.pytorch.strategies import DeepSpeedStrategy", "DeepSpeedStrategy()"),
+        ("from pytorch_lightning.strategies import DeepSpeedStrategy", "DeepSpeedStrategy()"),
+    ],
+)
+def test_non_raising_or_foreign_strategy_instances_are_silent(imp, expr, analysed_env):
+    src = program(f"fabric = Fabric(strategy={expr})", imports=f"from lightning.fabric import Fabric\n{imp}")
+    assert severities(src, analysed_env) == []
+
+
+@pytest.mark.parametrize(
+    "imports, ctor",
+    [
+        ("import lightning as L", "L.Fabric"),
+        ("import lightning", "lightning.Fabric"),
+        ("import lightning.fabric", "lightning.fabric.Fabric"),
+        ("from lightning import Fabric as F", "F"),
+        ("from lightning.fabric.fabric import Fabric", "Fabric"),
+        ("import lightning_fabric as lf", "lf.Fabric"),
+        ("from lightning_fabric import Fabric", "Fabric"),
+    ],
+)
+def test_fabric_through_every_import_form(imports, ctor, analysed_env):
+    src = program(f'fabric = {ctor}(strategy="deepspeed")', imports=imports)
+    assert severities(src, analysed_env) == [(4, "error")]
+
+
+def test_subclass_of_strategy_in_same_file_is_an_error(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+    from lightning.fabric.strategies import DeepSpeedStrategy
+
+    class Base(DeepSpeedStrategy):
+        pass
+
+    class MyStrategy(Base):
+        def setup_environment(self):
+            pass
+
+    fabric = Fabric(strategy=MyStrategy(stage=3))
+    model = fabric.setup_module(model)
+    opt = fabric.setup_optimizers(opt)
+    """
+    findings = run(src, analysed_env)
+    assert [(f.span.start.line + 1, f.severity) for f in findings] == [(13, Severity.ERROR)]
+    assert "`MyStrategy`" in findings[0].message
+
+
+def test_project_class_named_fabric_is_not_lightning():
+    src = """
+    class Fabric:
+        def __init__(self, strategy):
+            self.strategy = strategy
+        def setup_optimizers(self, opt):
+            return opt
+
+    fabric = Fabric(strategy="deepspeed")
+    opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src) == []
+
+
+def test_ssh_fabric_package_is_unrelated():
+    src = """
+    from fabric import Connection
+    fabric = Connection("host", connect_kwargs={"strategy": "deepspeed"})
+    opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src) == []
+
+
+def test_fabric_in_function_scope_and_module_constant(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+    STRATEGY = "deepspeed_stage_2"
+
+    def main():
+        fabric = Fabric(strategy=STRATEGY, devices=4)
+        fabric.launch()
+        model = fabric.setup_module(build())
+        optimizer = fabric.setup_optimizers(make_opt(model))
+    """
+    assert severities(src, analysed_env) == [(8, "error")]
+
+
+def test_self_fabric_set_in_init_used_in_other_method(analysed_env):
+    src = """
+    import lightning as L
+
+    class Trainer:
+        def __init__(self, model):
+            self.fabric = L.Fabric(strategy="xla", devices=8)
+            self.model = model
+
+        def fit(self, optimizer):
+            self.model = self.fabric.setup(self.model)
+            self.optimizer = self.fabric.setup_optimizers(optimizer)
+    """
+    assert severities(src, analysed_env) == [(10, "error")]
+
+
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        ('accelerator="tpu"', "error"),
+        ('accelerator="TPU", devices=8', "error"),
+        ('accelerator="tpu", devices="auto"', "error"),
+        ('accelerator="tpu", devices=[0, 1]', "error"),
+        ('accelerator="tpu", devices=1', None),
+        ('accelerator="tpu", devices=[3]', None),
+        ('accelerator="tpu", devices=8, strategy="fsdp"', None),
+        ('accelerator="tpu", devices=8, strategy="auto"', "error"),
+        ('accelerator="cuda", devices=8', None),
+        ("accelerator=XLAAccelerator(), devices=4", "error"),
+        ("", None),
+    ],
+)
+def test_tpu_rules(kwargs, expected, analysed_env):
+    src = program(
+        f"fabric = Fabric({kwargs})",
+        imports="from lightning.fabric import Fabric\nfrom lightning.fabric.accelerators import XLAAccelerator",
+    )
+    assert severities(src, analysed_env) == ([(5, expected)] if expected else [])
+
+
+def test_conditional_expression_is_a_warning(analysed_env):
+    src = program('fabric = Fabric(strategy="deepspeed" if args.ds else "ddp")')
+    assert severities(src, analysed_env) == [(4, "warning")]
+
+
+def test_if_else_branch_is_a_warning_and_names_the_origin(analysed_env):
+    src = """
+    import lightning as L
+    from lightning.fabric.strategies import XLAStrategy, FSDPStrategy
+
+    if args.tpu:
+        strategy = XLAStrategy()
+    else:
+        strategy = FSDPStrategy()
+    fabric = L.Fabric(strategy=strategy)
+    model = fabric.setup_module(model)
+    optimizer = fabric.setup_optimizers(optimizer)
+    """
+    findings = run(src, analysed_env)
+    assert [(f.span.start.line + 1, f.severity) for f in findings] == [(10, Severity.WARNING)]
+    assert any(r.span.start.line == 4 for r in findings[0].related)
+    assert "XLAStrategy" in findings[0].message
+
+
+def test_both_branches_raising_is_certain(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+    strategy = "deepspeed_stage_3" if big else "deepspeed"
+    fabric = Fabric(strategy=strategy)
+    model = fabric.setup_module(model)
+    optimizer = fabric.setup_optimizers(optimizer)
+    """
+    assert severities(src, analysed_env) == [(5, "error")]
+
+
+def test_last_assignment_wins(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+    strategy = "deepspeed"
+    strategy = "ddp"
+    fabric = Fabric(strategy=strategy)
+    opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src, analysed_env) == []
+    src2 = src.replace('strategy = "ddp"', 'if flag:\n        strategy = "ddp"')
+    assert severities(src2, analysed_env) == [(6, "warning")]
+
+
+def test_unknown_strategy_is_silent():
+    src = program("fabric = Fabric(strategy=args.strategy)")
+    assert severities(src) == []
+    assert severities(program("fabric = Fabric(**cfg)")) == []
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "model, optimizer = fabric.setup(model, optimizer)",
+        "model = fabric.setup_module(model)",
+        "model = fabric.setup(model)",
+        "# optimizer = fabric.setup_optimizers(optimizer)",
+        "strategy.setup_module(model)\nstrategy.setup_optimizer(optimizer)",
+        "setup_module(fabric, model)",
+    ],
+)
+def test_legal_or_lookalike_setups_are_silent(setup, analysed_env):
+    assert severities(program('fabric = Fabric(strategy="deepspeed")', setup=setup), analysed_env) == []
+
+
+def test_setup_optimizers_without_module_setup_is_still_an_error():
+    findings = run(program('fabric = Fabric(strategy="xla")', setup="optimizer = fabric.setup_optimizers(optimizer)"))
+    assert [f.severity for f in findings] == [Severity.ERROR]
+    assert findings[0].fix is None
+    assert "No automatic fix" in findings[0].message
+
+
+def test_launch_hands_the_fabric_to_the_function(analysed_env):
+    src = """
+    import lightning as L
+
+    def main(fabric, cfg):
+        model = fabric.setup_module(build(cfg))
+        opt = fabric.setup_optimizers(make(model))
+
+    if __name__ == "__main__":
+        fabric = L.Fabric(strategy="deepspeed_stage_3", devices=2)
+        fabric.launch(main, cfg)
+    """
+    assert severities(src, analysed_env) == [(5, "error")]
+
+
+def test_parameter_from_call_sites(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+
+    def fit(fabric, model, opt):
+        model = fabric.setup(model)
+        opt = fabric.setup_optimizers(opt)
+
+    fit(Fabric(strategy="deepspeed"), model, opt)
+    fit(Fabric(strategy="ddp"), model, opt)
+    """
+    assert severities(src, analysed_env) == [(5, "warning")]
+
+
+def test_factory_function_returning_fabric(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+
+    def build_fabric(strategy="deepspeed"):
+        return Fabric(strategy=strategy, devices=4)
+
+    fabric = build_fabric()
+    model = fabric.setup_module(model)
+    opt = fabric.setup_optimizers(opt)
+    other = build_fabric("ddp")
+    opt = other.setup_optimizers(opt)
+    """
+    assert severities(src, analysed_env) == [(8, "error")]
+
+
+def test_isinstance_guard_silences(analysed_env):
+    src = """
+    from lightning.fabric import Fabric
+    from lightning.fabric.strategies import DeepSpeedStrategy, XLAStrategy
+
+    fabric = Fabric(strategy="deepspeed" if ds else "fsdp")
+    if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy)):
+        model, opt = fabric.setup(model, opt)
+    else:
+        model = fabric.setup_module(model)
+        opt = fabric.setup_optimizers(opt)
+    if not isinstance(fabric.strategy, DeepSpeedStrategy):
+        opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src, analysed_env) == []
+
+
+def test_syntax_error_in_one_function_does_not_hide_another():
+    src = """
+    from lightning.fabric import Fabric
+
+    def broken():
+        x = foo(
+        y = [1, 2
+
+    def train():
+        fabric = Fabric(strategy="deepspeed")
+        model = fabric.setup_module(model)
+        opt = fabric.setup_optimizers(opt)
+
+    def also_broken(:
+        pass
+    """
+    findings = run(src)
+    assert [(f.span.start.line + 1, f.severity) for f in findings] == [(10, Severity.ERROR)]
+    assert findings[0].fix is None  # never offer an edit on a file that does not parse
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "fabric.setup_optimizers(",
+        "from lightning.fabric import Fabric\nfabric = Fabric(strategy=\nfabric.setup_optimizers(opt",
+        "def f(:\n  fabric.setup_optimizers(x)\n",
+        "x = (" * 300 + "fabric.setup_optimizers()",
+        "\x00setup_optimizers",
+        "class A:\n    def f(self):\n        self.fabric.setup_optimizers(self.opt)\n",
+        "a = a\nfabric = fabric\nfabric.setup_optimizers(o)\n",
+        "def f(fabric):\n    return f(fabric)\nf(1).setup_optimizers(o)\n",
+    ],
+)
+def test_bad_input_never_raises(source):
+    run(source)
+
+
+def test_recursive_definitions_terminate():
+    src = """
+    from lightning.fabric import Fabric
+    def a(): return b()
+    def b(): return a()
+    fabric = a()
+    x = fabric
+    fabric = x
+    opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src) == []
+
+
+def test_noqa_suppresses():
+    base = program('fabric = Fabric(strategy="deepspeed")')
+    assert severities(base.replace("(optimizer)\n", "(optimizer)  # noqa: FAB001\n")) == []
+    assert severities(base.replace("(optimizer)\n", "(optimizer)  # noqa\n")) == []
+    assert severities(base.replace("(optimizer)\n", "(optimizer)  # noqa: E501\n")) == [(4, "error")]
+
+
+def test_cross_module_factory_and_constant(tmp_path, analysed_env):
+    pkg = tmp_path / "proj"
+    (pkg / "utils").mkdir(parents=True)
+    (pkg / "utils" / "__init__.py").write_text("")
+    (pkg / "utils" / "setup.py").write_text(
+        "import lightning as L\nfrom proj_config import STRATEGY\n\n"
+        "def build_fabric(devices=8):\n    return L.Fabric(strategy=STRATEGY, devices=devices)\n"
+    )
+    (pkg / "proj_config.py").write_text('STRATEGY = "deepspeed_stage_3"\n')
+    train = pkg / "train.py"
+    train.write_text(
+        "from utils.setup import build_fabric\n\nfabric = build_fabric()\n"
+        "model = fabric.setup_module(model)\nopt = fabric.setup_optimizers(opt)\n"
+    )
+    findings = run(train.read_text(), analysed_env, root=str(pkg), path=str(train))
+    assert [(f.span.start.line + 1, f.severity) for f in findings] == [(5, Severity.ERROR)]
+    assert any(r.path and r.path.endswith("proj_config.py") for r in findings[0].related)
+
+
+def test_relative_import_of_strategy_subclass(tmp_path, analysed_env):
+    pkg = tmp_path / "app"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "strategies.py").write_text(
+        "from lightning.fabric.strategies import DeepSpeedStrategy\n\nclass Tuned(DeepSpeedStrategy):\n    pass\n"
+    )
+    (pkg / "train.py").write_text(
+        "from lightning.fabric import Fabric\nfrom .strategies import Tuned\n\n"
+        "fabric = Fabric(strategy=Tuned())\nmodel = fabric.setup(model)\nopt = fabric.setup_optimizers(opt)\n"
+    )
+    path = pkg / "train.py"
+    assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(6, "error")]

@@ -1,0 +1,80 @@
+"""Constants and checks shared by the editor end-to-end tests (see conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+EDITORS = REPO / "editors"
+INSTALL_SCRIPT = REPO / ".ci" / "install.d" / "10-editors.sh"
+NVIM_VENV = Path(os.environ.get("FABRIC_LSP_NVIM_VENV", REPO / ".venv-nvim"))
+
+TITLE = "Set up model and optimizer jointly with `fabric.setup(...)`"
+EDITOR_TIMEOUT_S = 90  # outer `timeout` around one editor run
+WAIT_MS = 30_000  # each wait inside a driver (attach, diagnostic, edit, clean)
+
+# scenario name -> (input, expected output) under tests/editors/data/
+SCENARIOS = {
+    "ascii": "deepspeed_ascii",
+    # non-ASCII (ü, 🚀, 漢字) in comments and a string literal before the flagged call, and
+    # in a trailing comment after it on the flagged line
+    "unicode": "deepspeed_unicode",
+    # non-ASCII identifiers: non-ASCII text *before* the call on the flagged line, so the
+    # diagnostic's start column differs between UTF-8, UTF-16 and characters
+    "unicode_names": "deepspeed_unicode_names",
+}
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+
+
+def units(text: str, encoding: str) -> int:
+    """Length of text in LSP position units of the given encoding."""
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    if encoding == "utf-32":
+        return len(text)
+    raise AssertionError(f"unknown position encoding {encoding!r}")
+
+
+def flagged_call(source: str):
+    """(line index, prefix before the call, call text) of the setup_optimizers call."""
+    for i, line in enumerate(source.splitlines()):
+        m = re.search(r"fabric\.setup_optimizers\([^()]*\)", line)
+        if m:
+            return i, line[: m.start()], m.group(0)
+    raise AssertionError("no fabric.setup_optimizers call in the sample")
+
+
+def check_lsp_diagnostic(run: Run, encoding: str):
+    """The FAB001 diagnostic as the server sent it: code, source, severity, exact range."""
+    first = [p for p in run.report["publishes"] if p.get("diagnostics")]
+    assert first, "no publishDiagnostics with diagnostics\n" + run.describe()
+    diags = [d for d in first[0]["diagnostics"] if d.get("code") == "FAB001"]
+    assert len(diags) == 1, run.describe()
+    d = diags[0]
+    rng = d["range"] if "range" in d else {"start": d["start"], "end": d["end"]}
+    line, prefix, call = flagged_call(run.source)
+    assert d["source"] == "fabric-lsp", run.describe()
+    assert d["severity"] == 1, "DeepSpeed is certain here: severity must be Error\n" + run.describe()
+    start = {"line": line, "character": units(prefix, encoding)}
+    end = {"line": line, "character": units(prefix + call, encoding)}
+    assert rng["start"] == start, f"start in {encoding}: want {start}, got {rng['start']}\n" + run.describe()
+    assert rng["end"] == end, f"end in {encoding}: want {end}, got {rng['end']}\n" + run.describe()
+
+
+def check_file(run: Run):
+    """The quick fix gave exactly the expected program, on disk and in the editor's buffer."""
+    disk = run.disk
+    assert disk == run.expected, (
+        f"file on disk after the fix:\n{disk}\n--- expected:\n{run.expected}\n" + run.describe()
+    )
+    assert run.report.get("buffer_after") == disk, run.describe()
+    assert run.report.get("modified_after") is False, run.describe()

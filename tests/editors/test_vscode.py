@@ -1,0 +1,384 @@
+"""End-to-end test of the VS Code extension (vscode-client/) in a real VS Code.
+
+code-server (the VS Code workbench and extension host, from npm) runs the packaged .vsix; Debian's
+Chromium, driven by playwright-core (tests/editors/vscode/e2e.mjs), clicks through it like a user:
+the FAB001 error squiggle and Problems row, the quick fix via Ctrl+. and Enter, save, the problem
+gone; a warning for a strategy that may be DeepSpeed; nothing for DDP; one clear notification
+when the server is not installed in the configured interpreter.
+
+Tools come from .ci/install.d/20-vscode.sh. Without them the test fails when CI is set and skips
+otherwise (set FABRIC_LSP_INSTALL_EDITORS=1 to let it run the install script itself).
+Screenshots of every step go to tests/.artifacts/vscode/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.editor
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT = ROOT / "vscode-client"
+DRIVER_DIR = Path(__file__).resolve().parent / "vscode"
+DRIVER = DRIVER_DIR / "e2e.mjs"
+INSTALL_SCRIPT = ROOT / ".ci" / "install.d" / "20-vscode.sh"
+ARTIFACTS = ROOT / "tests" / ".artifacts" / "vscode"
+
+CODE_SERVER_VERSION = "4.100.3"
+TOOLS = Path(os.environ.get("FABRIC_LSP_EDITOR_TOOLS", "/opt/fabric-lsp-editors"))
+
+QUICK_FIX_TITLE = "Set up model and optimizer jointly with `fabric.setup(...)`"
+
+DEEPSPEED = """\
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+model = torch.nn.Linear(4, 2)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+DEEPSPEED_FIXED = """\
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+model, optimizer = fabric.setup(model, optimizer)
+"""
+
+MAYBE_DEEPSPEED = """\
+import sys
+
+import torch
+from lightning.fabric import Fabric
+
+use_ds = "--deepspeed" in sys.argv
+strategy = "deepspeed" if use_ds else "ddp"
+fabric = Fabric(strategy=strategy)
+fabric.launch()
+model = torch.nn.Linear(4, 2)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+DDP = DEEPSPEED.replace('"deepspeed_stage_3"', '"ddp"')
+
+
+# --------------------------------------------------------------------------------------------
+# Tools
+
+
+def _code_server() -> Path:
+    override = os.environ.get("FABRIC_LSP_CODE_SERVER")
+    if override:
+        return Path(override)
+    return TOOLS / f"code-server-{CODE_SERVER_VERSION}" / "node_modules" / ".bin" / "code-server"
+
+
+def _chromium() -> str | None:
+    override = os.environ.get("FABRIC_LSP_CHROMIUM")
+    if override:
+        return override
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _missing_tools() -> list[str]:
+    missing = []
+    if not shutil.which("node"):
+        missing.append("node (Node.js 20)")
+    if not _code_server().exists():
+        missing.append(f"code-server {CODE_SERVER_VERSION} at {_code_server()}")
+    if not _chromium():
+        missing.append("chromium (apt-get install chromium)")
+    if not (DRIVER_DIR / "node_modules" / "playwright-core").is_dir():
+        missing.append(f"playwright-core in {DRIVER_DIR / 'node_modules'} (npm ci there)")
+    if not (CLIENT / "node_modules" / "@vscode" / "vsce").is_dir():
+        missing.append(f"{CLIENT / 'node_modules'} (npm ci there)")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def tools() -> dict[str, str]:
+    missing = _missing_tools()
+    if missing and os.environ.get("FABRIC_LSP_INSTALL_EDITORS") == "1":
+        subprocess.run(["bash", str(INSTALL_SCRIPT)], check=True, timeout=900)
+        missing = _missing_tools()
+    if missing:
+        message = (
+            "the VS Code end-to-end test needs: " + "; ".join(missing) + f". Run `bash {INSTALL_SCRIPT.relative_to(ROOT)}` "
+            "(or set FABRIC_LSP_INSTALL_EDITORS=1 to let the test run it)."
+        )
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("CI is set but " + message, pytrace=False)
+        pytest.skip(message)
+    return {"code_server": str(_code_server()), "chromium": str(_chromium()), "node": str(shutil.which("node"))}
+
+
+def _vsix(tmp: Path) -> Path:
+    """The .vsix built from the current sources: the install script's if it is up to date."""
+    sources = [CLIENT / "package.json", CLIENT / "package-lock.json", CLIENT / "README.md", CLIENT / "tsconfig.json"]
+    sources += list((CLIENT / "src").rglob("*"))
+    newest_source = max(p.stat().st_mtime for p in sources if p.is_file())
+    built = sorted(CLIENT.glob("fabric-lsp-*.vsix"), key=lambda p: p.stat().st_mtime)
+    if built and built[-1].stat().st_mtime >= newest_source:
+        return built[-1]
+    vsix = tmp / "fabric-lsp.vsix"
+    result = subprocess.run(
+        ["npx", "--no-install", "vsce", "package", "--out", str(vsix)],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, f"vsce package failed:\n{result.stdout}\n{result.stderr}"
+    return vsix
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def code_server(tools, tmp_path_factory):
+    """A running code-server with the fabric-lsp .vsix installed in private directories."""
+    base = tmp_path_factory.mktemp("code-server")
+    home = base / "home"
+    user_data = base / "user-data"
+    extensions = base / "extensions"
+    for folder in (home, user_data / "User", extensions):
+        folder.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+    env.pop("VSCODE_IPC_HOOK_CLI", None)
+    # Quiet, deterministic workbench: no welcome page, tips, recommendations or update checks.
+    (user_data / "User" / "settings.json").write_text(
+        json.dumps(
+            {
+                "workbench.startupEditor": "none",
+                "workbench.tips.enabled": False,
+                "workbench.editor.enablePreview": False,
+                "workbench.enableExperiments": False,
+                "extensions.ignoreRecommendations": True,
+                "extensions.autoCheckUpdates": False,
+                "extensions.autoUpdate": False,
+                "telemetry.telemetryLevel": "off",
+                "update.mode": "none",
+                "security.workspace.trust.enabled": False,
+                "editor.minimap.enabled": False,
+                "editor.fontSize": 15,
+                "files.autoSave": "off",
+                "chat.disableAIFeatures": True,
+                "workbench.secondarySideBar.defaultVisibility": "hidden",
+            },
+            indent=2,
+        )
+    )
+    vsix = _vsix(base)
+    common = ["--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    install = subprocess.run(
+        [tools["code_server"], *common, "--install-extension", str(vsix)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert install.returncode == 0, f"--install-extension failed:\n{install.stdout}\n{install.stderr}"
+    assert (extensions / "fabric-lsp.fabric-lsp-0.1.0").is_dir() or any(extensions.glob("fabric-lsp.fabric-lsp-*")), (
+        f"extension not installed:\n{install.stdout}\n{install.stderr}"
+    )
+
+    port = _free_port()
+    config = base / "config.yaml"
+    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+    log = (base / "code-server.log").open("w")
+    process = subprocess.Popen(
+        [
+            tools["code_server"],
+            "--auth",
+            "none",
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            "--config",
+            str(config),
+            *common,
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"code-server exited with {process.returncode}:\n{(base / 'code-server.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"code-server did not answer /healthz in 60 s:\n{(base / 'code-server.log').read_text()}")
+            time.sleep(0.25)
+        yield {"url": url, "base": base, "home": home, "user_data": user_data, "log": base / "code-server.log", **tools}
+    finally:
+        _stop(process)
+        log.close()
+
+
+def _workspace(root: Path, files: dict[str, str], settings: dict) -> Path:
+    root.mkdir(parents=True)
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2))
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+def _extension_logs(server: dict) -> str:
+    """The fabric-lsp output channel(s) and the extension host log, for failure messages."""
+    parts = []
+    for log in sorted(Path(server["user_data"], "logs").rglob("*.log")):
+        if "fabric-lsp" in log.name or log.name in ("exthost.log", "remoteexthost.log"):
+            parts.append(f"--- {log.relative_to(server['user_data'])}\n{log.read_text(errors='replace')[-6000:]}")
+    return "\n".join(parts)
+
+
+def _drive(server: dict, mode: str, workspace: Path, artifacts: Path, **extra) -> dict:
+    artifacts.mkdir(parents=True, exist_ok=True)
+    for old in artifacts.glob("*.png"):
+        old.unlink()
+    config = {
+        "mode": mode,
+        "url": server["url"],
+        "workspace": str(workspace),
+        "artifacts": str(artifacts),
+        "chromium": server["chromium"],
+        "timeoutMs": 60000,
+        "totalTimeoutMs": 200000,
+        **extra,
+    }
+    config_file = workspace.parent / f"{mode}-driver.json"
+    config_file.write_text(json.dumps(config))
+    browser_home = server["base"] / f"browser-home-{mode}"
+    browser_home.mkdir(exist_ok=True)
+    try:
+        result = subprocess.run(
+            [server["node"], str(DRIVER), str(config_file)],
+            cwd=DRIVER_DIR,
+            env={**os.environ, "HOME": str(browser_home)},
+            capture_output=True,
+            text=True,
+            timeout=230,
+        )
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"the browser driver did not finish in 230 s:\n{error.stdout}\n{error.stderr}\n{_extension_logs(server)}")
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    (artifacts / "steps.jsonl").write_text(result.stdout)
+    final = events[-1] if events else {}
+    if result.returncode != 0 or final.get("result") != "ok":
+        pytest.fail(
+            f"VS Code scenario '{mode}' failed (exit {result.returncode}); screenshots in {artifacts}\n"
+            f"{result.stdout}\n{result.stderr}\n{_extension_logs(server)}",
+            pytrace=False,
+        )
+    return final
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+
+
+def test_quick_fix_in_vscode(code_server, tmp_path):
+    """FAB001 error + squiggle, quick fix via Ctrl+. and Enter, save; warning case; clean case."""
+    files = {
+        "train_deepspeed.py": DEEPSPEED,
+        "train_maybe_deepspeed.py": MAYBE_DEEPSPEED,
+        "train_ddp.py": DDP,
+    }
+    # The Python running this test (the project's venv, where fabric-lsp is installed) runs the
+    # server and is the environment jedi analyses.
+    workspace = _workspace(tmp_path / "project", files, {"fabric-lsp.interpreter": sys.executable})
+    flagged = DEEPSPEED.splitlines().index("optimizer = fabric.setup_optimizers(optimizer)") + 1
+    column = DEEPSPEED.splitlines()[flagged - 1].index("setup_optimizers") + 3
+
+    final = _drive(
+        code_server,
+        "quickfix",
+        workspace,
+        ARTIFACTS,
+        files={"error": "train_deepspeed.py", "warning": "train_maybe_deepspeed.py", "clean": "train_ddp.py"},
+        errorLine=flagged,
+        errorColumn=column,
+        quickFixTitle=QUICK_FIX_TITLE,
+        fixedLine="model, optimizer = fabric.setup(model, optimizer)",
+    )
+
+    assert (workspace / "train_deepspeed.py").read_text() == DEEPSPEED_FIXED
+    assert (workspace / "train_maybe_deepspeed.py").read_text() == MAYBE_DEEPSPEED
+    assert (workspace / "train_ddp.py").read_text() == DDP
+    print(f"VS Code scenario passed in {final['seconds']:.1f} s; screenshots: {ARTIFACTS}")
+
+
+def test_missing_server_shows_one_notification(code_server, tmp_path):
+    """An interpreter without fabric-lsp: one notification that says what to install, where."""
+    bare = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+    python = bare / "bin" / "python"
+    workspace = _workspace(
+        tmp_path / "project-without-server", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+    )
+    final = _drive(
+        code_server,
+        "missing-server",
+        workspace,
+        ARTIFACTS / "missing-server",
+        files={"error": "train_deepspeed.py"},
+        expectNotification=[f"fabric-lsp is not installed in the Python interpreter", str(python), "pip install fabric-lsp"],
+    )
+    assert final["notifications"] == 1, final

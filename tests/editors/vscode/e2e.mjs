@@ -1,0 +1,342 @@
+// Drives a running code-server (the real VS Code workbench) in Debian's Chromium through the
+// fabric-lsp scenario. Run by tests/editors/test_vscode.py:
+//
+//   node e2e.mjs CONFIG.json
+//
+// CONFIG: {url, workspace, artifacts, chromium, timeoutMs,
+//          files: {error, warning, clean}, errorLine, errorColumn, fixedLine}
+// Prints one JSON object per line: {"step": ..., "t": seconds} while it runs, then
+// {"result": "ok", ...} or {"result": "fail", "error": ...}; exits 0 only on success.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const WAIT = config.timeoutMs ?? 60000; // upper bound for any single wait
+const SHORT = 5000;
+const started = Date.now();
+const screenshots = [];
+let page;
+let shot = 0;
+
+function emit(object) {
+    process.stdout.write(JSON.stringify({ ...object, t: (Date.now() - started) / 1000 }) + '\n');
+}
+
+function step(name) {
+    emit({ step: name });
+}
+
+async function screenshot(name) {
+    shot += 1;
+    const file = path.join(config.artifacts, `${String(shot).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file, timeout: SHORT }).catch(() => undefined);
+    screenshots.push(file);
+    return file;
+}
+
+/** Polls fn() until it returns a truthy value; throws `what` after `timeout` ms. */
+async function until(what, fn, timeout = WAIT, interval = 200) {
+    const deadline = Date.now() + timeout;
+    let last;
+    for (;;) {
+        try {
+            last = await fn();
+            if (last) {
+                return last;
+            }
+        } catch (error) {
+            last = error;
+        }
+        if (Date.now() > deadline) {
+            throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${String(last)})`);
+        }
+        await page.waitForTimeout(interval);
+    }
+}
+
+const editor = () => page.locator('.part.editor .editor-instance .monaco-editor').first();
+
+async function editorText() {
+    const text = await editor().locator('.view-lines').innerText({ timeout: SHORT });
+    return text.replace(/\u00a0/g, ' ');
+}
+
+/** The rows of the Problems panel: [{file, label, text, severity}] (the panel must be open). */
+async function problemRows() {
+    const rows = await page.locator('.markers-panel .monaco-list-row').evaluateAll((elements) =>
+        elements.map((row) => ({
+            level: row.getAttribute('aria-level'),
+            label: row.getAttribute('aria-label') ?? '',
+            text: row.textContent ?? '',
+            icons: [...row.querySelectorAll('.codicon')].map((icon) => icon.className).join(' '),
+        })),
+    );
+    // The tree is rendered flat: a file row (level 1) followed by its markers (level 2).
+    let file = '';
+    const markers = [];
+    for (const row of rows) {
+        if (row.level === '1') {
+            file = row.text;
+        } else {
+            // The label starts with the severity; the icon is replaced by a light bulb on the focused row.
+            const head = row.label.toLowerCase();
+            const severity = head.startsWith('error')
+                ? 'error'
+                : head.startsWith('warning')
+                  ? 'warning'
+                  : head.startsWith('info')
+                    ? 'info'
+                    : 'other';
+            markers.push({ file, label: row.label, text: row.text, severity, icons: row.icons });
+        }
+    }
+    return markers;
+}
+
+async function fab001Rows(file) {
+    const rows = await problemRows();
+    return rows.filter((row) => row.text.includes('FAB001') && row.file.startsWith(file));
+}
+
+async function openProblems() {
+    const panel = page.locator('.markers-panel');
+    if (!(await panel.isVisible().catch(() => false))) {
+        await page.keyboard.press('Control+Shift+M');
+    }
+    await panel.waitFor({ state: 'visible', timeout: SHORT * 2 });
+}
+
+async function openFile(name) {
+    step(`open ${name}`);
+    const row = page.locator('.explorer-folders-view .monaco-list-row', {
+        has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }),
+    });
+    try {
+        await row.first().click({ timeout: SHORT * 2 });
+    } catch {
+        // Fallback: Quick Open.
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: SHORT });
+        await input.fill(name);
+        await page
+            .locator('.quick-input-list .monaco-list-row', { hasText: name })
+            .first()
+            .waitFor({ timeout: SHORT * 2 });
+        await page.keyboard.press('Enter');
+    }
+    await until(`the editor tab of ${name}`, async () =>
+        (await page.locator('.tabs-container .tab.active').first().textContent({ timeout: SHORT }))?.includes(name),
+    );
+    await until(`the text of ${name}`, async () => (await editorText()).includes('fabric'));
+}
+
+async function focusTab(name) {
+    await page
+        .locator('.tabs-container .tab', { hasText: name })
+        .first()
+        .click({ timeout: SHORT * 2 });
+    await until(`the editor tab of ${name}`, async () =>
+        (await page.locator('.tabs-container .tab.active').first().textContent({ timeout: SHORT }))?.includes(name),
+    );
+}
+
+async function goTo(line, column) {
+    await page.keyboard.press('Control+G');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: SHORT });
+    await input.fill(`:${line}:${column}`);
+    await page.keyboard.press('Enter');
+    await until(
+        'the cursor to be on the line',
+        async () => {
+            const status = await page.locator('#status\\.editor\\.selection').textContent({ timeout: SHORT });
+            return status?.includes(`Ln ${line}, Col ${column}`);
+        },
+        SHORT * 2,
+    );
+    await until(
+        'focus in the editor',
+        () => page.evaluate(() => !!document.activeElement?.closest('.monaco-editor')),
+        SHORT * 2,
+    );
+}
+
+async function openQuickFixMenu(title) {
+    const menu = page.locator('.action-widget');
+    const item = menu.locator('.monaco-list-row', { hasText: title });
+    for (let attempt = 1; attempt <= 4; attempt++) {
+        if (attempt < 4) {
+            await editor()
+                .locator('textarea')
+                .focus({ timeout: SHORT })
+                .catch(() => undefined);
+            await page.keyboard.press('Control+.');
+        } else {
+            // Fallback: the Command Palette.
+            await page.keyboard.press('Control+Shift+P');
+            const input = page.locator('.quick-input-widget input');
+            await input.waitFor({ state: 'visible', timeout: SHORT });
+            await input.fill('>Quick Fix...');
+            await page
+                .locator('.quick-input-list .monaco-list-row', { hasText: 'Quick Fix...' })
+                .first()
+                .waitFor({ timeout: SHORT });
+            await page.keyboard.press('Enter');
+        }
+        try {
+            await item.first().waitFor({ state: 'visible', timeout: SHORT * 2 });
+            return;
+        } catch {
+            step(`quick fix menu not shown (attempt ${attempt})`);
+            await page.keyboard.press('Escape');
+        }
+    }
+    throw new Error(`the quick fix "${title}" was not offered`);
+}
+
+async function main() {
+    fs.mkdirSync(config.artifacts, { recursive: true });
+    const browser = await chromium.launch({
+        executablePath: config.chromium,
+        headless: true,
+        timeout: WAIT,
+        args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-dev-shm-usage',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+        ],
+    });
+    try {
+        const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+        page = await context.newPage();
+        page.setDefaultTimeout(WAIT);
+        step('load workbench');
+        await page.goto(`${config.url}/?folder=${encodeURIComponent(config.workspace)}`, { timeout: WAIT });
+        await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: WAIT });
+        await page
+            .locator('.explorer-folders-view .monaco-list-row')
+            .first()
+            .waitFor({ state: 'visible', timeout: WAIT });
+        const summary = config.mode === 'missing-server' ? await missingServer() : await quickFix();
+        emit({ result: 'ok', ...summary, screenshots, seconds: (Date.now() - started) / 1000 });
+    } catch (error) {
+        await screenshot('failure');
+        emit({ result: 'fail', error: String(error?.stack ?? error), screenshots });
+        process.exitCode = 1;
+    } finally {
+        await browser.close().catch(() => undefined);
+    }
+}
+
+/** Notifications (toasts) that mention fabric-lsp. */
+async function fabricNotifications() {
+    return page
+        .locator('.notifications-toasts .notification-toast')
+        .evaluateAll((toasts) => toasts.map((t) => t.textContent ?? '').filter((text) => /fabric-lsp/i.test(text)));
+}
+
+async function missingServer() {
+    await openFile(config.files.error);
+    step('wait for the notification');
+    const texts = await until('a fabric-lsp notification', async () => {
+        const found = await fabricNotifications();
+        return found.length ? found : undefined;
+    });
+    // Give a second one (e.g. from vscode-languageclient) time to show up.
+    await page.waitForTimeout(3000);
+    const all = await fabricNotifications();
+    await screenshot('notification');
+    emit({ step: 'notifications', texts: all });
+    for (const expected of config.expectNotification) {
+        if (!texts[0].includes(expected)) {
+            throw new Error(`notification ${JSON.stringify(texts[0])} does not say ${JSON.stringify(expected)}`);
+        }
+    }
+    if (/\bat\s+\S+\s*\(|Error:\s/.test(all.join('\n'))) {
+        throw new Error(`notification shows a stack trace: ${JSON.stringify(all)}`);
+    }
+    return { notifications: all.length, texts: all };
+}
+
+async function quickFix() {
+    const { error: errorFile, warning: warningFile, clean: cleanFile } = config.files;
+    await openFile(cleanFile);
+    await openFile(warningFile);
+    step('wait for the warning squiggle');
+    await editor().locator('.squiggly-warning').first().waitFor({ state: 'attached', timeout: WAIT });
+    await openProblems();
+    const warningRows = await until('the FAB001 warning row in the Problems panel', async () => {
+        const rows = await fab001Rows(warningFile);
+        return rows.length ? rows : undefined;
+    });
+    if (warningRows.some((row) => row.severity !== 'warning')) {
+        throw new Error(`expected a warning, got ${JSON.stringify(warningRows)}`);
+    }
+    await screenshot('warning');
+
+    await openFile(errorFile);
+    step('wait for the error squiggle');
+    await editor().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: WAIT });
+    await screenshot('error-squiggle');
+    const errorRows = await until('the FAB001 error row in the Problems panel', async () => {
+        const rows = await fab001Rows(errorFile);
+        return rows.length ? rows : undefined;
+    });
+    if (errorRows.some((row) => row.severity !== 'error')) {
+        throw new Error(`expected an error, got ${JSON.stringify(errorRows)}`);
+    }
+    const allRows = await problemRows();
+    emit({ step: 'problems', rows: allRows });
+    if (allRows.some((row) => row.file.startsWith(cleanFile))) {
+        throw new Error(`the clean file has problems: ${JSON.stringify(allRows)}`);
+    }
+    await screenshot('problems');
+
+    step('quick fix');
+    await goTo(config.errorLine, config.errorColumn);
+    await until('the light bulb', () => page.locator('.lightBulbWidget').first().isVisible(), WAIT);
+    await openQuickFixMenu(config.quickFixTitle);
+    await screenshot('quickfix-menu');
+    await page.keyboard.press('Enter');
+    await until('the edit in the editor', async () => (await editorText()).includes(config.fixedLine));
+    await screenshot('fixed');
+
+    step('save');
+    await page.keyboard.press('Control+S');
+    const onDisk = path.join(config.workspace, errorFile);
+    await until('the fixed file on disk', () => fs.readFileSync(onDisk, 'utf8').includes(config.fixedLine));
+    step('wait for the problem to go away');
+    await until('the FAB001 error row to disappear', async () => (await fab001Rows(errorFile)).length === 0);
+    await until(
+        'the error squiggle to disappear',
+        async () => (await editor().locator('.squiggly-error').count()) === 0,
+    );
+    await screenshot('saved-no-problem');
+
+    step('clean file');
+    await focusTab(cleanFile);
+    await page.waitForTimeout(1000);
+    const cleanSquiggles = await editor().locator('.squiggly-error, .squiggly-warning, .squiggly-info').count();
+    const cleanRows = (await problemRows()).filter((row) => row.file.startsWith(cleanFile));
+    await screenshot('clean');
+    if (cleanSquiggles || cleanRows.length) {
+        throw new Error(
+            `the clean file shows problems: ${cleanSquiggles} squiggles, rows ${JSON.stringify(cleanRows)}`,
+        );
+    }
+    return {};
+}
+
+const watchdog = setTimeout(() => {
+    emit({ result: 'fail', error: 'global timeout', screenshots });
+    process.exit(2);
+}, config.totalTimeoutMs ?? 240000);
+watchdog.unref();
+
+await main();

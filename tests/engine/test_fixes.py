@@ -1,0 +1,85 @@
+"""Fix tests: `tests/fixtures/fixes/<name>.in.py` → `<name>.out.py`.
+
+The first line of each input says the expected applicability (`safe`, `unsafe` or `none`); an
+input without an `.out.py` must get FAB001 with no edit. Every fix must parse, re-check clean,
+and be idempotent. The rules' own VALID/INVALID examples run here too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fabric_lsp.engine import Analyzer
+from fabric_lsp.engine.fixer import fix_text
+from fabric_lsp.engine.text import apply_edits
+from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fixes"
+CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))
+
+
+def read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8")  # keep CRLF as it is
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fix_fixture(name, analysed_env):
+    source = read(FIXTURES / f"{name}.in.py")
+    expected_applicability = source.splitlines()[0].split(":", 1)[1].strip()
+    analyzer = Analyzer(Workspace(None, analysed_env))
+    findings = analyzer.analyze(source)
+    assert [f.code for f in findings] == ["FAB001"], findings
+    finding = findings[0]
+    out = FIXTURES / f"{name}.out.py"
+    if expected_applicability == "none":
+        assert not out.exists()
+        assert finding.fix is None
+        assert "No automatic fix:" in finding.message
+        return
+    assert finding.fix is not None, finding.message
+    assert finding.fix.applicability.value == expected_applicability
+    fixed = apply_edits(source, finding.fix.edits)
+    assert fixed == read(out)
+    ast.parse(fixed)
+    assert analyzer.analyze(fixed) == []
+    # idempotent: fixing the fixed text changes nothing
+    assert fix_text(fixed, analyzer, unsafe=True).text == fixed
+
+
+def test_fix_all_applies_only_safe_fixes():
+    analyzer = Analyzer(Workspace())
+    source = read(FIXTURES / "discarded_optimizer.in.py")
+    assert fix_text(source, analyzer).text == source
+    assert fix_text(source, analyzer, unsafe=True).text == read(FIXTURES / "discarded_optimizer.out.py")
+
+
+EXAMPLES = [(r.code, "valid", e) for r in ALL_RULES for e in r.valid] + [
+    (r.code, "invalid", e) for r in ALL_RULES for e in r.invalid
+]
+
+
+@pytest.mark.parametrize("code, kind, example", EXAMPLES, ids=[f"{c}-{k}-{e.title}" for c, k, e in EXAMPLES])
+def test_rule_examples(code, kind, example):
+    analyzer = Analyzer(Workspace())
+    findings = [f for f in analyzer.analyze(example.source) if f.code == code]
+    if kind == "valid":
+        assert findings == []
+        return
+    assert len(findings) == 1
+    assert findings[0].severity == example.severity
+    if example.fixed_source is not None:
+        assert findings[0].fix is not None
+        assert apply_edits(example.source, findings[0].fix.edits) == example.fixed_source
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_rule_documentation_has_every_section(rule):
+    from fabric_lsp.rules.base import REQUIRED_SECTIONS
+
+    doc = rule.markdown()
+    for section in REQUIRED_SECTIONS:
+        assert f"## {section}\n" in doc, f"{rule.code} lacks '{section}'"

@@ -48,10 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('fabric-lsp.restart', () => schedule('restart command')),
         vscode.commands.registerCommand('fabric-lsp.showOutput', () => output.show(true)),
         vscode.workspace.onDidChangeConfiguration((event) => {
-            if (
-                event.affectsConfiguration(`${SECTION}.interpreter`) ||
-                event.affectsConfiguration(`${SECTION}.path`)
-            ) {
+            if (event.affectsConfiguration(`${SECTION}.interpreter`) || event.affectsConfiguration(`${SECTION}.path`)) {
                 void schedule('interpreter or path setting changed');
             } else if (event.affectsConfiguration(SECTION)) {
                 void pushSettings();
@@ -310,7 +307,9 @@ function quote(value: string): string {
 
 async function notify(message: string, installCommand?: string): Promise<void> {
     log(message);
-    const actions = installCommand ? ['Copy install command', 'Open Settings', 'Show Output'] : ['Open Settings', 'Show Output'];
+    const actions = installCommand
+        ? ['Copy install command', 'Open Settings', 'Show Output']
+        : ['Open Settings', 'Show Output'];
     // Not awaited: the notification stays until the user acts, and must not block a restart.
     void vscode.window.showErrorMessage(message, ...actions).then(async (choice) => {
         if (choice === 'Copy install command' && installCommand) {
@@ -387,7 +386,11 @@ function createClient(launch: Launch): LanguageClient {
                     restarts.shift();
                 }
                 if (restarts.length <= MAX_RESTARTS) {
-                    return { action: CloseAction.Restart, message: 'fabric-lsp server exited; restarting it.', handled: true };
+                    return {
+                        action: CloseAction.Restart,
+                        message: 'fabric-lsp server exited; restarting it.',
+                        handled: true,
+                    };
                 }
                 return {
                     action: CloseAction.DoNotRestart,

@@ -46,6 +46,17 @@ if check; then
   exit 0
 fi
 
+# One installer at a time (two pytest sessions may both find the venv missing); re-check after
+# waiting, the other one may have finished the job.
+if command -v flock >/dev/null; then
+  exec 9>"${TMPDIR:-/tmp}/fabric-lsp-30-runtime.$(id -u).lock"
+  flock 9
+  if check; then
+    echo "30-runtime: $VENV is up to date"
+    exit 0
+  fi
+fi
+
 t0=$(date +%s)
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip

@@ -23,6 +23,19 @@ SKIP_PACKAGES = frozenset(
 )
 
 
+def package_root(directory: Optional[str]) -> Optional[str]:
+    """The folder above the outermost package that holds ``directory`` (where its imports start)."""
+    if not directory:
+        return None
+    cur = os.path.abspath(directory)
+    while os.path.isfile(os.path.join(cur, "__init__.py")):
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    return cur
+
+
 def _discover_environment(root: Optional[str]) -> Optional[str]:
     if not root:
         return None
@@ -139,7 +152,7 @@ class Workspace:
                 return self._paths[key]
         rel = qualname.replace(".", os.sep)
         found = None
-        bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir) if b]
+        bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir, package_root(from_dir)) if b]
         for base in bases:
             for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
                 if os.path.isfile(candidate):

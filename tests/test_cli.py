@@ -1,0 +1,94 @@
+"""CLI: exit codes, JSON schema, --fix / --diff, and clear one-line messages for bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+def cli(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_examples_json_and_exit_code():
+    r = cli("check", "--format", "json", EXAMPLES, cwd=REPO)
+    assert r.returncode == 1, r.stderr
+    rows = json.loads(r.stdout)
+    got = sorted((Path(x["filename"]).name, x["location"]["row"], x["severity"]) for x in rows)
+    assert got == [("train_deepspeed.py", 12, "error"), ("train_tpu_flag.py", 14, "warning")]
+    row = next(x for x in rows if x["severity"] == "error")
+    assert row["code"] == "FAB001" and row["url"].endswith("FAB001.md")
+    assert row["location"] == {"row": 12, "column": 13} and row["end_location"] == {"row": 12, "column": 47}
+    assert row["fix"]["applicability"] == "safe" and row["fix"]["edits"]
+    assert set(row) >= {"filename", "code", "message", "severity", "location", "end_location", "fix", "url"}
+
+
+def test_text_format_and_clean_exit():
+    r = cli("check", EXAMPLES / "train_deepspeed.py", cwd=REPO)
+    assert r.returncode == 1
+    assert "train_deepspeed.py:12:13: FAB001 [error]" in r.stdout
+    assert "optimizer = fabric.setup_optimizers(optimizer)" in r.stdout
+    clean = cli("check", EXAMPLES / "train_fsdp.py", cwd=REPO)
+    assert clean.returncode == 0 and "All checks passed" in clean.stdout
+
+
+def test_fix_in_place_and_diff(tmp_path):
+    target = tmp_path / "train.py"
+    shutil.copy(EXAMPLES / "train_deepspeed.py", target)
+    original = target.read_text()
+    diff = cli("check", "--diff", target, cwd=tmp_path)
+    assert diff.returncode == 1 and "+model, optimizer = fabric.setup(model, optimizer)" in diff.stdout
+    assert target.read_text() == original  # --diff changes nothing
+    fixed = cli("check", "--fix", target, cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "model, optimizer = fabric.setup(model, optimizer)" in target.read_text()
+    again = cli("check", "--fix", target, cwd=tmp_path)
+    assert again.returncode == 0 and "model, optimizer = fabric.setup" in target.read_text()
+    assert not list(tmp_path.glob(".fabric-lsp-*"))  # no temporary files left behind
+
+
+def test_bad_input_gets_one_clear_line(tmp_path):
+    (tmp_path / "latin1.py").write_bytes(b"# caf\xe9\nfabric.setup_optimizers(x)\n")
+    (tmp_path / "nul.py").write_bytes(b"x = 1\x00\n")
+    (tmp_path / "empty.py").write_text("")
+    r = cli("check", tmp_path, cwd=tmp_path)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert any("latin1.py: error: not valid UTF-8" in l for l in lines)
+    assert any("nul.py: error: contains NUL bytes" in l for l in lines)
+    assert any("empty.py: note: empty file" in l for l in lines)
+    assert r.returncode == 0  # the empty file was checked and is clean
+    only_bad = cli("check", tmp_path / "latin1.py", cwd=tmp_path)
+    assert only_bad.returncode == 2  # nothing could be checked
+    missing = cli("check", tmp_path / "nope.py", cwd=tmp_path)
+    assert missing.returncode == 2 and "nope.py: error: no such file or directory" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_usage_errors_exit_2():
+    assert cli("check", "--format", "yaml", ".").returncode == 2
+    assert cli("rule", "FAB999").returncode == 2
+    r = cli("rule", "FAB001")
+    assert r.returncode == 0 and "## Fix safety" in r.stdout
+
+
+def test_cross_file_inference_from_the_common_root(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "factory.py").write_text(
+        "from lightning.fabric import Fabric\n\ndef make():\n    return Fabric(strategy='deepspeed')\n"
+    )
+    (tmp_path / "pkg" / "train.py").write_text(
+        "from pkg.factory import make\nfabric = make()\nm = fabric.setup(m)\no = fabric.setup_optimizers(o)\n"
+    )
+    r = cli("check", "--format", "json", tmp_path / "pkg", cwd=REPO)
+    rows = json.loads(r.stdout)
+    assert [(Path(x["filename"]).name, x["location"]["row"], x["severity"]) for x in rows] == [("train.py", 4, "error")]

@@ -23,6 +23,7 @@
     (fe2e-put 'publishes (vconcat (reverse fe2e-publishes)))
     (fe2e-put 'requests (vconcat (reverse fe2e-requests)))
     (fe2e-put 'menu (vconcat (reverse fe2e-menu)))
+    (fe2e-put 'prompts (vconcat (reverse fe2e-prompts)))
     (fe2e-put 'steps (vconcat (alist-get 'steps fe2e-result)))
     (with-temp-file (getenv "FABRIC_E2E_RESULT")
       (insert (json-encode fe2e-result)))))
@@ -69,8 +70,20 @@
               (dolist (a actions)
                 (push (list (cons 'title (plist-get a :title))
                             (cons 'kind (plist-get a :kind))
-                            (cons 'has_edit (if (plist-get a :edit) t :json-false)))
+                            (cons 'has_edit (if (plist-get a :edit) t :json-false))
+                            (cons 'preferred (if (eq (plist-get a :isPreferred) t) t :json-false)))
                       fe2e-menu))))
+
+;; More than one quickfix (the fix, "Disable FAB001 for this line"): eglot asks with
+;; completing-read.  The simulated user presses RET, taking the default eglot offers (the
+;; preferred action, else the first).
+(defvar fe2e-prompts nil)
+(advice-add 'completing-read :around
+            (lambda (orig prompt collection &optional predicate require-match initial hist def &rest rest)
+              (if (string-match-p "Pick an action" prompt)
+                  (progn (push (list (cons 'prompt prompt) (cons 'default def)) fe2e-prompts)
+                         (if (consp def) (car def) def))
+                (apply orig prompt collection predicate require-match initial hist def rest))))
 
 (defun fe2e-fab001 ()
   (cl-remove-if-not (lambda (d) (string-match-p "\\[FAB001\\]" (flymake-diagnostic-text d)))
@@ -119,7 +132,9 @@
     ;; one action of that kind eglot applies it without a menu.
     (let ((tick (buffer-modified-tick))
           (n (length fe2e-publishes)))
-      (eglot-code-actions (point) nil "quickfix" t)
+      ;; a keyboard user (not a mouse click): eglot then uses completing-read, not a popup menu
+      (let ((last-nonmenu-event ?\r))
+        (eglot-code-actions (point) nil "quickfix" t))
       (fe2e-wait "the quick fix to edit the buffer" (lambda () (/= tick (buffer-modified-tick))))
       (fe2e-step "edited")
       (save-buffer)

@@ -137,7 +137,10 @@ local function session()
     local choice
     for i, item in ipairs(items) do
       local action = item.action or item[2] -- 0.10+: {action=, ctx=}; 0.7-0.9: {client_id, action}
-      table.insert(R.menu, { title = action.title, kind = action.kind, has_edit = action.edit ~= nil })
+      table.insert(R.menu, {
+        title = action.title, kind = action.kind, has_edit = action.edit ~= nil,
+        preferred = action.isPreferred == true,
+      })
       if action.title == title and not choice then
         choice = i
       end

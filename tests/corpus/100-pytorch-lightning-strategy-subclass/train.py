@@ -1,0 +1,10 @@
+import torch
+from lightning.fabric import Fabric
+
+from strategies import TunedDeepSpeed
+
+fabric = Fabric(strategy=TunedDeepSpeed(), devices=4)
+fabric.launch()
+
+model = fabric.setup_module(torch.nn.Linear(10, 10))
+optimizer = fabric.setup_optimizers(torch.optim.Adam(model.parameters()))

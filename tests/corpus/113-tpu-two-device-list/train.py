@@ -1,0 +1,8 @@
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(accelerator="tpu", devices=[0, 1])
+fabric.launch()
+
+model = fabric.setup_module(torch.nn.Linear(10, 10))
+optimizer = fabric.setup_optimizers(torch.optim.Adam(model.parameters()))

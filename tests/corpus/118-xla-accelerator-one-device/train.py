@@ -1,0 +1,9 @@
+import torch
+from lightning.fabric import Fabric
+from lightning.fabric.accelerators import XLAAccelerator
+
+fabric = Fabric(accelerator=XLAAccelerator(), devices=1)
+fabric.launch()
+
+model = fabric.setup_module(torch.nn.Linear(10, 10))
+optimizer = fabric.setup_optimizers(torch.optim.Adam(model.parameters()))

@@ -6,7 +6,7 @@ applies; the server keeps running.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Optional
 
 from fabric_lsp.engine.model import Severity
@@ -21,6 +21,9 @@ class Options:
     report_unknown: bool = False
     certain_severity: str = "error"
     possible_severity: str = "warning"
+    #: The [tool.fabric-lsp] keys the editor set (select, ignore, severity, report-unknown,
+    #: exclude, extend-exclude, lightning-version), validated; they override pyproject.toml.
+    config_overrides: dict = field(default_factory=dict, hash=False)
 
     _keys = {
         "environmentPath": "environment_path",
@@ -59,6 +62,14 @@ class Options:
                 changes[attr] = value
             else:
                 problems.append(f"fabric-lsp: invalid value {value!r} for setting `{key}`; using the default")
+        from fabric_lsp.config import editor_overrides
+
+        overrides, more = editor_overrides({k: v for k, v in raw.items() if k != "reportUnknown"})
+        if "report_unknown" in changes:
+            overrides["report-unknown"] = changes["report_unknown"]
+        problems.extend(more)
+        if overrides:
+            changes["config_overrides"] = {**self.config_overrides, **overrides}
         return replace(self, **changes), problems
 
 

@@ -26,6 +26,7 @@ from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Span
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.config import PYPROJECT, Config, Resolver
 from fabric_lsp.options import Options
 from fabric_lsp.positions import Encoder
 
@@ -55,6 +56,8 @@ class FabricLanguageServer(LanguageServer):
         self.supports_resolve = False
         self.supports_document_changes = False
         self.root: Optional[str] = None
+        self.configs = Resolver()  # [tool.fabric-lsp] of the closest pyproject.toml
+        self.supports_watched_files = False
 
     # -- plumbing ------------------------------------------------------------------------------
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
@@ -66,6 +69,7 @@ class FabricLanguageServer(LanguageServer):
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
         self.analyzer = Analyzer(self.workspace_model, log=self.log_message)
+        self.configs = Resolver(self.workspace_model.environment_path)
 
     def _overlay(self, path: str) -> Optional[str]:
         uri = from_fs_path(path)
@@ -78,6 +82,7 @@ class FabricLanguageServer(LanguageServer):
 
     def severity(self, finding: Finding) -> types.DiagnosticSeverity:
         name = self.options.certain_severity if finding.extra.get("certain") else self.options.possible_severity
+        name = finding.extra.get("severity_override") or name  # a per-rule setting replaces both
         return {
             "error": types.DiagnosticSeverity.Error,
             "warning": types.DiagnosticSeverity.Warning,
@@ -103,6 +108,7 @@ class FabricLanguageServer(LanguageServer):
             version, text = doc.version, doc.source
             loop = asyncio.get_running_loop()
             findings = await loop.run_in_executor(self.executor, self._analyze, uri, text)
+            self.show_config_problems()
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way; never publish stale results
@@ -117,10 +123,27 @@ class FabricLanguageServer(LanguageServer):
             if self.tasks.get(uri) is asyncio.current_task():
                 self.tasks.pop(uri, None)
 
+    def config_for(self, path: Optional[str]) -> Config:
+        """pyproject.toml's [tool.fabric-lsp] for ``path``, with the editor's settings on top."""
+        return self.configs.for_path(path or self.root).with_overrides(self.options.config_overrides)
+
+    def show_config_problems(self) -> None:
+        for problem in self.configs.drain_problems():
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"fabric-lsp: {problem}"))
+
+    def reload_config(self) -> None:
+        """pyproject.toml changed: re-read it (by its new mtime) and re-publish every document."""
+        for uri in list(self.workspace.text_documents):
+            if not uri.endswith(PYPROJECT):
+                self.schedule(uri, delay=0)
+
     def _analyze(self, uri: str, text: str) -> list[Finding]:
         path = to_fs_path(uri) if uri.startswith("file:") else None
         try:
-            return self.analyzer.analyze(text, path)
+            config = self.config_for(path)
+            if path and config.is_excluded(path, root=config.root or self.root):
+                return []
+            return config.apply(self.analyzer.analyze(text, path))
         except RecursionError:
             self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
             return []
@@ -211,6 +234,8 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     ls.supports_resolve = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
     we = caps.workspace.workspace_edit if caps.workspace else None
     ls.supports_document_changes = bool(we and we.document_changes)
+    wf = caps.workspace.did_change_watched_files if caps.workspace else None
+    ls.supports_watched_files = bool(wf and wf.dynamic_registration)
     root_uri = None
     if params.workspace_folders:
         root_uri = params.workspace_folders[0].uri
@@ -232,6 +257,9 @@ async def did_change(ls: FabricLanguageServer, params: types.DidChangeTextDocume
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: FabricLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    if params.text_document.uri.endswith("/" + PYPROJECT):
+        ls.reload_config()
+        return
     if ls.workspace_model is not None:
         ls.workspace_model.invalidate(to_fs_path(params.text_document.uri))
     ls.schedule(params.text_document.uri, delay=0)
@@ -245,6 +273,24 @@ async def did_close(ls: FabricLanguageServer, params: types.DidCloseTextDocument
         task.cancel()
     ls.results.pop(uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: FabricLanguageServer, params: types.InitializedParams) -> None:
+    if not ls.supports_watched_files:
+        return  # the server still re-reads pyproject.toml on didSave and on its next analysis
+    options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}")])
+    registration = types.Registration(id="fabric-lsp-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+    try:
+        await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(registrations=[registration])), 10)
+    except Exception as exc:
+        ls.log_message(f"fabric-lsp: could not watch {PYPROJECT} ({type(exc).__name__}: {exc})", types.MessageType.Warning)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+async def did_change_watched_files(ls: FabricLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
+        ls.reload_config()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

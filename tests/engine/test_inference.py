@@ -425,3 +425,101 @@ def test_relative_import_of_strategy_subclass(tmp_path, analysed_env):
     )
     path = pkg / "train.py"
     assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(6, "error")]
+
+
+def test_argparse_choices_literal_click_and_tables(analysed_env):
+    src = '''
+    import argparse
+    from typing import Literal
+    import click
+    from lightning.fabric import Fabric
+    from lightning.fabric.strategies import DeepSpeedStrategy, DDPStrategy
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--strategy", default="ddp", choices=["ddp", "deepspeed", "fsdp"])
+    parser.add_argument("--free", default="deepspeed")
+    args = parser.parse_args()
+    fabric = Fabric(strategy=args.strategy)
+    opt = fabric.setup_optimizers(opt)
+    free = Fabric(strategy=args.free)
+    opt = free.setup_optimizers(opt)
+
+    def main(strategy: Literal["ddp", "deepspeed_stage_3"] = "ddp"):
+        fabric = Fabric(strategy=strategy)
+        opt = fabric.setup_optimizers(opt)
+
+    @click.command()
+    @click.option("--strategy", type=click.Choice(["xla", "ddp"]))
+    def cli(strategy):
+        fabric = Fabric(strategy=strategy)
+        opt = fabric.setup_optimizers(opt)
+
+    STRATS = {"ds": DeepSpeedStrategy, "ddp": DDPStrategy}
+    def table(cfg):
+        fabric = Fabric(strategy=STRATS[cfg.name]())
+        opt = fabric.setup_optimizers(opt)
+        fabric = Fabric(strategy=STRATS["ds"](stage=3))
+        opt = fabric.setup_optimizers(opt)
+    '''
+    findings = run(src, analysed_env)
+    got = [(f.span.start.line + 1, f.severity.value) for f in findings]
+    assert got == [(12, "warning"), (18, "warning"), (24, "warning"), (29, "warning"), (31, "error")]
+    assert '"deepspeed" from the choices of `--strategy`' in findings[0].message
+    assert "Literal" in findings[1].message and "click" in findings[2].message
+
+
+def test_overridden_method_in_subclass_and_equality_guards(analysed_env):
+    src = '''
+    import sys
+    from lightning.fabric import Fabric
+
+    class Base:
+        def make_strategy(self):
+            return "ddp"
+        def run(self):
+            fabric = Fabric(strategy=self.make_strategy())
+            opt = fabric.setup_optimizers(opt)
+
+    class Big(Base):
+        def make_strategy(self):
+            return "deepspeed"
+
+    strategy = "deepspeed" if sys.argv[1] == "ds" else "ddp"
+    fabric = Fabric(strategy=strategy)
+    if strategy == "ddp":
+        opt = fabric.setup_optimizers(opt)
+    if strategy not in ("ddp", "fsdp"):
+        opt = fabric.setup_optimizers(opt)
+    '''
+    assert severities(src, analysed_env) == [(9, "warning"), (20, "error")]
+
+
+def test_unknown_strategy_hint_when_asked():
+    src = program("fabric = Fabric(strategy=sys.argv[1])")
+    assert run(src) == []
+    findings = Analyzer(Workspace(), report_unknown=True).analyze(src)
+    assert [f.severity for f in findings] == [Severity.HINT]
+    assert "`sys.argv[1]`" in findings[0].message
+
+
+def test_hover_explains_strategy_and_chain():
+    from fabric_lsp.engine.model import Pos
+
+    src = textwrap.dedent(
+        """
+        import lightning as L
+
+        def train(fabric):
+            opt = fabric.setup_optimizers(opt)
+
+        if __name__ == "__main__":
+            fabric = L.Fabric(strategy="deepspeed_stage_3")
+            fabric.launch(train)
+        """
+    ).lstrip()
+    analyzer = Analyzer(Workspace())
+    text = analyzer.explain(src, None, Pos(3, 11))
+    assert text is not None
+    assert "certainly DeepSpeed/XLA" in text and "DeepSpeedStrategy" in text
+    assert "fabric.launch(train)" in text and ":7" in text
+    assert analyzer.explain(src, None, Pos(0, 1)) is None

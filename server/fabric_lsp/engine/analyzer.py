@@ -25,12 +25,18 @@ def noqa_codes(line: str) -> Optional[set[str]]:
 
 
 class Analyzer:
-    def __init__(self, workspace: Optional[Workspace] = None, rules=None, log: Callable[[str], None] = lambda m: None):
+    def __init__(
+        self,
+        workspace: Optional[Workspace] = None,
+        rules=None,
+        log: Callable[[str], None] = lambda m: None,
+        report_unknown: bool = False,
+    ):
         from fabric_lsp.rules import ALL_RULES, RuleContext
 
         self.workspace = workspace or Workspace()
         self.rules = list(rules) if rules is not None else list(ALL_RULES)
-        self.ctx = RuleContext(log=log)
+        self.ctx = RuleContext(log=log, report_unknown=report_unknown)
         self.workspace.log = log
 
     def analyze(self, text: str, path: Optional[str] = None) -> list[Finding]:
@@ -46,6 +52,17 @@ class Analyzer:
         findings = [f for f in findings if not _suppressed(module, f)]
         findings.sort(key=lambda f: (f.span.start, f.code))
         return findings
+
+
+    def explain(self, text: str, path: Optional[str], pos) -> Optional[str]:
+        """Markdown for hover: the strategy of the Fabric at ``pos`` and how it was inferred."""
+        from fabric_lsp.engine.explain import explain
+
+        module = ModuleInfo(text, path, self.workspace.module_name_for(path))
+        try:
+            return explain(module, Inference(self.workspace), pos)
+        except RecursionError:
+            return None
 
 
 def _suppressed(module: ModuleInfo, finding: Finding) -> bool:

@@ -14,6 +14,7 @@ Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_ST
 from __future__ import annotations
 
 import ast
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
@@ -34,6 +35,13 @@ MAX_STEPS = 4000
 MAX_SECONDS = 2.0
 #: At most this many alternatives are kept for one expression.
 MAX_ALTERNATIVES = 32
+
+
+#: Packages known by their qualified names only (the standard library, CLI and numeric
+#: libraries): their source is never loaded, so ``argparse.ArgumentParser`` stays a name.
+OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+    {"typing_extensions", "click", "typer", "jsonargparse", "torch", "numpy", "jax", "deepspeed", "transformers", "hydra", "omegaconf"}
+)
 
 
 class BudgetExceeded(Exception):
@@ -70,6 +78,7 @@ UNKNOWN = Unknown()
 class Const(Value):
     value: object
     origin: Optional[Origin] = None
+    note: str = ""  # where the value comes from, when not a plain literal (a CLI choice …)
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,7 @@ class Seq(Value):
 
     length: int
     items: tuple = ()
+    ctx: Optional["Ctx"] = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,26 @@ class ModuleRef(Value):
     module: ModuleInfo
 
 
+@dataclass(eq=False)
+class DictVal(Value):
+    """A dict display: its key and value expressions, evaluated lazily."""
+
+    node: ast.Dict
+    ctx: "Ctx"
+
+
+@dataclass(eq=False)
+class ArgParser(Value):
+    """An ``argparse``/``jsonargparse`` parser; ``parse_args()`` gives an :class:`ArgNamespace`."""
+
+    module: ModuleInfo
+
+
+@dataclass(eq=False)
+class ArgNamespace(Value):
+    module: ModuleInfo
+
+
 @dataclass(frozen=True)
 class StrategyChoice:
     """One strategy a Fabric may get. ``kind`` None means unknown."""
@@ -126,6 +156,7 @@ class StrategyInst(Value):
     kind: Kind
     class_name: str
     origin: Optional[Origin]
+    via: tuple = ()
 
 
 @dataclass(eq=False)
@@ -139,6 +170,18 @@ class FabricInst(Value):
     choices: tuple[StrategyChoice, ...]
     origin: Optional[Origin]  # the Fabric(...) call
     class_name: str = "Fabric"
+    #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
+    via: tuple = ()
+
+
+def with_step(values: list[Value], origin: Origin) -> list[Value]:
+    """Record that ``values`` flowed through ``origin`` (for explanations)."""
+    out: list[Value] = []
+    for v in values:
+        if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
+            v = FabricInst(v.choices, v.origin, v.class_name, v.via + (origin,))
+        out.append(v)
+    return out
 
 
 @dataclass(eq=False)
@@ -230,8 +273,10 @@ def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
                 return [Binding("unknown", stmt, target)], True
         return [], False
     if isinstance(stmt, ast.AnnAssign):
-        if stmt.value is not None and _binds(stmt.target, name):
-            return [Binding("assign", stmt, stmt.target, stmt.value)], True
+        if _binds(stmt.target, name):
+            if stmt.value is not None:
+                return [Binding("assign", stmt, stmt.target, stmt.value)], True
+            return [Binding("annotation", stmt, stmt.target)], False
         return [], False
     if isinstance(stmt, ast.AugAssign):
         if _binds(stmt.target, name):
@@ -348,17 +393,46 @@ class Inference:
         if isinstance(node, (ast.List, ast.Tuple)):
             if any(isinstance(e, ast.Starred) for e in node.elts):
                 return [UNKNOWN]
-            return [Seq(len(node.elts), tuple(node.elts))]
+            return [Seq(len(node.elts), tuple(node.elts), ctx)]
         if isinstance(node, ast.JoinedStr):
             return self.ev_fstring(node, ctx)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.ev_concat(node, ctx)
         if isinstance(node, ast.NamedExpr):
             return self.ev(node.value, ctx)
+        if isinstance(node, ast.Dict):
+            return [DictVal(node, ctx)]
+        if isinstance(node, ast.Subscript):
+            return self.ev_subscript(node, ctx)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             if isinstance(node.operand.value, (int, float)):
                 return [Const(-node.operand.value, Origin(m.span(node), m.segment(node), m.path))]
         return [Unknown(type(node).__name__)]
+
+    def ev_subscript(self, node: ast.Subscript, ctx: Ctx) -> list[Value]:
+        keys = None
+        key_vals = self.ev(node.slice, ctx)
+        if all(isinstance(k, Const) for k in key_vals):
+            keys = [k.value for k in key_vals]
+        out: list[Value] = []
+        for base in self.ev(node.value, ctx):
+            if isinstance(base, DictVal):
+                for k, v in zip(base.node.keys, base.node.values):
+                    if k is None:
+                        out.append(Unknown("dict unpacking"))
+                        continue
+                    if keys is not None and isinstance(k, ast.Constant) and k.value not in keys:
+                        continue
+                    out += self.ev(v, base.ctx)
+            elif isinstance(base, Seq):
+                items = list(base.items)
+                if keys is not None and all(isinstance(k, int) and -len(items) <= k < len(items) for k in keys):
+                    items = [items[k] for k in keys]
+                for item in items:
+                    out += self.ev(item, base.ctx or ctx)
+            else:
+                out.append(Unknown("subscript"))
+        return out or [Unknown("subscript")]
 
     # strings built from constants -----------------------------------------------------------
     def _const_strings(self, node: ast.AST, ctx: Ctx) -> Optional[list[str]]:
@@ -469,8 +543,16 @@ class Inference:
 
     def ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         m = ctx.module
+        in_class = isinstance(m.parents.get(b.node), ast.ClassDef)
+        if b.kind in ("assign", "annotation") and in_class and isinstance(b.node, ast.AnnAssign):
+            # a class field with a Literal[...] type (dataclass configs filled from a CLI)
+            literal = self.literal_values(b.node.annotation, ctx, f"field `{name}`")
+            if literal is not None:
+                return literal
         if b.kind == "assign":
-            return self.ev(b.value, ctx)
+            return with_step(self.ev(b.value, ctx), self._origin(b.node, m))
+        if b.kind == "annotation":
+            return [Unknown(f"`{name}` is only annotated")]
         if b.kind == "import":
             return self.ev_import(b.node, b.value, ctx)
         if b.kind == "def":
@@ -478,6 +560,30 @@ class Inference:
         if b.kind == "class":
             return [ClassRef(b.node, m)]
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
+
+    def _origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
+        return Origin(m.span(node), _short(m.segment(node)), m.path)
+
+    def literal_values(self, annotation: Optional[ast.AST], ctx: Ctx, what: str) -> Optional[list[Value]]:
+        """The values of a ``Literal[...]`` annotation (also inside ``Optional``/``Union``)."""
+        if annotation is None or not isinstance(annotation, ast.Subscript):
+            return None
+        head = self.ev(annotation.value, Ctx(ctx.module, (), ctx.depth))
+        names = {v.qualname for v in head if isinstance(v, QualRef)}
+        m = ctx.module
+        elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        if names & {"typing.Literal", "typing_extensions.Literal"}:
+            return [
+                Const(e.value, self._origin(e, m), f'"{e.value}" from `Literal[...]` of {what}')
+                for e in elts
+                if isinstance(e, ast.Constant)
+            ] or None
+        if names & {"typing.Optional", "typing.Union"}:
+            out: list[Value] = []
+            for e in elts:
+                out += self.literal_values(e, ctx, what) or []
+            return out or None
+        return None
 
     def ev_import(self, stmt: ast.AST, alias: ast.alias, ctx: Ctx) -> list[Value]:
         m = ctx.module
@@ -500,6 +606,8 @@ class Inference:
         top = qualname.split(".")[0]
         if top in facts.KNOWN_PACKAGES:
             return [QualRef(facts.canonical(qualname))]
+        if top in OPAQUE_PACKAGES:
+            return [QualRef(qualname)]  # known by name only: never loaded
         if self.workspace is None:
             return [Unknown(f"`{qualname}` is not analysed")]
         # a module of the workspace (or another installed package): find it with jedi
@@ -538,15 +646,18 @@ class Inference:
             return [Instance(ClassRef(cls, m))]
         out: list[Value] = []
         sites = list(self.call_sites(func, m, is_method, cls))
-        for site_args, site_ctx in sites:
+        for site_args, site_ctx, site_call in sites:
             expr = site_args.get(name, _MISSING)
             if expr is _MISSING:
                 out += self._param_default(func, name, ctx) or [Unknown("argument not passed")]
             elif expr is None:
                 out.append(Unknown("argument unpacked"))
             else:
-                out += self.ev(expr, site_ctx)
-        if not sites:
+                out += with_step(self.ev(expr, site_ctx), self._origin(site_call, m))
+        if not sites or self._escapes(func, m):
+            choices = self._param_choices(func, name, ctx)
+            if choices is not None:
+                return out + choices
             default = self._param_default(func, name, ctx)
             annotated = self._param_annotation(func, name, ctx)
             out += annotated
@@ -554,6 +665,61 @@ class Inference:
                 out += default + [Unknown("parameter filled by a caller not in view")]
             if not out:
                 out.append(Unknown(f"parameter `{name}`"))
+        return out
+
+    def _escapes(self, func: ast.AST, m: ModuleInfo) -> bool:
+        """Whether ``func`` is passed somewhere as a value (``CLI(main)``, callbacks …), so that
+        callers outside the module's own call sites fill its parameters."""
+        if isinstance(func, ast.Lambda):
+            return True
+        for use in m.name_loads.get(func.name, []):
+            parent = m.parents.get(use)
+            if isinstance(parent, ast.Call) and parent.func is use:
+                continue
+            if (
+                isinstance(parent, ast.Call)
+                and isinstance(parent.func, ast.Attribute)
+                and parent.func.attr == "launch"
+                and parent.args
+                and parent.args[0] is use
+            ):
+                continue
+            return True
+        return False
+
+    def _param_choices(self, func: ast.AST, name: str, ctx: Ctx) -> Optional[list[Value]]:
+        """Values a CLI may fill ``name`` with: ``Literal[...]`` or a click ``Choice``."""
+        for p in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs):
+            if p.arg == name:
+                literal = self.literal_values(p.annotation, ctx, f"parameter `{name}`")
+                if literal is not None:
+                    return literal
+        for deco in getattr(func, "decorator_list", ()):
+            if not isinstance(deco, ast.Call) or _callee_name(deco) not in ("option", "argument"):
+                continue
+            names = [a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            dest = next((n for n in names if n.isidentifier()), None)
+            if dest is None:
+                longs = [n for n in names if n.startswith("--")] or names
+                dest = longs[0].lstrip("-").replace("-", "_") if longs else None
+            if dest != name:
+                continue
+            for kw in deco.keywords:
+                if kw.arg == "type" and isinstance(kw.value, ast.Call) and _callee_name(kw.value) == "Choice" and kw.value.args:
+                    return self._choice_values(kw.value.args[0], ctx, f"the click choices of `{names[0]}`")
+        return None
+
+    def _choice_values(self, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
+        out: list[Value] = []
+        for seq in self.ev(expr, Ctx(ctx.module, (), ctx.depth)):
+            if isinstance(seq, Seq):
+                for item in seq.items:
+                    for v in self.ev(item, seq.ctx or ctx):
+                        if isinstance(v, Const):
+                            v = Const(v.value, v.origin, f'"{v.value}" from {what}')
+                        out.append(v)
+            else:
+                out.append(Unknown(f"choices of {what}"))
         return out
 
     def _param_default(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
@@ -579,8 +745,8 @@ class Inference:
         return []
 
     def call_sites(self, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
-        """Yield ({param name: argument expression | None when unpacked}, ctx) for each call of
-        ``func`` found in its module, including ``x.launch(func, *args)``."""
+        """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
+        call of ``func`` found in its module, including ``x.launch(func, *args)``."""
         if isinstance(func, ast.Lambda):
             return
         params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
@@ -597,7 +763,7 @@ class Inference:
             offset = 0
         for call in candidates:
             if any(isinstance(a, ast.Starred) for a in call.args):
-                yield {p: None for p in params[offset:]}, Ctx(m)
+                yield {p: None for p in params[offset:]}, Ctx(m), call
                 continue
             mapping: dict = {}
             for p, a in zip(params[offset:], call.args):
@@ -608,7 +774,7 @@ class Inference:
                         mapping.setdefault(p, None)
                 elif kw.arg in params or kw.arg in kwonly:
                     mapping[kw.arg] = kw.value
-            yield mapping, Ctx(m)
+            yield mapping, Ctx(m), call
         if is_method:
             return
         # fabric.launch(fn, *args) calls fn(fabric, *args)
@@ -628,7 +794,7 @@ class Inference:
                 for kw in call.keywords:
                     if kw.arg in params or kw.arg in kwonly:
                         mapping[kw.arg] = kw.value
-                yield mapping, Ctx(m)
+                yield mapping, Ctx(m), call
 
     # attributes ----------------------------------------------------------------------------
     def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:
@@ -652,9 +818,29 @@ class Inference:
             return self.instance_attribute(base, attr, ctx)
         if isinstance(base, ClassRef):
             return self.class_attribute(base, attr, ctx)
+        if isinstance(base, ArgNamespace):
+            return self.cli_option(base.module, attr, ctx)
         if isinstance(base, FabricInst) and attr in ("strategy", "_strategy"):
             return [Unknown("strategy of a Fabric")]
         return [Unknown(f"attribute `{attr}`")]
+
+    def cli_option(self, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
+        """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown."""
+        for call in m.calls_by_name.get("add_argument", []):
+            names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+            explicit = kwargs.get("dest")
+            if isinstance(explicit, ast.Constant):
+                option_dest = explicit.value
+            else:
+                longs = [n for n in names if n.startswith("--")] or names
+                option_dest = longs[0].lstrip("-").replace("-", "_") if longs else None
+            if option_dest != dest:
+                continue
+            if "choices" in kwargs:
+                return self._choice_values(kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{names[0] if names else dest}`")
+            return [Unknown(f"free command-line option `{names[0] if names else dest}`")]
+        return [Unknown(f"command-line option `{dest}`")]
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
         return module.tree is not None and bool(block_bindings(module.tree.body, name)[0])
@@ -677,7 +863,13 @@ class Inference:
                 if not isinstance(item, FUNC_TYPES):
                     continue
                 if item.name == attr:
-                    return [FuncRef(item, m, bound_self=inst)]
+                    found: list[Value] = [FuncRef(item, m, bound_self=inst)]
+                    if inst.call is None:  # `self`: a subclass may override the method
+                        for sub in self.subclasses(klass):
+                            for other in sub.node.body:
+                                if isinstance(other, FUNC_TYPES) and other.name == attr:
+                                    found.append(FuncRef(other, sub.module, bound_self=inst))
+                    return found
                 params = item.args.posonlyargs + item.args.args
                 if not params:
                     continue
@@ -698,7 +890,7 @@ class Inference:
                         if expr is None:
                             out.append(Unknown(f"`self.{attr}` unpacked"))
                         else:
-                            out += self.ev(expr, Ctx(m, env, ctx.depth))
+                            out += with_step(self.ev(expr, Ctx(m, env, ctx.depth)), self._origin(node, m))
             if out:
                 return out
             bindings, _ = block_bindings(klass.node.body, attr)
@@ -707,6 +899,19 @@ class Inference:
             if out:
                 return out
         return [Unknown(f"attribute `{attr}`")]
+
+    def subclasses(self, cls: ClassRef) -> list[ClassRef]:
+        """Classes of the same module deriving (at any depth) from ``cls``."""
+        m = cls.module
+        if m.tree is None:
+            return []
+        out: list[ClassRef] = []
+        for node in ast.walk(m.tree):
+            if isinstance(node, ast.ClassDef) and node is not cls.node and node.bases:
+                ref = ClassRef(node, m)
+                if any(k.node is cls.node for k in self.mro(ref)[1:]):
+                    out.append(ref)
+        return out
 
     def mro(self, cls: ClassRef) -> list[ClassRef]:
         seen: list[ClassRef] = []
@@ -729,6 +934,11 @@ class Inference:
             return [UNKNOWN]
         if isinstance(func, ast.Name) and func.id == "super":
             return [UNKNOWN]
+        if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args", "parse_object"):
+            parsers = [v for v in self.ev(func.value, ctx) if isinstance(v, ArgParser)]
+            if parsers:
+                ns = ArgNamespace(parsers[0].module)
+                return [Seq(2, (), ctx), ns] if func.attr == "parse_known_args" else [ns]
         out: list[Value] = []
         for callee in self.ev(func, ctx):
             out += self.call_value(callee, node, ctx)
@@ -748,6 +958,8 @@ class Inference:
                 return [AcceleratorInst(True, origin)]
             if q.startswith("lightning.fabric.accelerators."):
                 return [AcceleratorInst(False, origin)]
+            if q in ("argparse.ArgumentParser", "jsonargparse.ArgumentParser"):
+                return [ArgParser(m)]
             if q.startswith(facts.FOREIGN_PREFIXES):
                 return [Unknown(f"`{q}` is not one of Fabric's classes")]
             return [Unknown(f"call of `{q}`")]
@@ -820,7 +1032,7 @@ class Inference:
             if ret.value is None:
                 out.append(Const(None))
             else:
-                out += self.ev(ret.value, fctx)
+                out += with_step(self.ev(ret.value, fctx), self._origin(ret, callee.module))
         return out or [Const(None)]
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
@@ -873,14 +1085,14 @@ class Inference:
             if text == facts.AUTO_STRATEGY:
                 return list(self.auto_choices(kwargs, ctx, v.origin))
             kind = facts.strategy_kind_of_string(text)
-            label = f'strategy="{v.value}"'
+            label = v.note or f'strategy="{v.value}"'
             if kind is None:
                 return [StrategyChoice(None, label, "?", v.origin)]
             if kind is Kind.FSDP and text == "fsdp" and self._is_tpu(kwargs.get("accelerator"), ctx) == [True]:
                 kind = Kind.XLA_FSDP
             return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
         if isinstance(v, Unknown):
-            return [StrategyChoice(None, v.reason or "unknown strategy", "?")]
+            return [StrategyChoice(None, f"`{_short(ctx.module.segment(expr), 40)}` is not known statically", "?")]
         return [StrategyChoice(None, "strategy of unknown kind", "?")]
 
     def _is_tpu(self, expr: Optional[ast.AST], ctx: Ctx) -> list[Optional[bool]]:
@@ -959,6 +1171,11 @@ def _attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: st
                     return _attr_target_value(t, value.elts[i], self_name, attr)
                 return None
     return _MISSING
+
+
+def _callee_name(call: ast.Call) -> Optional[str]:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _returns(func: ast.AST) -> Iterable[ast.Return]:

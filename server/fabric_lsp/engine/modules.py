@@ -55,6 +55,15 @@ class ModuleInfo:
         return index
 
     @cached_property
+    def name_loads(self) -> dict[str, list[ast.Name]]:
+        index: dict[str, list[ast.Name]] = {}
+        if self.tree is not None:
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    index.setdefault(n.id, []).append(n)
+        return index
+
+    @cached_property
     def _local_names(self) -> dict[ast.AST, set[str]]:
         return {}
 

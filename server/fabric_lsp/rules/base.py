@@ -31,6 +31,8 @@ class Example:
 @dataclass
 class RuleContext:
     log: Callable[[str], None] = lambda msg: None
+    #: report a hint where a Fabric's strategy cannot be determined statically
+    report_unknown: bool = False
 
 
 class Rule:

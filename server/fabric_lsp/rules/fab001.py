@@ -244,9 +244,24 @@ class FAB001(Rule):
             return None
         choices: list[StrategyChoice] = [c for f in fabrics for c in f.choices]
         choices += [StrategyChoice(None, "receiver of unknown type", "?") for v in values if isinstance(v, Unknown)]
-        choices = narrow_by_guards(module, call, receiver, choices)
+        choices = narrow_by_guards(module, call, receiver, choices, inference)
         raising = [c for c in choices if c.kind is not None and c.kind.raises_on_separated_setup]
         if not raising:
+            unknown = [c for c in choices if c.kind is None]
+            if ctx.report_unknown and unknown:
+                rcv = module.segment(receiver)
+                why = "; ".join(dict.fromkeys(c.label for c in unknown))
+                return Finding(
+                    code=self.code,
+                    severity=Severity.HINT,
+                    message=(
+                        f"The strategy of `{rcv}` cannot be determined statically ({why}); if it can be "
+                        f"DeepSpeed or XLA, `{rcv}.setup_optimizers(...)` raises: prefer `{rcv}.setup(model, optimizer)`."
+                    ),
+                    span=module.span(call),
+                    url=self.url,
+                    extra={"certain": False, "unknown": True},
+                )
             return None
         certain = len(raising) == len(choices)
         kinds = {c.kind for c in choices}
@@ -322,9 +337,38 @@ def _isinstance_guard(test: ast.AST, receiver: ast.AST):
     return None
 
 
-def narrow_by_guards(module: ModuleInfo, call: ast.Call, receiver: ast.AST, choices: list[StrategyChoice]) -> list[StrategyChoice]:
-    """Drop the strategies an enclosing ``isinstance(fabric.strategy, ...)`` test rules out."""
+def _compare_guard(test: ast.AST):
+    """``X == "ddp"`` / ``X != ...`` / ``X in ("a", "b")``: (X, allowed values, polarity)."""
+    negate = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negate = not negate
+        test = test.operand
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    if isinstance(right, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+        values = {right.value}
+    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and isinstance(op, (ast.In, ast.NotIn)):
+        if not all(isinstance(e, ast.Constant) for e in right.elts):
+            return None
+        values = {e.value for e in right.elts}
+    else:
+        return None
+    if isinstance(op, (ast.NotEq, ast.NotIn)):
+        negate = not negate
+    norm = {v.strip().lower() if isinstance(v, str) else v for v in values}
+    return left, norm, negate
+
+
+def narrow_by_guards(
+    module: ModuleInfo, call: ast.Call, receiver: ast.AST, choices: list[StrategyChoice], inference: Optional[Inference] = None
+) -> list[StrategyChoice]:
+    """Drop the strategies an enclosing test rules out: ``isinstance(fabric.strategy, ...)``, or
+    ``strategy == "ddp"`` on the variable the strategy came from."""
     from fabric_lsp import facts
+    from fabric_lsp.engine.infer import Const
 
     child: ast.AST = call
     parent = module.parents.get(call)
@@ -345,5 +389,17 @@ def narrow_by_guards(module: ModuleInfo, call: ast.Call, receiver: ast.AST, choi
                     choices = [c for c in choices if c.kind in kinds or c.kind is None]
                 else:
                     choices = [c for c in choices if c.kind not in kinds]
+            compare = _compare_guard(parent.test) if inference is not None else None
+            if compare is not None:
+                expr, values, negate = compare
+                in_body = any(child is s for s in parent.body)
+                must_match = in_body != negate
+                excluded = set()
+                for v in inference.evaluate(expr, module):
+                    if isinstance(v, Const) and v.origin is not None:
+                        value = v.value.strip().lower() if isinstance(v.value, str) else v.value
+                        if (value in values) != must_match:
+                            excluded.add((v.origin.path, v.origin.span))
+                choices = [c for c in choices if c.origin is None or (c.origin.path, c.origin.span) not in excluded]
         child, parent = parent, module.parents.get(parent)
     return choices

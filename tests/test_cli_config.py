@@ -1,0 +1,442 @@
+"""[tool.fabric-lsp] in pyproject.toml configures `fabric-lsp check` and the language server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from fabric_lsp.config import LATEST_LIGHTNING, Config, Resolver, editor_overrides, load
+from fabric_lsp.engine.model import Severity
+
+TIMEOUT = 20
+
+DEEPSPEED = """\
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+model = torch.nn.Linear(4, 4)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+MAYBE_DEEPSPEED = DEEPSPEED.replace('strategy="deepspeed_stage_3"', 'strategy="deepspeed" if USE_DS else "ddp"')
+
+CLEAN = """\
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="fsdp")
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content) if name.endswith(".toml") else content, encoding="utf-8")
+    return root
+
+
+def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("FABRIC_LSP_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def check_json(cwd: Path, *args: str) -> tuple[list[dict], subprocess.CompletedProcess]:
+    proc = run(cwd, "--format", "json", *args)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout), proc
+
+
+# -- the loader ------------------------------------------------------------------------------------
+
+
+def test_defaults_without_pyproject(tmp_path):
+    config = Resolver().for_path(str(tmp_path / "x.py"))
+    assert config.source is None
+    assert config.is_enabled("FAB001")
+    assert config.severity_override("FAB001") is None
+    assert config.report_unknown is False
+    assert config.effective_lightning_version  # installed one, else the latest known
+    assert Config(lightning_version="2.4").effective_lightning_version == "2.4"
+
+
+def test_lightning_version_default_is_installed_else_latest(tmp_path):
+    venv = tmp_path / "venv"
+    dist = venv / "lib" / "python3.11" / "site-packages" / "lightning-2.3.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: lightning\nVersion: 2.3.1\n")
+    assert Config(environment_path=str(venv)).effective_lightning_version == "2.3.1"
+    empty = tmp_path / "empty"
+    (empty / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    assert Config(environment_path=str(empty)).effective_lightning_version == LATEST_LIGHTNING
+
+
+def test_all_keys(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": """
+                [project]
+                name = "demo"
+
+                [tool.fabric-lsp]
+                select = ["FAB"]
+                ignore = []
+                severity = { FAB001 = "Warning" }
+                report-unknown = true
+                exclude = ["build/"]
+                extend-exclude = ["legacy/", "*_pb2.py"]
+                lightning-version = "2.5.1"
+            """
+        },
+    )
+    config, problems = load(str(tmp_path / "pyproject.toml"))
+    assert problems == []
+    assert config.select == ("FAB",)
+    assert config.severity_override("FAB001") is Severity.WARNING
+    assert config.report_unknown is True
+    assert config.lightning_version == config.effective_lightning_version == "2.5.1"
+    assert config.is_excluded(str(tmp_path / "build" / "a.py"))
+    assert config.is_excluded(str(tmp_path / "src" / "legacy" / "a.py"))
+    assert config.is_excluded(str(tmp_path / "src" / "api_pb2.py"))
+    assert not config.is_excluded(str(tmp_path / "src" / "train.py"))
+    # exclude replaces the defaults: hidden folders are no longer excluded
+    assert not config.is_excluded(str(tmp_path / ".ci" / "a.py"))
+
+
+def test_select_ignore_prefixes_most_specific_wins():
+    assert not Config(ignore=("FAB",)).is_enabled("FAB001")
+    assert Config(select=("FAB001",), ignore=("FAB",)).is_enabled("FAB001")
+    assert not Config(select=("FAB",), ignore=("FAB001",)).is_enabled("FAB001")
+    assert not Config(select=("FAB0",), ignore=("FAB00",)).is_enabled("FAB001")
+    assert Config(select=("ALL",)).is_enabled("FAB001")
+    assert not Config(select=()).is_enabled("FAB001")
+
+
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('select = "FAB001"', "select"),
+        ('select = ["NOPE1"]', "select"),
+        ("ignore = [1]", "ignore"),
+        ('severity = { FAB001 = "fatal" }', "severity"),
+        ('severity = { XYZ = "error" }', "severity"),
+        ('severity = "error"', "severity"),
+        ('report-unknown = "yes"', "report-unknown"),
+        ('exclude = "build"', "exclude"),
+        ("extend-exclude = [1, 2]", "extend-exclude"),
+        ('lightning-version = "latest"', "lightning-version"),
+        ("lightning-version = 2.4", "lightning-version"),
+        ("colour = true", "colour"),
+    ],
+)
+def test_invalid_value_names_key_and_file_and_defaults_apply(tmp_path, line, key):
+    write(tmp_path, {"pyproject.toml": f'[tool.fabric-lsp]\nselect = ["FAB"]\n{line}\n' if not line.startswith("select") else f"[tool.fabric-lsp]\n{line}\n"})
+    path = str(tmp_path / "pyproject.toml")
+    config, problems = load(path)
+    assert len(problems) == 1, problems
+    assert f"`{key}`" in problems[0] and path in problems[0]
+    default = Config(source=path)
+    attr = key.replace("-", "_")
+    if hasattr(default, attr):
+        assert getattr(config, attr) == getattr(default, attr)
+    assert config.is_enabled("FAB001")  # the rest of the configuration still applies
+
+
+def test_invalid_toml_names_file(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[tool.fabric-lsp]\nselect = [\n"})
+    config, problems = load(str(tmp_path / "pyproject.toml"))
+    assert config is not None and config.is_enabled("FAB001")
+    assert len(problems) == 1 and "pyproject.toml" in problems[0] and "invalid TOML" in problems[0]
+
+
+def test_closest_pyproject_with_table_wins(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\n',
+            "pkg/pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "information" }\n',
+            "pkg/notable/pyproject.toml": '[project]\nname = "x"\n',  # no table: passed over
+        },
+    )
+    resolver = Resolver()
+    assert resolver.for_path(str(tmp_path / "a.py")).severity_override("FAB001") is Severity.HINT
+    assert resolver.for_path(str(tmp_path / "pkg" / "a.py")).severity_override("FAB001") is Severity.INFORMATION
+    assert resolver.for_path(str(tmp_path / "pkg" / "notable" / "a.py")).source == str(tmp_path / "pkg" / "pyproject.toml")
+
+
+def test_resolver_rereads_changed_file_and_reports_problems_once(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nselect = ["BAD"]\n'})
+    resolver = Resolver()
+    resolver.for_path(str(tmp_path / "a.py"))
+    resolver.for_path(str(tmp_path / "b.py"))
+    assert len(resolver.drain_problems()) == 1
+    (tmp_path / "pyproject.toml").write_text('[tool.fabric-lsp]\nignore = ["FAB001"]\n')
+    os.utime(tmp_path / "pyproject.toml", ns=(1, 1))
+    assert not resolver.for_path(str(tmp_path / "a.py")).is_enabled("FAB001")
+    assert resolver.drain_problems() == []
+
+
+def test_editor_overrides_validate_camel_case():
+    values, problems = editor_overrides({"extendExclude": ["x/"], "lightningVersion": "2.6", "reportUnknown": 3, "other": 1})
+    assert values == {"extend-exclude": ("x/",), "lightning-version": "2.6"}
+    assert len(problems) == 1 and "`reportUnknown`" in problems[0]
+    config = Config(severity=(("FAB001", "hint"),)).with_overrides({"severity": (("FAB001", "warning"),)})
+    assert config.severity_override("FAB001") is Severity.WARNING
+
+
+# -- the CLI ---------------------------------------------------------------------------------------
+
+
+def test_cli_ignore_and_select(tmp_path):
+    write(tmp_path, {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'})
+    proc = run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "All checks passed (1 file)" in proc.stdout
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nselect = ["FAB001"]\nignore = ["FAB"]\n'})
+    findings, proc = check_json(tmp_path)
+    assert proc.returncode == 1 and [f["code"] for f in findings] == ["FAB001"]
+
+
+def test_cli_severity_override_replaces_certain_and_possible(tmp_path):
+    write(tmp_path, {"certain.py": DEEPSPEED, "possible.py": MAYBE_DEEPSPEED})
+    findings, _ = check_json(tmp_path)
+    assert {f["filename"]: f["severity"] for f in findings} == {"certain.py": "error", "possible.py": "warning"}
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "information" }\n'})
+    findings, proc = check_json(tmp_path)
+    assert {f["filename"]: f["severity"] for f in findings} == {"certain.py": "information", "possible.py": "information"}
+    assert proc.returncode == 1  # findings of any severity are findings
+
+
+def test_cli_per_file_config_closest_wins(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB = "hint" }\n',
+            "a/train.py": DEEPSPEED,
+            "b/pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n',
+            "b/train.py": DEEPSPEED,
+        },
+    )
+    findings, _ = check_json(tmp_path)
+    assert [(f["filename"], f["severity"]) for f in findings] == [(os.path.join("a", "train.py"), "hint")]
+
+
+def test_cli_exclude_extend_exclude_and_gitignore(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.fabric-lsp]\nextend-exclude = ["legacy/", "gen_*.py"]\n',
+            ".gitignore": "ignored_dir/\n*_local.py\n!keep_local.py\n",
+            "src/train.py": DEEPSPEED,
+            "src/gen_model.py": DEEPSPEED,
+            "legacy/old.py": DEEPSPEED,
+            "ignored_dir/x.py": DEEPSPEED,
+            "src/scratch_local.py": DEEPSPEED,
+            "src/keep_local.py": DEEPSPEED,
+            "src/sub/.gitignore": "deep.py\n",
+            "src/sub/deep.py": DEEPSPEED,
+            ".hidden/x.py": DEEPSPEED,
+            "venv/lib/x.py": DEEPSPEED,
+        },
+    )
+    findings, _ = check_json(tmp_path)
+    names = sorted(f["filename"].replace(os.sep, "/") for f in findings)
+    assert names == ["src/keep_local.py", "src/train.py"]
+    findings, _ = check_json(tmp_path, "--no-respect-gitignore")
+    names = sorted(f["filename"].replace(os.sep, "/") for f in findings)
+    assert names == ["ignored_dir/x.py", "src/keep_local.py", "src/scratch_local.py", "src/sub/deep.py", "src/train.py"]
+
+
+def test_cli_explicit_paths_and_force_exclude(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nextend-exclude = ["legacy/"]\n', "legacy/old.py": DEEPSPEED})
+    # named on the command line: checked (the folder, and the file), as ruff does
+    assert run(tmp_path, "legacy").returncode == 1
+    assert run(tmp_path, "legacy/old.py").returncode == 1
+    # --force-exclude (the pre-commit hook's flag) applies exclude to named files too
+    proc = run(tmp_path, "--force-exclude", "legacy/old.py")
+    assert proc.returncode == 0, proc.stdout
+    assert "excluded" in proc.stderr
+
+
+def test_cli_invalid_value_warns_and_defaults_apply(tmp_path):
+    write(tmp_path, {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "fatal" }\nignore = "FAB001"\n'})
+    proc = run(tmp_path)
+    assert proc.returncode == 1  # defaults: FAB001 is on, and an error
+    assert "FAB001 [error]" in proc.stdout
+    warnings = [line for line in proc.stderr.splitlines() if "pyproject.toml" in line]
+    assert len(warnings) == 2, proc.stderr
+    assert any("`severity`" in w for w in warnings) and any("`ignore`" in w for w in warnings)
+    assert all(str(tmp_path / "pyproject.toml") in w for w in warnings)
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_stdin_filename_selects_config(tmp_path):
+    write(tmp_path, {"pkg/pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "warning" }\n'})
+    proc = run(tmp_path, "--format", "json", "--stdin-filename", "pkg/train.py", "-", stdin=DEEPSPEED)
+    findings = json.loads(proc.stdout)
+    assert proc.returncode == 1 and findings[0]["severity"] == "warning"
+    assert findings[0]["filename"] == os.path.join("pkg", "train.py")
+
+
+def test_cli_show_settings(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nlightning-version = "2.2"\nreport-unknown = true\n'})
+    proc = run(tmp_path, "--show-settings", "train.py")
+    settings = json.loads(proc.stdout)
+    assert proc.returncode == 0
+    assert settings["lightning-version"] == "2.2" and settings["report-unknown"] is True
+    assert settings["source"] == str(tmp_path / "pyproject.toml")
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fabric_lsp"]))
+async def client(lsp_client: LanguageClient):
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(ls, params: types.RegistrationParams):
+        ls.registrations.extend(params.registrations)
+
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), TIMEOUT)
+
+
+async def start(client: LanguageClient, root: Path, options: dict | None = None, watch: bool = True) -> None:
+    caps = client_capabilities("neovim@v0.11.0")
+    if caps.workspace is None:
+        caps.workspace = types.WorkspaceClientCapabilities()
+    caps.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=watch)
+    params = types.InitializeParams(
+        capabilities=caps,
+        root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+        initialization_options={"debounceMs": 0, **(options or {})},
+    )
+    await asyncio.wait_for(client.initialize_session(params), TIMEOUT)
+
+
+def open_file(client: LanguageClient, path: Path) -> str:
+    uri = path.as_uri()
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, path.read_text())))
+    return uri
+
+
+async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    async def poll():
+        while uri not in client.diagnostics:
+            await asyncio.sleep(0.02)
+        return list(client.diagnostics[uri])
+
+    return await asyncio.wait_for(poll(), TIMEOUT)
+
+
+async def republished(client: LanguageClient, uri: str, trigger) -> list[types.Diagnostic]:
+    client.diagnostics.pop(uri, None)
+    trigger()
+    return await diagnostics(client, uri)
+
+
+@pytest.mark.asyncio
+async def test_server_uses_pyproject_and_rereads_it_when_watched_file_changes(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\n'})
+    await start(client, project)
+    uri = open_file(client, project / "train.py")
+    diags = await diagnostics(client, uri)
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Hint)]
+
+    # the server asked to be told about pyproject.toml changes
+    async def registered():
+        while not client.registrations:
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(registered(), TIMEOUT)
+    reg = client.registrations[0]
+    assert reg.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert [w["globPattern"] for w in reg.register_options["watchers"]] == ["**/pyproject.toml"]
+
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text('[tool.fabric-lsp]\nignore = ["FAB001"]\n')
+    change = types.DidChangeWatchedFilesParams([types.FileEvent(pyproject.as_uri(), types.FileChangeType.Changed)])
+    diags = await republished(client, uri, lambda: client.workspace_did_change_watched_files(change))
+    assert diags == []
+
+    # didSave of pyproject.toml (clients without file watching) re-reads it too
+    pyproject.write_text('[tool.fabric-lsp]\nseverity = { FAB001 = "warning" }\n')
+    save = types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(pyproject.as_uri()))
+    diags = await republished(client, uri, lambda: client.text_document_did_save(save))
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Warning)]
+
+
+@pytest.mark.asyncio
+async def test_server_editor_settings_override_file(client: LanguageClient, tmp_path):
+    project = write(
+        tmp_path / "proj",
+        {"train.py": DEEPSPEED, "maybe.py": MAYBE_DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'},
+    )
+    await start(client, project, {"ignore": [], "severity": {"FAB001": "information"}})
+    for name in ("train.py", "maybe.py"):
+        diags = await diagnostics(client, open_file(client, project / name))
+        assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Information)]
+    uri = (project / "train.py").as_uri()
+    settings = types.DidChangeConfigurationParams(settings={"fabric-lsp": {"select": ["FAB001"], "ignore": ["FAB001"]}})
+    diags = await republished(client, uri, lambda: client.workspace_did_change_configuration(settings))
+    assert diags == []
+
+
+@pytest.mark.asyncio
+async def test_server_invalid_pyproject_value_shows_message_and_keeps_running(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "loud" }\n'})
+    await start(client, project, watch=False)
+    diags = await diagnostics(client, open_file(client, project / "train.py"))
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Error)]  # the default
+
+    async def message():
+        while not client.messages:
+            await asyncio.sleep(0.02)
+        return client.messages
+
+    messages = await asyncio.wait_for(message(), TIMEOUT)
+    assert len(messages) == 1
+    assert "`severity`" in messages[0].message and str(project / "pyproject.toml") in messages[0].message
+    assert client.registrations == []  # no dynamic registration offered: none attempted
+    # still serving: a second document is analysed
+    (project / "clean.py").write_text(CLEAN)
+    assert await diagnostics(client, open_file(client, project / "clean.py")) == []
+    assert len(client.messages) == 1  # reported once, not on every analysis
+
+
+@pytest.mark.asyncio
+async def test_server_respects_exclude(client: LanguageClient, tmp_path):
+    project = write(
+        tmp_path / "proj",
+        {"generated/train.py": DEEPSPEED, "train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nextend-exclude = ["generated/"]\n'},
+    )
+    await start(client, project)
+    assert await diagnostics(client, open_file(client, project / "generated" / "train.py")) == []
+    assert len(await diagnostics(client, open_file(client, project / "train.py"))) == 1

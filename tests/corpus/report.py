@@ -130,8 +130,9 @@ def _ratio(num: int, den: int) -> str:
     return f"{num / den:.3f}" if den else "  n/a"
 
 
-def summarize(outcomes: list[Outcome], out=sys.stdout) -> dict:
+def summarize(outcomes: list[Outcome], out=None) -> dict:
     """Print the per-label table, the overall figures and the mismatches; return the figures."""
+    out = out or sys.stdout
     rows = {}
     header = f"{'label':<9} {'cases':>5} {'exact':>5} {'expect':>6} {'found':>5} {'TP':>4} {'FP':>4} {'FN':>4} {'sev≠':>4} {'precision':>9} {'recall':>7}"
     print(header, file=out)

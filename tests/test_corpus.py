@@ -1,0 +1,200 @@
+"""The labelled corpus (``tests/corpus/``): every project's findings must equal its ``expected.json``.
+
+Each project is analysed twice:
+
+* ``no-lightning``: ``Workspace(root=<project>, environment_path=None)``: jedi falls back to the
+  interpreter running the tests (the project venv, which has no ``lightning``);
+* ``lightning``: the analysed environment is ``tests/.artifacts/venv-lightning``, a venv with
+  ``lightning==2.6.6`` installed without dependencies (no torch: jedi only reads the source). The
+  session fixture builds it when missing; under CI (``CI=true``) a failed build is a test failure,
+  never a skip.
+
+The expectation is what Lightning does (``shared/lightning-fabric-facts.md``), not what the engine
+outputs today. Cases the engine gets wrong are listed in :data:`KNOWN_FAILURES` and marked
+``xfail(strict=True)``: once the engine is fixed they turn into failures, and the entry must go.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+CORPUS = TESTS / "corpus"
+LIGHTNING_VENV = TESTS / ".artifacts" / "venv-lightning"
+LIGHTNING_VERSION = "2.6.6"
+BUILD_TIMEOUT = 600
+
+_spec = importlib.util.spec_from_file_location("fabric_lsp_corpus_report", CORPUS / "report.py")
+report = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = report  # dataclasses look their module up by name
+_spec.loader.exec_module(report)
+
+CASES = report.load_cases(CORPUS)
+ENVIRONMENTS = ("no-lightning", "lightning")
+
+#: Cases the engine gets wrong today (in both analysed environments): name → what goes wrong.
+KNOWN_FAILURES: dict[str, str] = {}
+
+#: Cases the engine gets wrong in one analysed environment only.
+KNOWN_FAILURES_BY_ENV: dict[str, dict[str, str]] = {"no-lightning": {}, "lightning": {}}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+# --------------------------------------------------------------------------------------------
+# The analysed environment with lightning
+# --------------------------------------------------------------------------------------------
+
+
+def _venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _has_lightning(venv: Path) -> bool:
+    if not _venv_python(venv).exists():
+        return False
+    found = list(venv.glob(f"lib/python*/site-packages/lightning-{LIGHTNING_VERSION}.dist-info")) + list(
+        venv.glob(f"Lib/site-packages/lightning-{LIGHTNING_VERSION}.dist-info")
+    )
+    sources = list(venv.glob("lib/python*/site-packages/lightning/fabric/fabric.py")) + list(
+        venv.glob("Lib/site-packages/lightning/fabric/fabric.py")
+    )
+    return bool(found and sources)
+
+
+def _build_lightning_venv(venv: Path) -> None:
+    """(Re)create the venv and install lightning into it. Also touches the marker file that
+    ``tests/conftest.py``'s builder of the same venv checks, so the two never rebuild each other's."""
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--clear", str(venv)],
+        check=True, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+    )
+    subprocess.run(
+        [str(_venv_python(venv)), "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q",
+         f"lightning=={LIGHTNING_VERSION}"],
+        check=True, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+    )
+    if _has_lightning(venv):
+        (venv / f".lightning-{LIGHTNING_VERSION}").touch()
+
+
+@pytest.fixture(scope="session")
+def lightning_environment() -> str:
+    """Path of a venv whose site-packages hold lightning 2.6.6 (built once, then reused)."""
+    if not _has_lightning(LIGHTNING_VENV):
+        try:
+            _build_lightning_venv(LIGHTNING_VENV)
+        except (OSError, subprocess.SubprocessError) as exc:
+            detail = getattr(exc, "stderr", "") or ""
+            message = f"could not build {LIGHTNING_VENV} with lightning=={LIGHTNING_VERSION}: {exc}\n{detail[-3000:]}"
+            if _in_ci():
+                pytest.fail(message)  # never a silent skip in CI
+            pytest.skip(message)
+        if not _has_lightning(LIGHTNING_VENV):
+            message = f"{LIGHTNING_VENV} was built but holds no lightning {LIGHTNING_VERSION}"
+            if _in_ci():
+                pytest.fail(message)
+            pytest.skip(message)
+    return str(LIGHTNING_VENV)
+
+
+@pytest.fixture(scope="session")
+def environment_for(request):
+    def get(name: str):
+        if name == "lightning":
+            return request.getfixturevalue("lightning_environment")
+        return None
+
+    return get
+
+
+@functools.lru_cache(maxsize=None)
+def _outcome(case_name: str, environment_path):
+    case = next(c for c in CASES if c.name == case_name)
+    return report.run_case(case, environment_path)
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus itself
+# --------------------------------------------------------------------------------------------
+
+
+def _params():
+    for env in ENVIRONMENTS:
+        for case in CASES:
+            reason = KNOWN_FAILURES.get(case.name) or KNOWN_FAILURES_BY_ENV[env].get(case.name)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            yield pytest.param(env, case.name, id=f"{env}-{case.name}", marks=marks)
+
+
+@pytest.mark.parametrize("env,case_name", list(_params()))
+def test_corpus_case(env, case_name, environment_for):
+    outcome = _outcome(case_name, environment_for(env))
+    assert outcome.actual == outcome.case.expected, "\n".join(
+        [f"{case_name} [{env}] ({outcome.case.label}): {outcome.case.note}", *outcome.describe()]
+    )
+
+
+def test_known_failures_name_real_cases():
+    names = {c.name for c in CASES}
+    listed = set(KNOWN_FAILURES) | {n for d in KNOWN_FAILURES_BY_ENV.values() for n in d}
+    assert listed <= names, f"KNOWN_FAILURES names no corpus project: {sorted(listed - names)}"
+    assert set(KNOWN_FAILURES_BY_ENV) == set(ENVIRONMENTS)
+
+
+def test_corpus_shape():
+    """At least 60 projects, every label present, every expectation well formed."""
+    assert len(CASES) >= 60
+    assert {c.label for c in CASES} == set(report.LABELS)
+    for case in CASES:
+        files = {f.relative_to(case.path).as_posix(): f for f in case.files()}
+        assert files, f"{case.name}: no .py file"
+        assert case.note.strip(), f"{case.name}: no note"
+        severities = set(case.expected.values())
+        assert severities <= {"error", "warning"}, case.name
+        if case.label == "certain":
+            assert case.expected and severities == {"error"}, f"{case.name}: a certain case expects errors only"
+        if case.label in ("unknown", "silent"):
+            assert not case.expected, f"{case.name}: an {case.label} case expects no finding"
+        if case.label == "possible":
+            assert "warning" in severities, f"{case.name}: a possible case expects a warning"
+        for (file, code, line), _ in case.expected.items():
+            assert code == "FAB001", case.name
+            assert file in files, f"{case.name}: expected finding in missing file {file}"
+            text = files[file].read_text(encoding="utf-8").splitlines()
+            assert 1 <= line <= len(text), f"{case.name}: {file}:{line} out of range"
+            assert "setup_optimizers(" in text[line - 1] and not text[line - 1].lstrip().startswith("#"), (
+                f"{case.name}: {file}:{line} is not a setup_optimizers call: {text[line - 1]!r}"
+            )
+
+
+def test_default_environment_has_no_lightning():
+    """The ``no-lightning`` leg means something only if jedi's fallback interpreter lacks lightning."""
+    from fabric_lsp.engine.workspace import Workspace
+
+    ws = Workspace(root=str(CORPUS / CASES[0].name), environment_path=None)
+    assert ws.find_module_path("lightning.fabric.strategies.deepspeed", None) is None
+
+
+def test_lightning_environment_is_seen_by_jedi(lightning_environment):
+    from fabric_lsp.engine.workspace import Workspace
+
+    ws = Workspace(root=str(CORPUS / CASES[0].name), environment_path=lightning_environment)
+    path = ws.find_module_path("lightning.fabric.strategies.deepspeed", None)
+    assert path is not None and Path(path).resolve().is_relative_to(Path(lightning_environment).resolve()), path
+
+
+def test_report_script_prints_figures(capsys):
+    assert report.main(["--case", CASES[0].name]) == 0
+    out = capsys.readouterr().out
+    assert "precision" in out and "recall" in out and "overall" in out and "mismatches" in out

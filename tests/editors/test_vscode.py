@@ -152,6 +152,58 @@ def _vsix(tmp: Path) -> Path:
     return vsix
 
 
+def _python_extension_stub(tmp: Path) -> Path:
+    """A stand-in for the Python extension (ms-python.python, not reachable offline) whose
+    `environments` API reports this test's interpreter as the selected one."""
+    stub = tmp / "python-extension-stub"
+    stub.mkdir()
+    (stub / "package.json").write_text(
+        json.dumps(
+            {
+                "name": "python",
+                "publisher": "ms-python",
+                "displayName": "Python (test stub)",
+                "description": "Test stub of the Python extension's environments API",
+                "version": "2099.0.0",
+                "license": "Apache-2.0",
+                "engines": {"vscode": "^1.82.0"},
+                "activationEvents": ["onLanguage:python"],
+                "main": "./extension.js",
+            }
+        )
+    )
+    (stub / "README.md").write_text("Test stub of the Python extension's environments API.\n")
+    (stub / "extension.js").write_text(
+        f"""const vscode = require('vscode');
+const executable = {json.dumps(sys.executable)};
+exports.activate = () => ({{
+    environments: {{
+        getActiveEnvironmentPath: () => ({{ id: executable, path: executable }}),
+        resolveEnvironment: async () => ({{ executable: {{ uri: vscode.Uri.file(executable) }} }}),
+        onDidChangeActiveEnvironmentPath: new vscode.EventEmitter().event,
+    }},
+}});
+"""
+    )
+    vsix = tmp / "ms-python-stub.vsix"
+    result = subprocess.run(
+        [
+            str(CLIENT / "node_modules" / ".bin" / "vsce"),
+            "package",
+            "--allow-missing-repository",
+            "--skip-license",
+            "--out",
+            str(vsix),
+        ],
+        cwd=stub,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, f"packaging the Python extension stub failed:\n{result.stdout}\n{result.stderr}"
+    return vsix
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -211,19 +263,17 @@ def code_server(tools, tmp_path_factory):
             indent=2,
         )
     )
-    vsix = _vsix(base)
     common = ["--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
-    install = subprocess.run(
-        [tools["code_server"], *common, "--install-extension", str(vsix)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert install.returncode == 0, f"--install-extension failed:\n{install.stdout}\n{install.stderr}"
-    assert (extensions / "fabric-lsp.fabric-lsp-0.1.0").is_dir() or any(extensions.glob("fabric-lsp.fabric-lsp-*")), (
-        f"extension not installed:\n{install.stdout}\n{install.stderr}"
-    )
+    for vsix, installed in ((_vsix(base), "fabric-lsp.fabric-lsp-*"), (_python_extension_stub(base), "ms-python.python-*")):
+        install = subprocess.run(
+            [tools["code_server"], *common, "--install-extension", str(vsix)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert install.returncode == 0, f"--install-extension {vsix} failed:\n{install.stdout}\n{install.stderr}"
+        assert any(extensions.glob(installed)), f"{vsix} not installed:\n{install.stdout}\n{install.stderr}"
 
     port = _free_port()
     config = base / "config.yaml"
@@ -382,3 +432,20 @@ def test_missing_server_shows_one_notification(code_server, tmp_path):
         expectNotification=[f"fabric-lsp is not installed in the Python interpreter", str(python), "pip install fabric-lsp"],
     )
     assert final["notifications"] == 1, final
+
+
+def test_interpreter_from_python_extension_and_restart(code_server, tmp_path):
+    """No fabric-lsp.interpreter setting: the interpreter selected in the Python extension (here a
+    stub of its API reporting this test's Python) runs the server; "fabric-lsp: Restart server"
+    restarts it and the diagnostics come back."""
+    workspace = _workspace(tmp_path / "project-python-extension", {"train_deepspeed.py": DEEPSPEED}, {})
+    _drive(
+        code_server,
+        "python-extension",
+        workspace,
+        ARTIFACTS / "python-extension",
+        files={"error": "train_deepspeed.py"},
+    )
+    logs = _extension_logs(code_server)
+    assert f"interpreter: {sys.executable} (from Python extension)" in logs, logs
+    assert "(re)starting the server: restart command" in logs, logs

@@ -196,6 +196,37 @@ async function openQuickFixMenu(title) {
     throw new Error(`the quick fix "${title}" was not offered`);
 }
 
+/** Moves the focus in the open quick fix menu to the item `title` (Enter then applies it). */
+async function focusMenuItem(title) {
+    const focused = page.locator('.action-widget .monaco-list-row.focused');
+    for (let i = 0; i < 10; i++) {
+        const text = await focused
+            .first()
+            .textContent({ timeout: SHORT })
+            .catch(() => '');
+        if (text?.includes(title)) {
+            return;
+        }
+        await page.keyboard.press('ArrowDown');
+        await page.waitForTimeout(100);
+    }
+    throw new Error(`could not focus the quick fix "${title}" in the menu`);
+}
+
+/** Runs a command from the Command Palette by its full title, e.g. "fabric-lsp: Restart server". */
+async function runCommand(title) {
+    await page.keyboard.press('Control+Shift+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: SHORT });
+    await input.fill(`>${title}`);
+    await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: title })
+        .first()
+        .waitFor({ state: 'visible', timeout: SHORT * 2 });
+    await page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: SHORT });
+}
+
 async function main() {
     fs.mkdirSync(config.artifacts, { recursive: true });
     const browser = await chromium.launch({
@@ -223,7 +254,8 @@ async function main() {
             .locator('.explorer-folders-view .monaco-list-row')
             .first()
             .waitFor({ state: 'visible', timeout: WAIT });
-        const summary = config.mode === 'missing-server' ? await missingServer() : await quickFix();
+        const modes = { quickfix: quickFix, 'missing-server': missingServer, 'python-extension': pythonExtension };
+        const summary = await modes[config.mode]();
         emit({ result: 'ok', ...summary, screenshots, seconds: (Date.now() - started) / 1000 });
     } catch (error) {
         await screenshot('failure');
@@ -264,6 +296,29 @@ async function missingServer() {
     return { notifications: all.length, texts: all };
 }
 
+/** The server runs with the Python extension's interpreter: FAB001 shows; the restart command works. */
+async function pythonExtension() {
+    const errorFile = config.files.error;
+    await openFile(errorFile);
+    step('wait for the error squiggle');
+    await editor().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: WAIT });
+    await openProblems();
+    await until('the FAB001 error row in the Problems panel', async () => (await fab001Rows(errorFile)).length > 0);
+    await screenshot('python-extension-interpreter');
+    step('restart command');
+    await runCommand('fabric-lsp: Restart server');
+    // The restarted server gets the open document again and publishes the error again.
+    await page.waitForTimeout(500);
+    await until('the FAB001 error row after the restart', async () => (await fab001Rows(errorFile)).length > 0);
+    await editor().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: WAIT });
+    const notifications = await fabricNotifications();
+    if (notifications.length) {
+        throw new Error(`unexpected notifications: ${JSON.stringify(notifications)}`);
+    }
+    await screenshot('restarted');
+    return {};
+}
+
 async function quickFix() {
     const { error: errorFile, warning: warningFile, clean: cleanFile } = config.files;
     await openFile(cleanFile);
@@ -302,6 +357,7 @@ async function quickFix() {
     await goTo(config.errorLine, config.errorColumn);
     await until('the light bulb', () => page.locator('.lightBulbWidget').first().isVisible(), WAIT);
     await openQuickFixMenu(config.quickFixTitle);
+    await focusMenuItem(config.quickFixTitle);
     await screenshot('quickfix-menu');
     await page.keyboard.press('Enter');
     await until('the edit in the editor', async () => (await editorText()).includes(config.fixedLine));

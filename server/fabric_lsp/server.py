@@ -387,6 +387,23 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
     return action
 
 
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+    uri = params.text_document.uri
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is None or ls.analyzer is None:
+        return None
+    text = doc.source
+    lines = Lines(text)
+    pos = ls.encoder.from_lsp(lines, params.position)
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    loop = asyncio.get_running_loop()
+    markdown = await loop.run_in_executor(ls.executor, ls.analyzer.explain, text, path, pos)
+    if not markdown:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
 def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -> int:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:

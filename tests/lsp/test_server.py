@@ -25,6 +25,12 @@ TIMEOUT = 20
     params=["visual_studio_code", "neovim@v0.11.0", "emacs"],
 )
 async def client(lsp_client: LanguageClient, request):
+    if types.CLIENT_REGISTER_CAPABILITY not in lsp_client.protocol.fm.features:
+
+        @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register_capability(params: types.RegistrationParams) -> None:
+            return None  # accept dynamic registrations, as editors do
+
     params = types.InitializeParams(
         capabilities=client_capabilities(request.param),
         root_uri=EXAMPLES.as_uri(),
@@ -232,3 +238,23 @@ async def test_half_typed_file_never_crashes(client: LanguageClient, tmp_path):
     )
     diags = await wait_for_diagnostics(client, uri, version=version)
     assert [d.severity for d in diags] == [types.DiagnosticSeverity.Error]
+
+
+@pytest.mark.asyncio
+async def test_hover_explains_the_strategy(client: LanguageClient):
+    path = EXAMPLES / "train_tpu_flag.py"
+    text = path.read_text()
+    uri = open_doc(client, path)
+    await wait_for_diagnostics(client, uri)
+    line = next(i for i, l in enumerate(text.splitlines()) if "fabric.setup_optimizers" in l)
+    col = text.splitlines()[line].index("fabric.setup_optimizers") + 2
+    hover = await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=line, character=col))
+        ),
+        TIMEOUT,
+    )
+    assert hover is not None
+    value = hover.contents.value
+    assert "possibly DeepSpeed/XLA" in value and "XLAStrategy" in value and "DDPStrategy" in value
+    assert "fabric.launch(train, 1e-3)" in value

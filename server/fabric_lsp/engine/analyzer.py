@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable, Optional
 
 from fabric_lsp.engine.infer import Inference
@@ -39,7 +40,8 @@ class Analyzer:
         self.ctx = RuleContext(log=log, report_unknown=report_unknown)
         self.workspace.log = log
 
-    def analyze(self, text: str, path: Optional[str] = None) -> list[Finding]:
+    def analyze(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> list[Finding]:
+        """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
         if not PREFILTER.search(text):
             return []
         module = ModuleInfo(text, path, self.workspace.module_name_for(path))
@@ -47,8 +49,11 @@ class Analyzer:
             return []
         inference = Inference(self.workspace)
         findings: list[Finding] = []
+        ctx = self.ctx
+        if report_unknown is not None and report_unknown != ctx.report_unknown:
+            ctx = replace(ctx, report_unknown=report_unknown)
         for rule in self.rules:
-            findings.extend(rule.check(module, inference, self.ctx))
+            findings.extend(rule.check(module, inference, ctx))
         findings = [f for f in findings if not _suppressed(module, f)]
         findings.sort(key=lambda f: (f.span.start, f.code))
         return findings

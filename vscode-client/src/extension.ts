@@ -50,6 +50,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (event.affectsConfiguration(`${SECTION}.interpreter`) || event.affectsConfiguration(`${SECTION}.path`)) {
                 void schedule('interpreter or path setting changed');
+            } else if (
+                event.affectsConfiguration(`${SECTION}.reportUnknown`) &&
+                !isSet(vscode.workspace.getConfiguration(SECTION, resourceUri()), 'reportUnknown')
+            ) {
+                // Unset: a restart lets pyproject.toml (or the default) apply again.
+                void schedule('reportUnknown setting removed');
             } else if (event.affectsConfiguration(SECTION)) {
                 void pushSettings();
             }
@@ -322,14 +328,33 @@ async function notify(message: string, installCommand?: string): Promise<void> {
     });
 }
 
+/** Whether the user set `key` anywhere (user, workspace, folder, language-specific). */
+function isSet(config: vscode.WorkspaceConfiguration, key: string): boolean {
+    const inspected = config.inspect(key);
+    return (
+        !!inspected &&
+        [
+            inspected.globalValue,
+            inspected.workspaceValue,
+            inspected.workspaceFolderValue,
+            inspected.globalLanguageValue,
+            inspected.workspaceLanguageValue,
+            inspected.workspaceFolderLanguageValue,
+        ].some((value) => value !== undefined)
+    );
+}
+
 /** The settings the server reads, under initializationOptions and workspace/didChangeConfiguration. */
 function serverSettings(launch: Launch | undefined): Record<string, unknown> {
     const config = vscode.workspace.getConfiguration(SECTION, resourceUri());
     const settings: Record<string, unknown> = {
         certainSeverity: config.get<string>('certainSeverity', 'error'),
         possibleSeverity: config.get<string>('possibleSeverity', 'warning'),
-        reportUnknown: config.get<boolean>('reportUnknown', false),
     };
+    // Sent only when set: the server lets it override `report-unknown` in pyproject.toml.
+    if (isSet(config, 'reportUnknown')) {
+        settings.reportUnknown = config.get<boolean>('reportUnknown', false);
+    }
     if (launch?.interpreter) {
         settings.environmentPath = launch.interpreter;
     }

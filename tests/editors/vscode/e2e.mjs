@@ -316,6 +316,20 @@ async function pythonExtension() {
         throw new Error(`unexpected notifications: ${JSON.stringify(notifications)}`);
     }
     await screenshot('restarted');
+
+    step('change a setting');
+    // Written like an edit of .vscode/settings.json: VS Code reloads it and the client sends
+    // workspace/didChangeConfiguration; the server re-publishes with the new severity.
+    fs.writeFileSync(
+        path.join(config.workspace, '.vscode', 'settings.json'),
+        JSON.stringify({ 'fabric-lsp.certainSeverity': 'warning' }, null, 2),
+    );
+    await until('the FAB001 row to become a warning', async () => {
+        const rows = await fab001Rows(errorFile);
+        return rows.length > 0 && rows.every((row) => row.severity === 'warning');
+    });
+    await editor().locator('.squiggly-warning').first().waitFor({ state: 'attached', timeout: WAIT });
+    await screenshot('certain-severity-warning');
     return {};
 }
 

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from fabric_lsp import __version__
@@ -107,7 +107,7 @@ def _rule(code: str) -> int:
     if rule is None:
         print(f"fabric-lsp: error: unknown rule {code!r} (known: {', '.join(sorted(RULES_BY_CODE))})", file=sys.stderr)
         return EXIT_ERROR
-    print(rule.markdown())
+    sys.stdout.write(rule.markdown())  # byte for byte docs/rules/<CODE>.md
     return EXIT_CLEAN
 
 
@@ -380,8 +380,16 @@ def _progress(total: int):
         import tqdm
     except ImportError:
         return None
+    import shutil
+
+    try:
+        cols, rows = os.get_terminal_size(sys.stderr.fileno())
+    except OSError:
+        cols = rows = 0
+    if cols <= 0 or rows <= 0:  # a terminal that reports no size (some CI ptys): tqdm would print nothing
+        cols, rows = shutil.get_terminal_size((80, 24))
     tqdm.tqdm.monitor_interval = 0  # no monitor thread (workers are forked)
-    return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, dynamic_ncols=True)
+    return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: Optional[str], jobs: int) -> list:

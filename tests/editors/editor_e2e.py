@@ -53,21 +53,45 @@ def flagged_call(source: str):
     raise AssertionError("no fabric.setup_optimizers call in the sample")
 
 
-def check_lsp_diagnostic(run: Run, encoding: str):
-    """The FAB001 diagnostic as the server sent it: code, source, severity, exact range."""
-    first = [p for p in run.report["publishes"] if p.get("diagnostics")]
-    assert first, "no publishDiagnostics with diagnostics\n" + run.describe()
-    diags = [d for d in first[0]["diagnostics"] if d.get("code") == "FAB001"]
+def check_lsp_diagnostic(run: Run, encoding: str, severity: int = 1):
+    """The FAB001 diagnostic as the server sent it (the last publish holding it, i.e. what the
+    user acted on): code, source, severity, exact range in the negotiated encoding."""
+    with_fab = [p for p in run.report["publishes"]
+                if any(d.get("code") == "FAB001" for d in p.get("diagnostics") or [])]
+    assert with_fab, "no publishDiagnostics with FAB001\n" + run.describe()
+    diags = [d for d in with_fab[-1]["diagnostics"] if d.get("code") == "FAB001"]
     assert len(diags) == 1, run.describe()
     d = diags[0]
     rng = d["range"] if "range" in d else {"start": d["start"], "end": d["end"]}
     line, prefix, call = flagged_call(run.source)
     assert d["source"] == "fabric-lsp", run.describe()
-    assert d["severity"] == 1, "DeepSpeed is certain here: severity must be Error\n" + run.describe()
+    assert d["severity"] == severity, f"severity: want {severity}, got {d['severity']}\n" + run.describe()
     start = {"line": line, "character": units(prefix, encoding)}
     end = {"line": line, "character": units(prefix + call, encoding)}
     assert rng["start"] == start, f"start in {encoding}: want {start}, got {rng['start']}\n" + run.describe()
     assert rng["end"] == end, f"end in {encoding}: want {end}, got {rng['end']}\n" + run.describe()
+
+
+README = REPO / "README.md"
+EDITORS_DOC = REPO / "docs" / "editors.md"
+
+
+def editors_doc() -> tuple[Path, str]:
+    """The user-facing editors documentation: README.md's editors section once it is merged
+    there (between <!-- editors:begin --> and <!-- editors:end -->), else docs/editors.md."""
+    if README.exists():
+        m = re.search(r"<!-- editors:begin -->\n(.*?)<!-- editors:end -->", README.read_text(encoding="utf-8"), re.S)
+        if m and m.group(1).strip():
+            return README, m.group(1)
+    return EDITORS_DOC, EDITORS_DOC.read_text(encoding="utf-8")
+
+
+def doc_snippet(name: str) -> str:
+    """The code block that follows `<!-- e2e:NAME -->` in the editors documentation."""
+    path, text = editors_doc()
+    m = re.search(r"<!-- e2e:" + re.escape(name) + r" -->\n```[a-z]*\n(.*?)```", text, re.S)
+    assert m, f"no `<!-- e2e:{name} -->` code block in {path}"
+    return m.group(1)
 
 
 def check_file(run: Run):

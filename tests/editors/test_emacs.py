@@ -12,37 +12,49 @@ from __future__ import annotations
 
 import pytest
 
-from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic
+from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
 
 DRIVER = HERE / "emacs" / "drive.el"
 
 
-@pytest.mark.parametrize("scenario", ["ascii", "unicode", "unicode_names"])
-def test_eglot_shipped_config(scenario, emacs, project, run_editor):
+SHIPPED_EL = EDITORS / "emacs" / "fabric-lsp.el"
+
+
+def run_emacs(emacs, scenario, project, run_editor, *, load_shipped=True, extra_el="", cu_command="",
+              severity="error"):
     proj, path, source, expected = project(scenario)
-    run = run_editor(
+    env = {"FABRIC_E2E_FILE": str(path), "FABRIC_E2E_SEVERITY": severity}
+    if load_shipped:
+        env["FABRIC_E2E_EL"] = str(SHIPPED_EL)
+    if extra_el:
+        extra = proj.parent / "extra.el"
+        extra.write_text(extra_el, encoding="utf-8")
+        env["FABRIC_E2E_EXTRA_EL"] = str(extra)
+    if cu_command:
+        env["FABRIC_E2E_CU_COMMAND"] = cu_command
+    return run_editor(
         # not -Q: Debian's site-start.d puts elpa-eglot on the load-path
         [str(emacs.exe), "--batch", "-l", str(DRIVER)],
-        cwd=proj, path=path, scenario=scenario, source=source, expected=expected,
-        env={"FABRIC_E2E_EL": str(EDITORS / "emacs" / "fabric-lsp.el"), "FABRIC_E2E_FILE": str(path)},
+        cwd=proj, path=path, scenario=scenario, source=source, expected=expected, env=env,
     )
+
+
+def check_session(run, *, severity="error"):
     rep = run.report
     assert run.returncode == 0 and rep.get("ok") is True, run.describe()
     assert rep["steps"] == ["opened", "attached", "diagnosed", "edited", "written", "clean"], run.describe()
     assert rep["major_mode"] == "python-mode"
-    # the shipped entry is in place and eglot's own entries (other languages, other Python
-    # servers) survived loading it before eglot itself
-    assert rep["python_entry"] == '((python-mode python-ts-mode) "fabric-lsp")', run.describe()
-    assert rep["n_python_entries"] >= 2 and rep["n_server_programs"] > 10, run.describe()
     assert rep["server_command"] == ["fabric-lsp"], run.describe()
+    assert rep["server_name"] == "fabric-lsp", run.describe()
 
-    # the diagnostic as sent (UTF-16) and as flymake shows it (character columns)
-    check_lsp_diagnostic(run, "utf-16")
+    # the diagnostic as sent (UTF-16: eglot 1.9 offers no positionEncodings) and as flymake
+    # shows it (character columns)
+    check_lsp_diagnostic(run, "utf-16", {"error": 1, "warning": 2}[severity])
     d = rep["diagnostic"]
     assert d["col"] == d["expected_col"] >= 0, run.describe()
-    assert d["type"] == "eglot-error", run.describe()
+    assert d["type"] == f"eglot-{severity}", run.describe()
     assert d["text"].startswith("fabric-lsp [FAB001]: "), run.describe()
 
     # the fix is first and carries its edit (no codeAction/resolve: eglot 1.9 can't); with
@@ -55,3 +67,32 @@ def test_eglot_shipped_config(scenario, emacs, project, run_editor):
     assert ":codeAction/resolve" not in rep["requests"], run.describe()
 
     check_file(run)
+
+
+@pytest.mark.parametrize("scenario", ["ascii", "unicode", "unicode_names"])
+def test_eglot_shipped_config(scenario, emacs, project, run_editor):
+    """fabric-lsp.el loaded (before eglot), then M-x eglot."""
+    run = run_emacs(emacs, scenario, project, run_editor)
+    check_session(run)
+    rep = run.report
+    # the shipped entry is in place and eglot's own entries (other languages, the other Python
+    # servers) survived loading it before eglot itself
+    assert rep["python_entry"] == '((python-mode python-ts-mode) "fabric-lsp")', run.describe()
+    assert rep["n_python_entries"] >= 2 and rep["n_server_programs"] > 10, run.describe()
+    assert rep["shell_prompts"] == [], run.describe()
+
+
+def test_eglot_on_demand_without_config(emacs, project, run_editor):
+    """The documented alternative that keeps another default Python server: no fabric-lsp.el,
+    `C-u M-x eglot RET fabric-lsp RET`."""
+    run = run_emacs(emacs, "unicode_names", project, run_editor, load_shipped=False, cu_command="fabric-lsp")
+    check_session(run)
+    assert run.report["python_entry"] == "nil", run.describe()  # eglot's defaults untouched
+    assert len(run.report["shell_prompts"]) == 1, run.describe()
+
+
+def test_eglot_settings_snippet(emacs, project, run_editor):
+    """The documented eglot-workspace-configuration snippet (certainSeverity "warning")."""
+    run = run_emacs(emacs, "unicode", project, run_editor, extra_el=doc_snippet("emacs-settings"),
+                    severity="warning")
+    check_session(run, severity="warning")

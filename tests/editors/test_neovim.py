@@ -15,24 +15,32 @@ from __future__ import annotations
 
 import pytest
 
-from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic
+from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
 
 INIT = HERE / "nvim" / "init.lua"
 
 
-def run_nvim(editor, mode, scenario, project, run_editor):
+def run_nvim(editor, mode, scenario, project, run_editor, *, extra_lua="", severity="error"):
     proj, path, source, expected = project(scenario)
+    env = {"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim"),
+           "FABRIC_E2E_SEVERITY": severity}
+    if extra_lua:
+        extra = proj.parent / "extra.lua"
+        extra.write_text(extra_lua, encoding="utf-8")
+        env["FABRIC_E2E_EXTRA_LUA"] = str(extra)
     return run_editor(
         [str(editor.exe), "--headless", "-i", "NONE", "-n", "-u", str(INIT), path.name],
-        cwd=proj, path=path, scenario=scenario, source=source, expected=expected,
-        env={"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim")},
+        cwd=proj, path=path, scenario=scenario, source=source, expected=expected, env=env,
         log_globs=("xdg/*/nvim/lsp.log",),
     )
 
 
-def check_session(run, *, encoding, proj_root):
+SEVERITY = {"error": 1, "warning": 2}
+
+
+def check_session(run, *, encoding, proj_root, severity="error"):
     rep = run.report
     assert run.returncode == 0 and rep.get("ok") is True, run.describe()
     assert rep["steps"] == ["opened", "attached", "diagnosed", "menu", "edited", "written", "clean"], run.describe()
@@ -41,12 +49,12 @@ def check_session(run, *, encoding, proj_root):
     assert rep["offset_encoding"] == encoding, run.describe()
 
     # the diagnostic as the server sent it, in the negotiated encoding ...
-    check_lsp_diagnostic(run, encoding)
+    check_lsp_diagnostic(run, encoding, SEVERITY[severity])
     # ... and as Neovim placed it: byte columns, exactly on `fabric.setup_optimizers`
     d = rep["diagnostic"]
     assert d["col"] == d["expected_col"] >= 0, run.describe()
     assert d["line"].strip().endswith(("optimizer)", "# ü 🚀 漢字 after the call", "# 🚀 ü")), run.describe()
-    assert d["severity"] == rep["error_severity"] and d["source"] == "fabric-lsp", run.describe()
+    assert d["severity"] == rep["want_severity"] and d["source"] == "fabric-lsp", run.describe()
 
     # the menu (quickfix kind only) has the fix first, with the contract's title; Neovim (0.7
     # and 0.11 alike) announces resolveSupport for "edit", so the edit comes lazily through
@@ -70,6 +78,14 @@ def test_nvim_011_shipped_lsp_config(scenario, nvim_011, project, run_editor):
         "filetypes": ["python"],
         "root_markers": ["pyproject.toml", "setup.py", "setup.cfg", ".git"],
     }, run.describe()
+
+
+def test_nvim_011_settings_snippet(nvim_011, project, run_editor):
+    """0.11: the documented init_options snippet (certainSeverity = "warning") on top of the
+    shipped lsp/fabric_lsp.lua: FAB001 arrives as a Warning, the fix still works."""
+    snippet = doc_snippet("nvim-settings")
+    run = run_nvim(nvim_011, "enable", "unicode", project, run_editor, extra_lua=snippet, severity="warning")
+    check_session(run, encoding="utf-8", proj_root=run.path.parent, severity="warning")
 
 
 @pytest.mark.parametrize("scenario", ["unicode_names"])

@@ -36,8 +36,20 @@
       (accept-process-output nil 0.02))))
 
 ;; ---------------------------------------------------------------- the user's configuration
-(load (getenv "FABRIC_E2E_EL") nil t)
+(when (getenv "FABRIC_E2E_EL") (load (getenv "FABRIC_E2E_EL") nil t))
 (require 'eglot)
+;; a documented snippet on top (e.g. the eglot-workspace-configuration example)
+(when (getenv "FABRIC_E2E_EXTRA_EL") (load (getenv "FABRIC_E2E_EXTRA_EL") nil t))
+(defvar fe2e-want-type (intern (concat "eglot-" (or (getenv "FABRIC_E2E_SEVERITY") "error"))))
+;; C-u M-x eglot: eglot asks for the server command; the simulated user types it
+(defvar fe2e-shell-prompts nil)
+(defvar fe2e-cu-command (getenv "FABRIC_E2E_CU_COMMAND"))
+(when fe2e-cu-command
+  (advice-add 'read-shell-command :around
+              (lambda (orig prompt &rest args)
+                (if (string-match-p "program to execute" prompt)
+                    (progn (push prompt fe2e-shell-prompts) fe2e-cu-command)
+                  (apply orig prompt args)))))
 (require 'flymake)
 (fe2e-put 'eglot_library (locate-library "eglot"))
 (fe2e-put 'python_entry (format "%S" (cl-find-if (lambda (e) (member "fabric-lsp" (ensure-list (cdr e))))
@@ -89,6 +101,9 @@
   (cl-remove-if-not (lambda (d) (string-match-p "\\[FAB001\\]" (flymake-diagnostic-text d)))
                     (flymake-diagnostics)))
 
+(defun fe2e-fab001-wanted ()
+  (cl-remove-if-not (lambda (d) (eq (flymake-diagnostic-type d) fe2e-want-type)) (fe2e-fab001)))
+
 (defun fe2e-publish-without-fab001-since (n)
   (cl-some (lambda (p) (not (cl-some (lambda (d) (equal (alist-get 'code d) "FAB001"))
                                      (alist-get 'diagnostics p))))
@@ -100,7 +115,10 @@
   (fe2e-put 'major_mode (symbol-name major-mode))
   (fe2e-step "opened")
 
-  (call-interactively #'eglot)          ; M-x eglot: picks the server from eglot-server-programs
+  (if fe2e-cu-command
+      (let ((current-prefix-arg '(4))) (call-interactively #'eglot))   ; C-u M-x eglot
+    (call-interactively #'eglot))    ; M-x eglot: picks the server from eglot-server-programs
+  (fe2e-put 'shell_prompts (vconcat fe2e-shell-prompts))
   (fe2e-wait "eglot to manage the buffer" (lambda () (bound-and-true-p eglot--managed-mode)))
   (let ((server (eglot-current-server)))
     (fe2e-put 'server_command (vconcat (process-command (jsonrpc--process server))))
@@ -108,8 +126,9 @@
   (fe2e-step "attached")
 
   (flymake-start)
-  (fe2e-wait "FAB001" (lambda () (fe2e-fab001)))
-  (let* ((d (car (fe2e-fab001)))
+  (fe2e-wait (format "FAB001 (%s)" fe2e-want-type)
+             (lambda () (flymake-start) (accept-process-output nil 0.05) (fe2e-fab001-wanted)))
+  (let* ((d (car (fe2e-fab001-wanted)))
          (beg (flymake-diagnostic-beg d))
          (end (flymake-diagnostic-end d)))
     (goto-char beg)

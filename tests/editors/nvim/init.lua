@@ -26,6 +26,12 @@ elseif mode == "legacy" then
 else
   error("unknown FABRIC_E2E_MODE " .. mode)
 end
+-- a documented snippet on top (e.g. the init_options example), as pasted into init.lua
+local extra = os.getenv("FABRIC_E2E_EXTRA_LUA")
+if extra and extra ~= "" then
+  dofile(extra)
+end
+local want_severity = assert(vim.diagnostic.severity[({ error = "ERROR", warning = "WARN" })[os.getenv("FABRIC_E2E_SEVERITY") or "error"]])
 
 -- ---------------------------------------------------------------- observation
 local R = {
@@ -116,7 +122,7 @@ local function session()
   end
   step("attached")
 
-  wait("FAB001", function() return #fab001(buf) > 0 end)
+  wait("FAB001", function() return #fab001(buf) > 0 and fab001(buf)[1].severity == want_severity end)
   R.offset_encoding = client.offset_encoding
   local d = fab001(buf)[1]
   local line = vim.api.nvim_buf_get_lines(buf, d.lnum, d.lnum + 1, true)[1]
@@ -127,7 +133,7 @@ local function session()
     -- where the call really is, in bytes, as Neovim sees the buffer
     expected_col = (line:find("fabric.setup_optimizers", 1, true) or 0) - 1,
   }
-  R.error_severity = vim.diagnostic.severity.ERROR
+  R.want_severity = want_severity
   step("diagnosed")
 
   -- The user puts the cursor on the squiggle and asks for code actions.

@@ -1,0 +1,3 @@
+ACCELERATOR = "tpu"
+NUM_CORES = 1
+SHARDED = "fsdp"

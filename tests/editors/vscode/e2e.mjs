@@ -254,7 +254,12 @@ async function main() {
             .locator('.explorer-folders-view .monaco-list-row')
             .first()
             .waitFor({ state: 'visible', timeout: WAIT });
-        const modes = { quickfix: quickFix, 'missing-server': missingServer, 'python-extension': pythonExtension };
+        const modes = {
+            quickfix: quickFix,
+            'missing-server': missingServer,
+            'python-extension': pythonExtension,
+            'fix-on-save': fixOnSave,
+        };
         const summary = await modes[config.mode]();
         emit({ result: 'ok', ...summary, screenshots, seconds: (Date.now() - started) / 1000 });
     } catch (error) {
@@ -330,6 +335,29 @@ async function pythonExtension() {
     });
     await editor().locator('.squiggly-warning').first().waitFor({ state: 'attached', timeout: WAIT });
     await screenshot('certain-severity-warning');
+    return {};
+}
+
+/** editor.codeActionsOnSave {"source.fixAll.fabric-lsp": "explicit"}: Ctrl+S fixes the file. */
+async function fixOnSave() {
+    const errorFile = config.files.error;
+    await openFile(errorFile);
+    step('wait for the error squiggle');
+    await editor().locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: WAIT });
+    await screenshot('before-save');
+    step('save');
+    await editor()
+        .locator('textarea')
+        .focus({ timeout: SHORT })
+        .catch(() => undefined);
+    await page.keyboard.press('Control+S');
+    const onDisk = path.join(config.workspace, errorFile);
+    await until('the fixed file on disk', () => fs.readFileSync(onDisk, 'utf8').includes(config.fixedLine));
+    await until(
+        'the error squiggle to disappear',
+        async () => (await editor().locator('.squiggly-error').count()) === 0,
+    );
+    await screenshot('saved-fixed');
     return {};
 }
 

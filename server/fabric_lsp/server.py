@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -61,6 +62,10 @@ class FabricLanguageServer(LanguageServer):
 
     # -- plumbing ------------------------------------------------------------------------------
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
+        loop = getattr(self, "loop", None)
+        if loop is not None and threading.current_thread() is not threading.main_thread():
+            loop.call_soon_threadsafe(self.log_message, message, kind)  # from the analysis thread
+            return
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:  # no client yet
@@ -107,7 +112,10 @@ class FabricLanguageServer(LanguageServer):
                 return
             version, text = doc.version, doc.source
             loop = asyncio.get_running_loop()
-            findings = await loop.run_in_executor(self.executor, self._analyze, uri, text)
+            self.loop = loop
+            findings = await loop.run_in_executor(self.executor, self._analyze_if_current, uri, version, text)
+            if findings is None:
+                return  # superseded before the worker got to it
             self.show_config_problems()
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
@@ -136,6 +144,14 @@ class FabricLanguageServer(LanguageServer):
         for uri in list(self.workspace.text_documents):
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)
+
+    def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[list[Finding]]:
+        """Runs in the worker thread: skip versions that a newer edit has already replaced, so
+        that a burst of keystrokes queues no backlog of work."""
+        doc = self.workspace.text_documents.get(uri)
+        if doc is None or doc.version != version:
+            return None
+        return self._analyze(uri, text)
 
     def _analyze(self, uri: str, text: str) -> list[Finding]:
         path = to_fs_path(uri) if uri.startswith("file:") else None

@@ -170,6 +170,8 @@ def summarize(outcomes: list[Outcome], out=None) -> dict:
         if sev == "error" and o.case.expected.get(k) != "error"
     ]
     print(f"errors where Lightning does not certainly raise: {len(errors_on_non_raising)}", file=out)
+    for name, k in errors_on_non_raising:
+        print(f"  {name}: {k[0]}:{k[2]}", file=out)
     mismatches = [line for o in outcomes for line in o.describe()]
     print(f"\nmismatches ({len(mismatches)}):", file=out)
     for line in mismatches:

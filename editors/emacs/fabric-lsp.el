@@ -12,9 +12,8 @@
 ;; the other entries stay in the list, and
 ;;   (setq eglot-server-programs (assoc-delete-all '(python-mode python-ts-mode)
 ;;                                                 eglot-server-programs))
-;; brings them back.  To keep another Python server by default, don't load this file
-;; globally; use `C-u M-x eglot RET fabric-lsp RET' in a buffer, or a per-project
-;; .dir-locals.el (see editors/README.md).
+;; brings them back.  To keep another Python server by default, don't load this file:
+;; in a Python buffer, `C-u M-x eglot', replace the suggested command with fabric-lsp, RET.
 
 ;;; Code:
 

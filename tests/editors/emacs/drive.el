@@ -48,7 +48,8 @@
   (advice-add 'read-shell-command :around
               (lambda (orig prompt &rest args)
                 (if (string-match-p "program to execute" prompt)
-                    (progn (push prompt fe2e-shell-prompts) fe2e-cu-command)
+                    (progn (push (list (cons 'prompt prompt) (cons 'initial (car args))) fe2e-shell-prompts)
+                           fe2e-cu-command)
                   (apply orig prompt args)))))
 (require 'flymake)
 (fe2e-put 'eglot_library (locate-library "eglot"))

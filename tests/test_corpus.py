@@ -57,8 +57,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "jsonargparse CLI(TrainArgs) is not read",
     "122-fabric-injected-into-class": "missed error: the call site Trainer(fabric, ...) is in another module; "
     "self.fabric = fabric stays unknown",
-    "139-fit-function-in-utils-module": "missed error: the only call fit(fabric, ...) is in another module "
-    "(main.py); call sites are only searched in the defining module",
     "123-launch-partial": "missed error: fabric.launch(partial(train, cfg=cfg)) is not seen as calling train(fabric)",
     "124-launch-keyword-function": "missed error: fabric.launch(function=main) (keyword) is not seen as calling "
     "main(fabric)",
@@ -66,6 +64,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "literal tuple is unknown instead of each element",
     "131-global-set-in-main-block": "missed error: `fabric` bound only inside `if __name__ == '__main__':` is "
     "'not defined here' when read from a function",
+    "139-fit-function-in-utils-module": "missed error: the only call fit(fabric, ...) is in another module "
+    "(main.py); call sites are only searched in the defining module",
     # false findings (false positives)
     "066-guard-early-return": "false ERROR: the isinstance guard whose branch returns early does not narrow the "
     "code after the if",
@@ -75,10 +75,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "is not seen",
     "113-tpu-two-device-list": "false ERROR: devices=[0, 1] on TPU raises ValueError inside Fabric() in 2.6.6 "
     "(only 1, the chip count or [i] are accepted); setup_optimizers is never reached",
-    "135-accelerator-name-is-case-sensitive": "false ERROR: accelerator='TPU' is lower-cased like a strategy "
-    "name, but Lightning's accelerator registry is case-sensitive and Fabric() raises ValueError",
     "125-guard-substring-strategy-name": "false warning: the guard `'deepspeed' in args.strategy or "
     "args.strategy == 'xla'` on the known choices does not narrow them",
+    "135-accelerator-name-is-case-sensitive": "false ERROR: accelerator='TPU' is lower-cased like a strategy "
+    "name, but Lightning's accelerator registry is case-sensitive and Fabric() raises ValueError",
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

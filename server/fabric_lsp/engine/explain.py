@@ -16,7 +16,10 @@ FABRIC_METHODS = frozenset({"setup", "setup_module", "setup_optimizers", "setup_
 def node_at(module: ModuleInfo, pos: Pos) -> Optional[ast.AST]:
     """The innermost expression covering ``pos``."""
     best = None
-    for node in ast.walk(module.tree):
+    top = module.top_for_line(pos.line + 1)
+    if top is None:
+        return None
+    for node in ast.walk(top):
         if not isinstance(node, ast.expr) or not hasattr(node, "end_lineno"):
             continue
         start, end = module.lines.node_start(node), module.lines.node_end(node)

@@ -906,8 +906,8 @@ class Inference:
         if m.tree is None:
             return []
         out: list[ClassRef] = []
-        for node in ast.walk(m.tree):
-            if isinstance(node, ast.ClassDef) and node is not cls.node and node.bases:
+        for node in m.classes():
+            if node is not cls.node and node.bases:
                 ref = ClassRef(node, m)
                 if any(k.node is cls.node for k in self.mro(ref)[1:]):
                     out.append(ref)

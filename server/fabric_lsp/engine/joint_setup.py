@@ -388,10 +388,25 @@ def plan_joint_setup(
     new_stmt = f"{', '.join(targets)} = {module.segment(receiver)}.setup({', '.join(args)})"
     edits.append(Edit(Span(lines.node_start(b_stmt), lines.node_end(b_stmt)), new_stmt))
 
-    # the result must parse, and nothing may overlap
+    # the result must parse, and nothing may overlap: every edit lies inside the top-level
+    # statement that holds the calls, so parsing that statement alone proves it
     try:
-        new_text = apply_edits(module.text, edits)
-        compile(new_text, module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        lo_line = min(e.span.start.line for e in edits)
+        hi_line = max(e.span.end.line - (1 if e.span.end.col == 0 and e.span.end.line > e.span.start.line else 0) for e in edits)
+        top_lo, top_hi = module.top_for_line(lo_line + 1), module.top_for_line(hi_line + 1)
+        if top_lo is None or top_hi is None:
+            raise ValueError("the calls are not inside top-level statements")
+        first = min([top_lo.lineno] + [d.lineno for d in getattr(top_lo, "decorator_list", [])]) - 1
+        last = top_hi.end_lineno - 1
+        lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
+        if any(not (lo <= lines.offset(e.span.start) and lines.offset(e.span.end) <= hi) for e in edits):
+            raise ValueError("an edit reaches outside the statement")
+        shifted = [
+            Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
+            for e in edits
+        ]
+        snippet = apply_edits(module.text[lo:hi], shifted)
+        compile(snippet, module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         plan.reason = f"the rewrite would not parse ({exc})"
         return plan

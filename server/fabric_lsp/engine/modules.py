@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from functools import cached_property
 from typing import Optional
 
@@ -22,46 +24,113 @@ class ModuleInfo:
         self.parsed: Parsed = parse(text)
         self.tree = self.parsed.tree
         self.lines = self.parsed.lines
+        self._parents: dict[ast.AST, ast.AST] = {}
+        self._walked: set[int] = set()
+        self._top_calls: dict[int, list[ast.Call]] = {}
+        self._top_loads: dict[int, list[ast.Name]] = {}
+        self._calls_cache: dict[str, list[ast.Call]] = {}
+        if self.tree is not None:
+            for stmt in self.tree.body:
+                self._parents[stmt] = self.tree
 
     # -- indexes -----------------------------------------------------------------------------
+    # Indexes are lazy and text-guided: a regular expression finds the lines that can matter
+    # (a call named ``setup_optimizers`` …), and only the top-level statements holding those
+    # lines are walked. A 50,000-line file with one training function costs one parse.
+
     @cached_property
-    def parents(self) -> dict[ast.AST, ast.AST]:
-        parents: dict[ast.AST, ast.AST] = {}
-        if self.tree is None:
-            return parents
-        stack: list[ast.AST] = [self.tree]
+    def _tops(self) -> tuple[list[int], list[int], list[ast.stmt]]:
+        body = self.tree.body if self.tree is not None else []
+        starts = [min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])]) for s in body]
+        ends = [s.end_lineno or s.lineno for s in body]
+        return starts, ends, body
+
+    def top_for_line(self, lineno: int) -> Optional[ast.stmt]:
+        """The module-level statement spanning 1-based ``lineno``."""
+        starts, ends, body = self._tops
+        i = bisect.bisect_right(starts, lineno) - 1
+        if 0 <= i < len(body) and ends[i] >= lineno:
+            return body[i]
+        return None
+
+    def _walk_top(self, top: ast.stmt) -> None:
+        if id(top) in self._walked:
+            return
+        self._walked.add(id(top))
+        parents = self._parents
+        calls: list[ast.Call] = []
+        loads: list[ast.Name] = []
+        stack: list[ast.AST] = [top]
         while stack:
             node = stack.pop()
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads.append(node)
             for child in ast.iter_child_nodes(node):
                 parents[child] = node
                 stack.append(child)
-        return parents
+        self._top_calls[id(top)] = calls
+        self._top_loads[id(top)] = loads
 
-    @cached_property
-    def calls(self) -> list[ast.Call]:
-        if self.tree is None:
-            return []
-        return [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
+    def _tops_mentioning(self, pattern: str) -> list[ast.stmt]:
+        tops: list[ast.stmt] = []
+        seen: set[int] = set()
+        starts = self.lines.starts
+        for m in re.finditer(pattern, self.text):
+            lineno = bisect.bisect_right(starts, m.start())
+            top = self.top_for_line(lineno)
+            if top is not None and id(top) not in seen:
+                seen.add(id(top))
+                tops.append(top)
+        return tops
 
-    @cached_property
-    def calls_by_name(self) -> dict[str, list[ast.Call]]:
-        """Call nodes indexed by the callee's last name (``f(...)`` and ``x.f(...)``)."""
-        index: dict[str, list[ast.Call]] = {}
-        for call in self.calls:
-            func = call.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name:
-                index.setdefault(name, []).append(call)
-        return index
-
-    @cached_property
-    def name_loads(self) -> dict[str, list[ast.Name]]:
-        index: dict[str, list[ast.Name]] = {}
+    def calls_named(self, name: str) -> list[ast.Call]:
+        """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
+        cached = self._calls_cache.get(name)
+        if cached is not None:
+            return cached
+        out: list[ast.Call] = []
         if self.tree is not None:
-            for n in ast.walk(self.tree):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                    index.setdefault(n.id, []).append(n)
-        return index
+            for top in self._tops_mentioning(r"\b%s\s*\(" % re.escape(name)):
+                self._walk_top(top)
+                for call in self._top_calls[id(top)]:
+                    f = call.func
+                    callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+                    if callee == name:
+                        out.append(call)
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
+        self._calls_cache[name] = out
+        return out
+
+    def loads_of(self, name: str) -> list[ast.Name]:
+        """``Name`` nodes that read ``name``."""
+        out: list[ast.Name] = []
+        if self.tree is not None:
+            for top in self._tops_mentioning(r"\b%s\b" % re.escape(name)):
+                self._walk_top(top)
+                out += [n for n in self._top_loads[id(top)] if n.id == name]
+        return out
+
+    def classes(self) -> list[ast.ClassDef]:
+        out: list[ast.ClassDef] = []
+        if self.tree is not None:
+            for top in self._tops_mentioning(r"\bclass\s"):
+                self._walk_top(top)
+                out += [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+        return out
+
+    @property
+    def calls_by_name(self) -> "_ByName":
+        return _ByName(self.calls_named)
+
+    @property
+    def name_loads(self) -> "_ByName":
+        return _ByName(self.loads_of)
+
+    @cached_property
+    def parents(self) -> "_Parents":
+        return _Parents(self)
 
     @cached_property
     def _local_names(self) -> dict[ast.AST, set[str]]:
@@ -164,6 +233,44 @@ class ModuleInfo:
 
     def segment(self, node: ast.AST) -> str:
         return self.lines.segment(node)
+
+
+class _ByName:
+    """``index.get(name, default)`` over a look-up function (keeps the dict-like call sites)."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def get(self, name: str, default=None):
+        found = self.fn(name)
+        return found if found else (default if default is not None else [])
+
+
+class _Parents:
+    """The parent of any node, found by walking only the top-level statement that holds it."""
+
+    def __init__(self, module: "ModuleInfo") -> None:
+        self.module = module
+
+    def get(self, node: ast.AST, default=None):
+        parents = self.module._parents
+        parent = parents.get(node)
+        if parent is not None:
+            return parent
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or self.module.tree is None:
+            return default
+        top = self.module.top_for_line(lineno)
+        if top is None or id(top) in self.module._walked:
+            return default
+        self.module._walk_top(top)
+        return parents.get(node, default)
+
+    def __getitem__(self, node: ast.AST) -> ast.AST:
+        parent = self.get(node)
+        if parent is None:
+            raise KeyError(node)
+        return parent
 
 
 def load_module(text: str, path: Optional[str] = None, name: Optional[str] = None) -> ModuleInfo:

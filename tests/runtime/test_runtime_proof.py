@@ -51,16 +51,36 @@ CASES = [
     "zero_stage1.py",
     "crlf_line_endings.py",
     "tab_indentation.py",
+    "scheduler_between.py",  # an LR scheduler built on the optimizer between the calls
+    "forward_between.py",  # the set-up model is used (forward) between the calls
+    "two_optimizers.py",  # setup_optimizers(opt_a, opt_b): DeepSpeed takes one optimizer
+    "discarded_optimizer.py",  # fabric.setup_optimizers(optimizer) result thrown away
+    "two_models_gan.py",  # gen + disc, two setup_module then two setup_optimizers
 ]
 
 # case file -> why `check --fix` legitimately leaves it unchanged (the finding then remains)
-REFUSED: dict[str, str] = {}
+REFUSED: dict[str, str] = {
+    "forward_between.py": "the set-up model is used between the two calls; moving that use is the author's call",
+    "two_optimizers.py": "DeepSpeed's joint setup takes exactly one optimizer",
+    "discarded_optimizer.py": "only an unsafe fix is offered (see test_unsafe_fix_of_discarded_optimizer_trains)",
+}
+
+# case file -> known fixer bug: the case is expected to fail until the fixer is corrected (strict)
+KNOWN_BROKEN: dict[str, str] = {
+    "two_models_gan.py": (
+        "fabric-lsp --fix pairs the wrong model and optimizer: it rewrites the second setup_module and "
+        "the first setup_optimizers into `disc, opt_g = fabric.setup(disc, opt_g)` (opt_g optimizes gen), "
+        "and opt_d's setup_optimizers is left flagged, so the fixed script still raises"
+    ),
+}
 
 
 def test_case_list_matches_folder():
     """Every fixture script is exercised, and every listed one exists."""
     assert sorted(p.name for p in CASES_DIR.glob("*.py")) == sorted(CASES)
     assert set(REFUSED) <= set(CASES)
+    assert set(KNOWN_BROKEN) <= set(CASES)
+    assert not set(REFUSED) & set(KNOWN_BROKEN)
 
 
 def _fab001(fabric_lsp, script: Path) -> list[dict]:
@@ -84,8 +104,14 @@ def _assert_style_kept(case: str, before: bytes, after: bytes) -> None:
         assert not spaced, f"the fix indented with spaces in a tab-indented file: {spaced}"
 
 
+def _case_params():
+    for case in CASES:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_BROKEN[case])] if case in KNOWN_BROKEN else []
+        yield pytest.param(case, id=case.removesuffix(".py"), marks=marks)
+
+
 @pytest.mark.runtime
-@pytest.mark.parametrize("case", CASES, ids=[c.removesuffix(".py") for c in CASES])
+@pytest.mark.parametrize("case", list(_case_params()))
 def test_fix_turns_crash_into_training(case, tmp_path, run_script, fabric_lsp):
     script = tmp_path / case
     shutil.copyfile(CASES_DIR / case, script)  # byte copy: CRLF and tabs stay as committed
@@ -117,7 +143,7 @@ def test_fix_turns_crash_into_training(case, tmp_path, run_script, fabric_lsp):
     assert not remaining, f"FAB001 remains after --fix: {remaining}\n{fixed.decode()}"
     _assert_style_kept(case, original, fixed)
 
-    # 4. The fixed script trains: forward, backward, optimizer step.
+    # 4. The fixed script trains: forward, backward, optimizer step (the script asserts the loss fell).
     after = run_script(script)
     assert after.returncode == 0, f"the FIXED script failed:\n{after.explain()}\n--- fixed script ---\n{fixed.decode()}"
     assert "RUNTIME-OK" in after.stdout.splitlines(), after.explain()
@@ -132,3 +158,26 @@ def test_harness_runs_a_joint_setup_script(tmp_path, run_script, fabric_lsp):
     assert res.returncode == 0, res.explain()
     assert "RUNTIME-OK" in res.stdout.splitlines(), res.explain()
     assert not _fab001(fabric_lsp, script)
+
+
+@pytest.mark.runtime
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "the unsafe fix writes `model, _ = fabric.setup(model, optimizer)` and the script keeps stepping the raw "
+        "optimizer, which under DeepSpeed ZeRO-3 runs but updates nothing (the loss stays the same); binding the "
+        "wrapped optimizer to the name that is stepped would train"
+    ),
+)
+def test_unsafe_fix_of_discarded_optimizer_trains(tmp_path, run_script, fabric_lsp):
+    """`--fix --unsafe-fixes` on a discarded setup_optimizers result: does the fixed script train?"""
+    script = tmp_path / "discarded_optimizer.py"
+    shutil.copyfile(CASES_DIR / "discarded_optimizer.py", script)
+    original = script.read_bytes()
+    fix = fabric_lsp("check", "--fix", "--unsafe-fixes", script.name, cwd=tmp_path)
+    assert fix.returncode in (0, 1) and "internal error" not in fix.stderr, fix.explain()
+    assert script.read_bytes() != original, "--unsafe-fixes left the file unchanged"
+    assert not _fab001(fabric_lsp, script)
+    res = run_script(script)
+    assert res.returncode == 0, f"{res.explain()}\n--- fixed script ---\n{script.read_text()}"
+    assert "RUNTIME-OK" in res.stdout.splitlines(), res.explain()

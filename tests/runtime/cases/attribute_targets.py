@@ -26,8 +26,7 @@ class Trainer:
         self.model = fabric.setup_module(self.model)
         self.optimizer = fabric.setup_optimizers(self.optimizer)
 
-    def step(self) -> float:
-        x = torch.randn(4, 8, device=self.fabric.device)
+    def step(self, x: torch.Tensor) -> float:
         loss = self.model(x).pow(2).mean()
         self.fabric.backward(loss)
         self.optimizer.step()
@@ -43,5 +42,8 @@ fabric = Fabric(
 fabric.launch()
 trainer = Trainer(fabric)
 trainer.setup()
-print(f"loss={trainer.step():.4f}")
+x = torch.randn(4, 8, device=fabric.device)
+losses = [trainer.step(x) for _ in range(2)]  # two steps on one batch: the first must lower the loss
+print(f"losses={losses}")
+assert losses[1] < losses[0], f"the optimizer step did not change the model: {losses}"
 print("RUNTIME-OK")

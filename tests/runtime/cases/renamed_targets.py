@@ -28,9 +28,13 @@ ds_model = fabric.setup_module(model)
 ds_opt = fabric.setup_optimizers(opt)
 
 x = torch.randn(4, 8, device=fabric.device)
-loss = ds_model(x).pow(2).mean()
-fabric.backward(loss)
-ds_opt.step()
-ds_opt.zero_grad()
-print(f"loss={loss.item():.4f}")
+losses = []
+for _ in range(2):  # two steps on one batch: the first step must lower the loss
+    loss = ds_model(x).pow(2).mean()
+    fabric.backward(loss)
+    ds_opt.step()
+    ds_opt.zero_grad()
+    losses.append(loss.item())
+print(f"losses={losses}")
+assert losses[1] < losses[0], f"the optimizer step did not change the model: {losses}"
 print("RUNTIME-OK")

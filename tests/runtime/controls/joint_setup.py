@@ -28,9 +28,13 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model, optimizer = fabric.setup(model, optimizer)
 
 x = torch.randn(4, 8, device=fabric.device)
-loss = model(x).pow(2).mean()
-fabric.backward(loss)
-optimizer.step()
-optimizer.zero_grad()
-print(f"loss={loss.item():.4f}")
+losses = []
+for _ in range(2):  # two steps on one batch: the first step must lower the loss
+    loss = model(x).pow(2).mean()
+    fabric.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+    losses.append(loss.item())
+print(f"losses={losses}")
+assert losses[1] < losses[0], f"the optimizer step did not change the model: {losses}"
 print("RUNTIME-OK")

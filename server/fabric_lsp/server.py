@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 
 from fabric_lsp import __version__
@@ -44,9 +47,29 @@ class Result:
     findings: list[Finding]
 
 
+class FabricProtocol(LanguageServerProtocol):
+    """pygls' protocol, but a request whose params do not fit its method gets the JSON-RPC error
+    response it is owed (-32602) instead of only a message to the user."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                method = str(data.get("method"))
+                self._send_response(data["id"], error=types.ResponseError(code=exc.CODE, message=f"{exc.MESSAGE} for {method}"))
+                return JsonRPCNotification(method="$/fabric-lsp/ignored", jsonrpc="2.0", params=None)
+            raise
+
+
 class FabricLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("fabric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "fabric-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=FabricProtocol,
+        )
         self.options = Options()
         self.encoder = Encoder()
         self.workspace_model: Optional[Workspace] = None

@@ -267,25 +267,31 @@ def test_stdin_fix_prints_fixed_source(project):
 
 
 def test_jobs_give_the_same_results(project):
-    for i in range(12):
-        (project / "many" / f"m{i:02}.py").parent.mkdir(exist_ok=True)
-        (project / "many" / f"m{i:02}.py").write_text(DEEPSPEED if i % 3 else CLEAN)
+    (project / "many").mkdir()
+    for i in range(36):
+        (project / "many" / f"m{i:02}.py").write_text(DEEPSPEED if i % 3 else MAYBE)
     one = run(project, "--format", "json", "--jobs", "1")
     two = run(project, "--format", "json", "--jobs", "2")
     assert one.returncode == two.returncode == 1
     assert json.loads(out(one)) == json.loads(out(two))
-    assert len(json.loads(out(two))) == 4 + 8
+    assert len(json.loads(out(two))) == 4 + 36
     assert run(project, "--jobs", "0").returncode == 2
 
 
-def test_jobs_fix_in_parallel(project):
-    for i in range(8):
+def test_jobs_use_worker_processes(project):
+    for i in range(30):
         (project / f"p{i}.py").write_text(DEEPSPEED)
-    proc = run(project, "--fix", "--jobs", "2")
+    env_debug = dict(os.environ, FABRIC_LSP_DEBUG="1", NO_COLOR="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", "--fix", "--jobs", "2"], cwd=project, capture_output=True, timeout=180, env=env_debug
+    )
+    assert "in 2 worker processes" in err(proc)
     assert proc.returncode == 1  # nofix.py has no automatic fix: it remains
-    assert all((project / f"p{i}.py").read_text() == FIXED for i in range(8))
+    assert all((project / f"p{i}.py").read_text() == FIXED for i in range(30))
     assert (project / "sub dir" / "ünï.py").read_text(encoding="utf-8") == FIXED
-    assert "Fixed 11 problems.\nFound 1 problem (1 error) in 13 files." in out(proc)
+    assert "Fixed 33 problems.\nFound 1 problem (1 error) in 35 files." in out(proc)
+    few = run(project, "--jobs", "2", "train.py", "maybe.py")  # too few to start workers: same result
+    assert few.returncode == 0
 
 
 def run_with_tty_stderr(cwd: Path, *args: str) -> tuple[int, str, str]:

@@ -126,8 +126,9 @@ def _rules() -> int:
 ALWAYS_SKIP = frozenset({".git", ".hg", ".svn"})
 #: A progress bar is shown (on a terminal) when more files than this are checked.
 PROGRESS_THRESHOLD = 300
-#: Fewer files than this are checked in-process: starting workers would cost more than it saves.
-MIN_FILES_FOR_POOL = 4
+#: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
+#: starting workers (each with its own jedi) would cost more than it saves.
+MIN_FILES_FOR_POOL = 24
 
 
 def default_jobs() -> int:
@@ -392,21 +393,51 @@ def _progress(total: int):
     return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
 
 
+def _may_have_findings(text: str) -> bool:
+    """The engine's cheap pre-filter: a file it would dismiss unparsed is not worth a worker."""
+    from fabric_lsp.engine import analyzer
+
+    prefilter = getattr(analyzer, "PREFILTER", None)
+    return prefilter is None or bool(prefilter.search(text))
+
+
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: Optional[str], jobs: int) -> list:
-    """Check every task, in worker processes when there are enough; results in task order."""
-    jobs = max(1, min(jobs, len(tasks)))
+    """Check every task; results in task order.
+
+    Files are read here first: the ones the engine's pre-filter dismisses (most files of a
+    project) are done at once, and only the rest is spread over ``jobs`` worker processes, when
+    there are enough of them to pay for starting the workers.
+    """
+    from fabric_lsp.output import FileResult
+
     bar = _progress(len(tasks))
+    _init_state(root, environment)
+    results: list = [None] * len(tasks)
+    candidates: list[int] = []
     try:
-        if jobs > 1 and len(tasks) >= MIN_FILES_FOR_POOL:
-            results = _run_pool(tasks, mode, root, environment, jobs, bar)
-            if results is not None:
-                return results
-        _init_state(root, environment)
-        results = []
-        for t in tasks:
-            results.append(_check_task(t, mode))
+        for i, t in enumerate(tasks):
+            text, problem, bom = read_source(t.path)
+            if problem:
+                results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
+            elif _may_have_findings(text):
+                candidates.append(i)
+                continue
+            else:
+                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom)
             if bar is not None:
                 bar.update(1)
+        jobs = max(1, min(jobs, len(candidates)))
+        done = None
+        if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
+            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar)
+        if done is None:
+            done = []
+            for i in candidates:
+                done.append(_check_task(tasks[i], mode))
+                if bar is not None:
+                    bar.update(1)
+        for i, r in zip(candidates, done):
+            results[i] = r
         return results
     finally:
         if bar is not None:
@@ -421,10 +452,19 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: Optional[st
     # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        try:  # imported once here, inherited by every worker (half a second each otherwise)
+            import jedi  # noqa: F401
+
+            import fabric_lsp.engine.infer  # noqa: F401
+            import fabric_lsp.rules  # noqa: F401
+        except ImportError:
+            pass
     # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
     size = max(1, min(16, len(tasks) // (jobs * 4)))
     chunks = [(tasks[i : i + size], mode) for i in range(0, len(tasks), size)]
     results: list = []
+    _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_state, initargs=(root, environment)) as pool:
             for chunk in pool.map(_check_chunk, chunks):
@@ -434,7 +474,7 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: Optional[st
     except (BrokenProcessPool, OSError) as exc:
         print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
         if bar is not None:
-            bar.reset()
+            bar.update(-len(results))
         return None
     return results
 

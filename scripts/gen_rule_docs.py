@@ -81,7 +81,8 @@ def main(argv=None) -> int:
         if not args.check:
             out.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(".md.tmp")
-            tmp.write_text(content, encoding="utf-8", newline="\n")
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(content)
             os.replace(tmp, target)
     extra = sorted(p.name for p in out.glob("*.md") if p.name not in pages) if out.is_dir() else []
     for name in extra:

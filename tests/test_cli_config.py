@@ -411,7 +411,10 @@ async def test_server_editor_settings_override_file(client: LanguageClient, tmp_
 
 @pytest.mark.asyncio
 async def test_server_invalid_pyproject_value_shows_message_and_keeps_running(client: LanguageClient, tmp_path):
-    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "loud" }\n'})
+    project = write(
+        tmp_path / "proj",
+        {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "loud" }\nexclude = "build"\n'},
+    )
     await start(client, project, watch=False)
     diags = await diagnostics(client, open_file(client, project / "train.py"))
     assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Error)]  # the default
@@ -423,7 +426,9 @@ async def test_server_invalid_pyproject_value_shows_message_and_keeps_running(cl
 
     messages = await asyncio.wait_for(message(), TIMEOUT)
     assert len(messages) == 1
-    assert "`severity`" in messages[0].message and str(project / "pyproject.toml") in messages[0].message
+    assert messages[0].type == types.MessageType.Warning
+    assert "`severity`" in messages[0].message and "`exclude`" in messages[0].message
+    assert str(project / "pyproject.toml") in messages[0].message
     assert client.registrations == []  # no dynamic registration offered: none attempted
     # still serving: a second document is analysed
     (project / "clean.py").write_text(CLEAN)

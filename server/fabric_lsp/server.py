@@ -159,8 +159,10 @@ class FabricLanguageServer(LanguageServer):
         return self.configs.for_path(path or self.root).with_overrides(self.options.config_overrides)
 
     def show_config_problems(self) -> None:
-        for problem in self.configs.drain_problems():
-            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"fabric-lsp: {problem}"))
+        problems = self.configs.drain_problems()  # each names its key and pyproject.toml
+        if problems:  # one message per (re)load, however many keys are wrong
+            message = "\n".join(f"fabric-lsp: {p}" for p in problems)
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
     def reload_config(self) -> None:
         """pyproject.toml changed: re-read it (by its new mtime) and re-publish every document."""

@@ -471,13 +471,16 @@ def test_interpreter_from_python_extension_and_restart(code_server, tmp_path):
     assert "(re)starting the server: restart command" in logs, logs
 
 
-def test_fix_all_on_save(code_server, tmp_path):
-    """editor.codeActionsOnSave {"source.fixAll.fabric-lsp": "explicit"}: Ctrl+S fixes the file."""
+def test_fix_all_on_save_with_server_executable(code_server, tmp_path):
+    """editor.codeActionsOnSave {"source.fixAll.fabric-lsp": "explicit"}: Ctrl+S fixes the file.
+    The server is the `fabric-lsp` executable from the fabric-lsp.path setting."""
+    executable = Path(sys.executable).parent / "fabric-lsp"
+    assert executable.exists(), f"{executable} missing: install the project (pip install -e .) into {sys.prefix}"
     workspace = _workspace(
         tmp_path / "project-fix-on-save",
         {"train_deepspeed.py": DEEPSPEED},
         {
-            "fabric-lsp.interpreter": sys.executable,
+            "fabric-lsp.path": str(executable),
             "[python]": {"editor.codeActionsOnSave": {"source.fixAll.fabric-lsp": "explicit"}},
         },
     )
@@ -490,3 +493,4 @@ def test_fix_all_on_save(code_server, tmp_path):
         fixedLine="model, optimizer = fabric.setup(model, optimizer)",
     )
     assert (workspace / "train_deepspeed.py").read_text() == DEEPSPEED_FIXED
+    assert f"command: {executable}\n" in _extension_logs(code_server)

@@ -67,7 +67,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
     // The Python extension may be installed, or activate, after us.
     const subscribePython = async () => {
-        const disposable = await onDidChangeInterpreter(() => void schedule('Python interpreter changed'));
+        const disposable = await onDidChangeInterpreter(() => void schedule('Python interpreter changed', true));
         if (disposable) {
             context.subscriptions.push(disposable);
         }
@@ -77,29 +77,50 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const listener = vscode.extensions.onDidChange(async () => {
             if (await subscribePython()) {
                 listener.dispose();
-                void schedule('Python extension installed');
+                void schedule('Python extension installed', true);
             }
         });
         context.subscriptions.push(listener);
     }
 
-    await schedule('activation');
+    // Not awaited: activation must not wait for the server (or for a slow interpreter check).
+    void schedule('activation');
 }
 
 export async function deactivate(): Promise<void> {
     await stopClient();
 }
 
-/** Runs restarts one after the other, never two at once. */
-function schedule(reason: string): Promise<void> {
-    queue = queue.then(() => restart(reason)).catch((error) => log(`restart failed: ${describe(error)}`));
+/**
+ * Runs restarts one after the other, never two at once. With `onlyIfChanged` (events such as the
+ * Python extension's, which also fire when nothing changed), a running server is kept when it
+ * would be started the same way.
+ */
+function schedule(reason: string, onlyIfChanged = false): Promise<void> {
+    queue = queue
+        .then(() => restart(reason, onlyIfChanged))
+        .catch((error) => log(`restart failed: ${describe(error)}`));
     return queue;
 }
 
-async function restart(reason: string): Promise<void> {
+function sameLaunch(a: Launch | undefined, b: Launch): boolean {
+    return (
+        !!a &&
+        a.interpreter === b.interpreter &&
+        a.command === b.command &&
+        a.args.length === b.args.length &&
+        a.args.every((arg, i) => arg === b.args[i])
+    );
+}
+
+async function restart(reason: string, onlyIfChanged = false): Promise<void> {
+    const launch = await resolveLaunch();
+    if (onlyIfChanged && client?.isRunning() && sameLaunch(currentLaunch, launch)) {
+        log(`${reason}: the server already runs with ${launch.command}; kept`);
+        return;
+    }
     log(`(re)starting the server: ${reason}`);
     await stopClient();
-    const launch = await resolveLaunch();
     currentLaunch = launch;
     log(
         `interpreter: ${launch.interpreter ?? '(none)'} (from ${launch.interpreterSource}); ` +
@@ -311,13 +332,21 @@ function quote(value: string): string {
     return /^[\w@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 
+/** Messages of the notifications on screen now: the same one is never shown twice at once. */
+const shown = new Set<string>();
+
 async function notify(message: string, installCommand?: string): Promise<void> {
     log(message);
+    if (shown.has(message)) {
+        return;
+    }
+    shown.add(message);
     const actions = installCommand
         ? ['Copy install command', 'Open Settings', 'Show Output']
         : ['Open Settings', 'Show Output'];
     // Not awaited: the notification stays until the user acts, and must not block a restart.
     void vscode.window.showErrorMessage(message, ...actions).then(async (choice) => {
+        shown.delete(message);
         if (choice === 'Copy install command' && installCommand) {
             await vscode.env.clipboard.writeText(installCommand);
         } else if (choice === 'Open Settings') {

@@ -81,19 +81,57 @@ class Run:
         )
 
 
+class Started:
+    """A training script running in the background; ``result()`` waits for it."""
+
+    def __init__(self, script: Path, python: Path, env: dict[str, str]) -> None:
+        self.script = script
+        self.args = [str(python), str(script)]
+        # Output goes to files, not pipes: a chatty script can never block on a full pipe.
+        self._out = script.with_name(script.name + ".stdout")
+        self._err = script.with_name(script.name + ".stderr")
+        with open(self._out, "wb") as out, open(self._err, "wb") as err:
+            self.proc = subprocess.Popen(self.args, cwd=script.parent, env=env, stdout=out, stderr=err)
+
+    def result(self) -> Run:
+        try:
+            self.proc.wait(timeout=SCRIPT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"{self.script.name} did not finish within {SCRIPT_TIMEOUT}s")
+        read = lambda f: f.read_bytes().decode("utf-8", "replace")  # noqa: E731
+        return Run(self.args, self.proc.returncode, read(self._out), read(self._err))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
 @pytest.fixture
-def run_script(runtime_python: Path, runtime_env: dict[str, str]):
-    """Run a training script with the runtime venv's python, in the script's own folder."""
+def start_script(runtime_python: Path, runtime_env: dict[str, str]):
+    """Start a training script with the runtime venv's python, in the script's own folder.
+
+    Lets a test overlap the run of the original with fixing and running the copy (2 cores).
+    Anything still running when the test ends is killed.
+    """
+    started: list[Started] = []
+
+    def start(script: Path) -> Started:
+        started.append(Started(script, runtime_python, runtime_env))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.kill()
+
+
+@pytest.fixture
+def run_script(start_script):
+    """Run a training script with the runtime venv's python and wait for it."""
 
     def run(script: Path) -> Run:
-        args = [str(runtime_python), str(script)]
-        try:
-            proc = subprocess.run(
-                args, cwd=script.parent, env=runtime_env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT
-            )
-        except subprocess.TimeoutExpired as exc:
-            pytest.fail(f"{script.name} did not finish within {SCRIPT_TIMEOUT}s: {exc}")
-        return Run(args, proc.returncode, proc.stdout, proc.stderr)
+        return start_script(script).result()
 
     return run
 

@@ -112,27 +112,34 @@ def _case_params():
 
 @pytest.mark.runtime
 @pytest.mark.parametrize("case", list(_case_params()))
-def test_fix_turns_crash_into_training(case, tmp_path, run_script, fabric_lsp):
-    script = tmp_path / case
-    shutil.copyfile(CASES_DIR / case, script)  # byte copy: CRLF and tabs stay as committed
+def test_fix_turns_crash_into_training(case, tmp_path, start_script, run_script, fabric_lsp):
+    (tmp_path / "original").mkdir()
+    (tmp_path / "fixed").mkdir()
+    original_script = tmp_path / "original" / case
+    script = tmp_path / "fixed" / case
+    for dest in (original_script, script):
+        shutil.copyfile(CASES_DIR / case, dest)  # byte copy: CRLF and tabs stay as committed
     original = script.read_bytes()
 
-    # 1. The original crashes with the error Lightning (or DeepSpeed at ZeRO 1-2) raises.
-    before = run_script(script)
-    expected = EXPECTED_ERROR.get(case, LIGHTNING_ERROR)
-    assert before.returncode != 0, f"the separated-setup original did not fail:\n{before.explain()}"
-    assert expected in before.stderr, f"expected {expected!r} in stderr:\n{before.explain()}"
-    assert "RUNTIME-OK" not in before.stdout
+    # 1. The original must crash; it runs in the background while the copy is fixed (checked below).
+    started = start_script(original_script)
 
     # 2. fabric-lsp sees it.
-    assert _fab001(fabric_lsp, script), "fabric-lsp reports no FAB001 on a script that crashes"
+    assert _fab001(fabric_lsp, script), "fabric-lsp reports no FAB001 on the separated-setup script"
 
     # 3. The fixer rewrites it (or refuses, leaving it untouched).
-    fix = fabric_lsp("check", "--fix", script.name, cwd=tmp_path)
+    fix = fabric_lsp("check", "--fix", script.name, cwd=script.parent)
     assert fix.returncode in (0, 1), f"fabric-lsp check --fix failed:\n{fix.explain()}"
     assert "internal error" not in fix.stderr, fix.explain()
     fixed = script.read_bytes()
     remaining = _fab001(fabric_lsp, script)
+
+    # 1'. ... with the error Lightning (or DeepSpeed, at ZeRO 1-2) raises.
+    before = started.result()
+    expected = EXPECTED_ERROR.get(case, LIGHTNING_ERROR)
+    assert before.returncode != 0, f"the separated-setup original did not fail:\n{before.explain()}"
+    assert expected in before.stderr, f"expected {expected!r} in stderr:\n{before.explain()}"
+    assert "RUNTIME-OK" not in before.stdout
 
     if case in REFUSED:
         assert fixed == original, f"REFUSED case was changed by --fix:\n{fixed.decode()}"

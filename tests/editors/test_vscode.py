@@ -230,16 +230,20 @@ def _free_port() -> int:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
+    """Ends the process group that `process` leads (it was started with start_new_session)."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        process.poll()
+        return
+    try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         process.wait(timeout=10)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -376,24 +380,32 @@ def _drive(server: dict, mode: str, workspace: Path, artifacts: Path, **extra) -
     config_file.write_text(json.dumps(config))
     browser_home = server["base"] / f"browser-home-{mode}"
     browser_home.mkdir(exist_ok=True)
+    # Its own session, so that a timeout also ends the Chromium it started.
+    driver = subprocess.Popen(
+        [server["node"], str(DRIVER), str(config_file)],
+        cwd=DRIVER_DIR,
+        env={**os.environ, "HOME": str(browser_home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        result = subprocess.run(
-            [server["node"], str(DRIVER), str(config_file)],
-            cwd=DRIVER_DIR,
-            env={**os.environ, "HOME": str(browser_home)},
-            capture_output=True,
-            text=True,
-            timeout=230,
-        )
-    except subprocess.TimeoutExpired as error:
-        pytest.fail(f"the browser driver did not finish in 230 s:\n{error.stdout}\n{error.stderr}\n{_extension_logs(server)}")
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    (artifacts / "steps.jsonl").write_text(result.stdout)
+        stdout, stderr = driver.communicate(timeout=230)
+    except subprocess.TimeoutExpired:
+        _stop(driver)
+        stdout, stderr = driver.communicate()
+        pytest.fail(f"the browser driver did not finish in 230 s:\n{stdout}\n{stderr}\n{_extension_logs(server)}")
+    finally:
+        _stop(driver)
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    (artifacts / "steps.jsonl").write_text(stdout)
     final = events[-1] if events else {}
-    if result.returncode != 0 or final.get("result") != "ok":
+    if driver.returncode != 0 or final.get("result") != "ok":
         pytest.fail(
-            f"VS Code scenario '{mode}' failed (exit {result.returncode}); screenshots in {artifacts}\n"
-            f"{result.stdout}\n{result.stderr}\n{_extension_logs(server)}",
+            f"VS Code scenario '{mode}' failed (exit {driver.returncode}); screenshots in {artifacts}\n"
+            f"{stdout}\n{stderr}\n{_extension_logs(server)}",
             pytrace=False,
         )
     return final

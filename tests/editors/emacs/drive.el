@@ -161,8 +161,8 @@
       (fe2e-step "written")
       (fe2e-wait "a fresh publishDiagnostics without FAB001"
                  (lambda () (fe2e-publish-without-fab001-since n)))
-      (flymake-start)
-      (fe2e-wait "FAB001 to leave flymake" (lambda () (null (fe2e-fab001))))
+      (fe2e-wait "FAB001 to leave flymake"
+                 (lambda () (flymake-start) (accept-process-output nil 0.05) (null (fe2e-fab001))))
       (fe2e-put 'buffer_after (buffer-substring-no-properties (point-min) (point-max)))
       (fe2e-put 'modified_after (if (buffer-modified-p) t :json-false))
       (fe2e-step "clean"))))

@@ -123,8 +123,10 @@ def test_all_keys(tmp_path):
     assert config.is_excluded(str(tmp_path / "src" / "legacy" / "a.py"))
     assert config.is_excluded(str(tmp_path / "src" / "api_pb2.py"))
     assert not config.is_excluded(str(tmp_path / "src" / "train.py"))
-    # exclude replaces the defaults: hidden folders are no longer excluded
-    assert not config.is_excluded(str(tmp_path / ".ci" / "a.py"))
+    # exclude replaces the defaults: virtualenvs are no longer excluded
+    assert not config.is_excluded(str(tmp_path / ".venv" / "a.py"))
+    assert Config().is_excluded(str(tmp_path / ".venv" / "a.py"), root=str(tmp_path))
+    assert not Config().is_excluded(str(tmp_path / ".github" / "a.py"), root=str(tmp_path))
 
 
 def test_select_ignore_prefixes_most_specific_wins():
@@ -259,16 +261,25 @@ def test_cli_exclude_extend_exclude_and_gitignore(tmp_path):
             "src/keep_local.py": DEEPSPEED,
             "src/sub/.gitignore": "deep.py\n",
             "src/sub/deep.py": DEEPSPEED,
-            ".hidden/x.py": DEEPSPEED,
+            ".tox/py311/x.py": DEEPSPEED,
+            ".venv-gpu/lib/x.py": DEEPSPEED,
             "venv/lib/x.py": DEEPSPEED,
+            ".github/scripts/smoke.py": DEEPSPEED,
         },
     )
     findings, _ = check_json(tmp_path)
     names = sorted(f["filename"].replace(os.sep, "/") for f in findings)
-    assert names == ["src/keep_local.py", "src/train.py"]
+    assert names == [".github/scripts/smoke.py", "src/keep_local.py", "src/train.py"]
     findings, _ = check_json(tmp_path, "--no-respect-gitignore")
     names = sorted(f["filename"].replace(os.sep, "/") for f in findings)
-    assert names == ["ignored_dir/x.py", "src/keep_local.py", "src/scratch_local.py", "src/sub/deep.py", "src/train.py"]
+    assert names == [
+        ".github/scripts/smoke.py",
+        "ignored_dir/x.py",
+        "src/keep_local.py",
+        "src/scratch_local.py",
+        "src/sub/deep.py",
+        "src/train.py",
+    ]
 
 
 def test_cli_explicit_paths_and_force_exclude(tmp_path):

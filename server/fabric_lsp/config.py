@@ -8,7 +8,7 @@ table (a ``pyproject.toml`` without the table is passed over, as ruff does). Key
     ignore = ["FAB001"]              # the more specific of select/ignore wins
     severity = { FAB001 = "warning" }  # error | warning | information | hint
     report-unknown = false           # hint where the strategy cannot be determined
-    exclude = [".*/", "build/"]      # gitignore-style patterns, relative to this file's folder
+    exclude = ["build/"]             # gitignore-style patterns, relative to this file's folder
     extend-exclude = ["legacy/"]     # added to `exclude` (or to the default excludes)
     lightning-version = "2.6"        # for version-dependent rules
 
@@ -38,8 +38,30 @@ PYPROJECT = "pyproject.toml"
 TABLE = "fabric-lsp"
 #: The newest Lightning release the rules know about: the default when none is installed.
 LATEST_LIGHTNING = "2.6.6"
-#: Folders never worth walking into (the default ``exclude``); gitignore-style patterns.
-DEFAULT_EXCLUDE: tuple[str, ...] = (".*/", "__pycache__/", "venv/", "node_modules/", "site-packages/")
+#: Folders never worth walking into (the default ``exclude``, after ruff's); gitignore-style patterns.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".bzr/",
+    ".direnv/",
+    ".eggs/",
+    ".git/",
+    ".hg/",
+    ".ipynb_checkpoints/",
+    ".mypy_cache/",
+    ".nox/",
+    ".pytest_cache/",
+    ".pytype/",
+    ".ruff_cache/",
+    ".svn/",
+    ".tox/",
+    ".venv*/",
+    "__pycache__/",
+    "__pypackages__/",
+    "_build/",
+    "buck-out/",
+    "node_modules/",
+    "site-packages/",
+    "venv/",
+)
 SEVERITIES = tuple(s.value for s in Severity)
 
 #: File key → attribute; the editor's camelCase spellings map to the same keys.

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 VENV=.venv-runtime
-REQ=tests/runtime/requirements.txt
+REQ=tests/runtime/requirements.txt          # torch, lightning, deepspeed (checked below)
+LOCK=tests/runtime/constraints.txt         # their dependencies, as proven
 export DS_ACCELERATOR=cpu
 # deepspeed JIT-builds its CPU shared-memory comm op (~1 min) on first use; keep the build inside
 # the venv so every later run (the tests set the same variable) just loads it.
@@ -59,18 +60,14 @@ fi
 
 t0=$(date +%s)
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
 
-# 1. torch alone first: the CPU wheel lies on disk (pip's find-links); the machine's pip
-#    constraint file caps torch too. Never let a later step pull another (CUDA) torch.
+# 1. torch alone first, and only the CPU wheel that lies on disk (pip's find-links): asking for the
+#    `+cpu` local version means pip can never fetch a CUDA build instead (PyPI has no `+cpu`).
 TORCH_PIN=$(grep -E '^torch==' "$REQ")
-"$VENV/bin/pip" install -q "$TORCH_PIN"
-pin_file=$(mktemp)
-trap 'rm -f "$pin_file"' EXIT
-echo "$TORCH_PIN" > "$pin_file"
+"$VENV/bin/pip" install -q -c "$LOCK" "${TORCH_PIN}+cpu"
 
 # 2. lightning + deepspeed (no compiled ops: DS_BUILD_OPS=0), torch held to the pin.
-DS_BUILD_OPS=0 "$VENV/bin/pip" install -q -c "$pin_file" -r "$REQ"
+DS_BUILD_OPS=0 "$VENV/bin/pip" install -q -c "$REQ" -c "$LOCK" -r "$REQ"
 
 # 3. Build deepspeed's CPU shared-memory comm op once (deepspeed would do it at the first
 #    init_distributed of every test otherwise).

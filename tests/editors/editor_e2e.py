@@ -31,8 +31,6 @@ SCENARIOS = {
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-
-
 def units(text: str, encoding: str) -> int:
     """Length of text in LSP position units of the given encoding."""
     if encoding == "utf-8":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet
+from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet, flagged_call
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
 
@@ -54,6 +54,8 @@ def check_session(run, *, severity="error"):
     check_lsp_diagnostic(run, "utf-16", {"error": 1, "warning": 2}[severity])
     d = rep["diagnostic"]
     assert d["col"] == d["expected_col"] >= 0, run.describe()
+    line_no = flagged_call(run.source)[0]
+    assert (d["line"], d["line_text"]) == (line_no, run.source.splitlines()[line_no]), run.describe()
     assert d["type"] == f"eglot-{severity}", run.describe()
     assert d["text"].startswith("fabric-lsp [FAB001]: "), run.describe()
 

@@ -115,7 +115,7 @@ local function session()
   local client = get_client(buf)
   wrap_requests(client)
   R.root_dir = client.config.root_dir
-  R.server_info = client.server_info
+  R.server_info = client.server_info -- nil on 0.7 (it does not keep the initialize result)
   if mode == "enable" then
     local c = vim.lsp.config["fabric_lsp"]
     R.resolved_config = { cmd = c.cmd, filetypes = c.filetypes, root_markers = c.root_markers }

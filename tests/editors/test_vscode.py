@@ -84,6 +84,42 @@ optimizer = fabric.setup_optimizers(optimizer)
 
 DDP = DEEPSPEED.replace('"deepspeed_stage_3"', '"ddp"')
 
+# Non-ASCII identifiers before the call on the flagged line (𠮷 is outside the BMP: two UTF-16
+# code units, four UTF-8 bytes), so the column differs between position encodings.
+UNICODE_NAMES = """\
+# 🚀 ü 漢字 𠮷: non-ASCII identifiers before the call on the flagged line
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+modèle = torch.nn.Linear(4, 2)
+modèle = fabric.setup_module(modèle)
+optimiseur_漢字𠮷 = torch.optim.AdamW(modèle.parameters(), lr=1e-4)
+optimiseur_漢字𠮷 = fabric.setup_optimizers(optimiseur_漢字𠮷)  # 🚀 ü
+"""
+
+UNICODE_NAMES_FIXED = """\
+# 🚀 ü 漢字 𠮷: non-ASCII identifiers before the call on the flagged line
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+modèle = torch.nn.Linear(4, 2)
+optimiseur_漢字𠮷 = torch.optim.AdamW(modèle.parameters(), lr=1e-4)
+modèle, optimiseur_漢字𠮷 = fabric.setup(modèle, optimiseur_漢字𠮷)  # 🚀 ü
+"""
+
+
+def _flagged_position(text: str) -> tuple[int, int]:
+    """1-based line and UTF-16 column (as VS Code shows them) of `fabric.setup_optimizers`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "fabric.setup_optimizers(" in line:
+            prefix = line[: line.index("fabric.setup_optimizers(")]
+            return number, len(prefix.encode("utf-16-le")) // 2 + 1
+    raise AssertionError("no setup_optimizers call")
+
 
 # --------------------------------------------------------------------------------------------
 # Tools
@@ -349,7 +385,7 @@ def _workspace(root: Path, files: dict[str, str], settings: dict) -> Path:
     (root / ".vscode").mkdir()
     (root / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2))
     for name, text in files.items():
-        (root / name).write_text(text)
+        (root / name).write_text(text, encoding="utf-8")
     return root
 
 
@@ -425,8 +461,7 @@ def test_quick_fix_in_vscode(code_server, tmp_path):
     # The Python running this test (the project's venv, where fabric-lsp is installed) runs the
     # server and is the environment jedi analyses.
     workspace = _workspace(tmp_path / "project", files, {"fabric-lsp.interpreter": sys.executable})
-    flagged = DEEPSPEED.splitlines().index("optimizer = fabric.setup_optimizers(optimizer)") + 1
-    column = DEEPSPEED.splitlines()[flagged - 1].index("setup_optimizers") + 3
+    flagged, column = _flagged_position(DEEPSPEED)
 
     final = _drive(
         code_server,
@@ -435,7 +470,8 @@ def test_quick_fix_in_vscode(code_server, tmp_path):
         ARTIFACTS,
         files={"error": "train_deepspeed.py", "warning": "train_maybe_deepspeed.py", "clean": "train_ddp.py"},
         errorLine=flagged,
-        errorColumn=column,
+        errorColumn=column + 10,  # inside `setup_optimizers`
+        expectPosition=f"[Ln {flagged}, Col {column}]",
         quickFixTitle=QUICK_FIX_TITLE,
         fixedLine="model, optimizer = fabric.setup(model, optimizer)",
     )
@@ -444,6 +480,28 @@ def test_quick_fix_in_vscode(code_server, tmp_path):
     assert (workspace / "train_maybe_deepspeed.py").read_text() == MAYBE_DEEPSPEED
     assert (workspace / "train_ddp.py").read_text() == DDP
     print(f"VS Code scenario passed in {final['seconds']:.1f} s; screenshots: {ARTIFACTS}")
+
+
+def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
+    """Positions survive UTF-16 (VS Code) columns: the problem is shown at the call, the quick
+    fix rewrites the right text."""
+    workspace = _workspace(
+        tmp_path / "project-unicode", {"train_unicode.py": UNICODE_NAMES}, {"fabric-lsp.interpreter": sys.executable}
+    )
+    flagged, column = _flagged_position(UNICODE_NAMES)
+    _drive(
+        code_server,
+        "quickfix",
+        workspace,
+        ARTIFACTS / "unicode",
+        files={"error": "train_unicode.py"},
+        errorLine=flagged,
+        errorColumn=column + 10,
+        expectPosition=f"[Ln {flagged}, Col {column}]",
+        quickFixTitle=QUICK_FIX_TITLE,
+        fixedLine="modèle, optimiseur_漢字𠮷 = fabric.setup(modèle, optimiseur_漢字𠮷)  # 🚀 ü",
+    )
+    assert (workspace / "train_unicode.py").read_text(encoding="utf-8") == UNICODE_NAMES_FIXED
 
 
 def test_missing_server_shows_one_notification(code_server, tmp_path):

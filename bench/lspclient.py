@@ -132,6 +132,9 @@ class LspClient:
                     name, _, value = line.partition(b":")
                     if name.strip().lower() == b"content-length":
                         length = int(value.strip())
+                if length is None:  # stray output on stdout (not LSP): skip it
+                    self.log_messages.append("stray stdout before a header")
+                    continue
                 body = await reader.readexactly(length)
                 t = time.perf_counter()
                 self._dispatch(json.loads(body), t)

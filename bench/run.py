@@ -183,6 +183,11 @@ def prepare_inputs(tree_files: int) -> dict:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(gen.training_script(n, fabric, seed=100 + i))
         rss_files.append(path)
+    # the inputs sit in a hidden, git-ignored folder: give them a configuration of their own so
+    # that fabric-lsp's default `exclude = [".*/"]` (relative to the closest [tool.fabric-lsp])
+    # and the repository's settings do not apply
+    with open(os.path.join(GENERATED, "pyproject.toml"), "w") as fh:
+        fh.write('[project]\nname = "fabric-lsp-bench-inputs"\nversion = "0"\n\n[tool.fabric-lsp]\n')
     tree = os.path.join(GENERATED, "tree")
     if os.path.isdir(tree):
         shutil.rmtree(tree)
@@ -442,25 +447,34 @@ async def bench_rss(inputs: dict, n_edits: int, specs: dict, log_dir: str) -> di
 # -- CLI ------------------------------------------------------------------------------------------
 
 
-def cli_has_jobs() -> bool:
-    r = subprocess.run([PY, "-m", "fabric_lsp", "check", "--help"], capture_output=True, text=True)
-    return "--jobs" in r.stdout
+def cli_help() -> str:
+    return subprocess.run([PY, "-m", "fabric_lsp", "check", "--help"], capture_output=True, text=True).stdout
+
+
+def checked_count(stdout: str) -> Optional[int]:
+    import re
+
+    m = re.search(r"in (\d+) files?\.|\((\d+) files?\)", stdout)
+    return int(m.group(1) or m.group(2)) if m else None
 
 
 def bench_cli(inputs: dict, runs: int) -> dict:
     info = inputs["tree"]
     tree = info.root
     cwd = os.path.dirname(tree)
-    has_jobs = cli_has_jobs()
+    help_text = cli_help()
+    has_jobs = "--jobs" in help_text
     cores = os.cpu_count() or 1
     variants = {}
     base = [PY, "-m", "fabric_lsp", "check", "--exit-zero", "--environment", BENCH_VENV]
+    if "--no-respect-gitignore" in help_text:  # bench/.generated is git-ignored
+        base.append("--no-respect-gitignore")
     if has_jobs:
         variants["fabric-lsp check --jobs 1"] = base + ["--jobs", "1", "tree"]
         variants[f"fabric-lsp check --jobs {cores}"] = base + ["--jobs", str(cores), "tree"]
     else:
         variants["fabric-lsp check (sequential; no --jobs yet)"] = base + ["tree"]
-    ruff = [venv_bin("ruff"), "check", "--no-cache", "--exit-zero", "-q", "tree"]
+    ruff = [venv_bin("ruff"), "check", "--no-cache", "--no-respect-gitignore", "--exit-zero", "-q", "tree"]
     variants["ruff check --no-cache, 1 thread (peer)"] = ruff  # RAYON_NUM_THREADS=1 below
     variants[f"ruff check --no-cache, {cores} threads (peer)"] = ruff
     times = {k: [] for k in variants}
@@ -474,9 +488,14 @@ def bench_cli(inputs: dict, runs: int) -> dict:
             p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             dt = time.perf_counter() - t0
             times[name].append(dt)
+            if p.returncode != 0:
+                raise RuntimeError(f"{argv} exited {p.returncode}: {p.stderr[-2000:]}")
             if name.startswith("fabric-lsp"):
                 found = [l for l in p.stdout.splitlines() if l.startswith("Found") or l.startswith("All checks")]
                 checked[name] = found[-1] if found else p.stdout[-200:]
+                n = checked_count(p.stdout)
+                if n != info.files:  # a figure for fewer files than generated would be meaningless
+                    raise RuntimeError(f"{name}: checked {n} files, expected {info.files}; output ends {p.stdout[-500:]!r} / {p.stderr[-500:]!r}")
         print(f"[cli] run {r + 1}/{runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), file=sys.stderr)
     out = {"files": info.files, "fabric_files": info.fabric_files, "lines": info.lines, "has_jobs": has_jobs, "cores": cores}
     for name, ts in times.items():
@@ -590,6 +609,21 @@ def markdown(res: dict) -> str:
     return "\n".join(L)
 
 
+START, END = "<!-- figures:start (bench/run.py --update-benchmarks-md) -->", "<!-- figures:end -->"
+
+
+def update_benchmarks_md(md: str, results_rel: str) -> None:
+    path = os.path.join(REPO, "BENCHMARKS.md")
+    with open(path, encoding="utf-8") as fh:
+        doc = fh.read()
+    if START not in doc or END not in doc:
+        raise SystemExit(f"{path}: no figure markers")
+    head, rest = doc.split(START, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"{head}{START}\n\n{md}\n(raw results: `{results_rel}`, not committed)\n\n{END}{tail}")
+
+
 async def main_async(args) -> dict:
     ensure_bench_venv()
     quick = args.quick
@@ -633,6 +667,7 @@ def main() -> int:
     p.add_argument("--servers", help="comma list of fabric-lsp,ruff,jedi-ls (default all)")
     p.add_argument("--markdown", help="also write the Markdown summary to this file")
     p.add_argument("--json", help="results file (default bench/results/<timestamp>.json)")
+    p.add_argument("--update-benchmarks-md", action="store_true", help="replace the figures between the markers in BENCHMARKS.md")
     args = p.parse_args()
     res = asyncio.run(main_async(args))
     os.makedirs(RESULTS, exist_ok=True)
@@ -643,6 +678,8 @@ def main() -> int:
     if args.markdown:
         with open(args.markdown, "w") as fh:
             fh.write(md + "\n")
+    if args.update_benchmarks_md:
+        update_benchmarks_md(md, os.path.relpath(out, REPO))
     print(md)
     print(f"\n(results: {os.path.relpath(out, REPO)})", file=sys.stderr)
     return 0

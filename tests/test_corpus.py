@@ -42,43 +42,12 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 #: Cases the engine gets wrong today (in both analysed environments): name → what goes wrong.
 KNOWN_FAILURES: dict[str, str] = {
     # missed findings (false negatives)
-    "026-global-fabric": "missed error: a `global fabric` assignment inside init() is not seen from train(); "
-    "only the module-level `fabric = None` is",
-    "031-overridden-strategy-method": "warning instead of error: the base method that only raises "
-    "NotImplementedError is taken to return None (an unknown strategy)",
     "034-launch-handoff-cross-module": "missed error: fabric.launch(loop.run, 3) in another module is not a call "
     "site of run(); the parameter stays unknown",
-    "044-click-choice": "missed warning: click.Choice([...]) values of the @click.option are not read",
-    "052-env-default-deepspeed": "missed warning: the default of os.environ.get('STRATEGY', 'deepspeed') is not "
-    "taken as a possible value",
-    "053-argparse-default-deepspeed": "missed warning: the default='deepspeed' of an argparse option without "
-    "choices is not taken as a possible value",
-    "121-dataclass-literal-cli": "missed warning: the Literal[...] annotation of a dataclass field filled by "
-    "jsonargparse CLI(TrainArgs) is not read",
     "122-fabric-injected-into-class": "missed error: the call site Trainer(fabric, ...) is in another module; "
     "self.fabric = fabric stays unknown",
-    "123-launch-partial": "missed error: fabric.launch(partial(train, cfg=cfg)) is not seen as calling train(fabric)",
-    "124-launch-keyword-function": "missed error: fabric.launch(function=main) (keyword) is not seen as calling "
-    "main(fabric)",
-    "128-benchmark-loop-with-deepspeed": "missed warning: the loop variable of `for strategy in (...)` over a "
-    "literal tuple is unknown instead of each element",
-    "131-global-set-in-main-block": "missed error: `fabric` bound only inside `if __name__ == '__main__':` is "
-    "'not defined here' when read from a function",
     "139-fit-function-in-utils-module": "missed error: the only call fit(fabric, ...) is in another module "
     "(main.py); call sites are only searched in the defining module",
-    # false findings (false positives)
-    "066-guard-early-return": "false ERROR: the isinstance guard whose branch returns early does not narrow the "
-    "code after the if",
-    "067-guard-aliased-classes": "false ERROR: isinstance guard classes imported under aliases (DS, XLA) are "
-    "matched by name, so the guard is ignored",
-    "070-guard-through-helper": "false warning: an isinstance guard inside a helper (needs_joint_setup(fabric)) "
-    "is not seen",
-    "113-tpu-two-device-list": "false ERROR: devices=[0, 1] on TPU raises ValueError inside Fabric() in 2.6.6 "
-    "(only 1, the chip count or [i] are accepted); setup_optimizers is never reached",
-    "125-guard-substring-strategy-name": "false warning: the guard `'deepspeed' in args.strategy or "
-    "args.strategy == 'xla'` on the known choices does not narrow them",
-    "135-accelerator-name-is-case-sensitive": "false ERROR: accelerator='TPU' is lower-cased like a strategy "
-    "name, but Lightning's accelerator registry is case-sensitive and Fabric() raises ValueError",
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

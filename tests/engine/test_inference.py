@@ -176,9 +176,10 @@ def test_self_fabric_set_in_init_used_in_other_method(analysed_env):
     "kwargs, expected",
     [
         ('accelerator="tpu"', "error"),
-        ('accelerator="TPU", devices=8', "error"),
+
         ('accelerator="tpu", devices="auto"', "error"),
-        ('accelerator="tpu", devices=[0, 1]', "error"),
+        ('accelerator="tpu", devices=[0, 1]', None),  # ValueError in Fabric() (2.6.6 source)
+        ('accelerator="TPU", devices=8', None),  # accelerator names are case-sensitive
         ('accelerator="tpu", devices=1', None),
         ('accelerator="tpu", devices=[3]', None),
         ('accelerator="tpu", devices=8, strategy="fsdp"', None),
@@ -463,9 +464,11 @@ def test_argparse_choices_literal_click_and_tables(analysed_env):
     '''
     findings = run(src, analysed_env)
     got = [(f.span.start.line + 1, f.severity.value) for f in findings]
-    assert got == [(12, "warning"), (18, "warning"), (24, "warning"), (29, "warning"), (31, "error")]
+    # `--free` has no choices, but its default is what the script does when run as shipped
+    assert got == [(12, "warning"), (14, "warning"), (18, "warning"), (24, "warning"), (29, "warning"), (31, "error")]
     assert '"deepspeed" from the choices of `--strategy`' in findings[0].message
-    assert "Literal" in findings[1].message and "click" in findings[2].message
+    assert "the default of `--free`" in findings[1].message
+    assert "Literal" in findings[2].message and "click" in findings[3].message
 
 
 def test_overridden_method_in_subclass_and_equality_guards(analysed_env):

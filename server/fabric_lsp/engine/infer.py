@@ -14,6 +14,7 @@ Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_ST
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ MAX_DEPTH = 40
 MAX_STEPS = 4000
 #: Wall-clock cap for one call site, in seconds.
 MAX_SECONDS = 2.0
+#: At most this many bound arguments are kept in one evaluation context.
+MAX_ENV = 24
 #: At most this many alternatives are kept for one expression.
 MAX_ALTERNATIVES = 32
 
@@ -210,7 +213,7 @@ class Budget:
             raise BudgetExceeded()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity hash: hashing nested call contexts is exponential
 class Ctx:
     module: ModuleInfo
     #: (id of function node, parameter name) → (argument expression, its context), for calls
@@ -301,7 +304,10 @@ def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         found: list[Binding] = []
         if isinstance(stmt, (ast.For, ast.AsyncFor)) and _binds(stmt.target, name):
-            found.append(Binding("unknown", stmt, stmt.target))
+            if isinstance(stmt.target, ast.Name):
+                found.append(Binding("for", stmt, stmt.target, stmt.iter))
+            else:
+                found.append(Binding("unknown", stmt, stmt.target))
         a, _ = block_bindings(stmt.body, name)
         b, _ = block_bindings(stmt.orelse, name)
         return found + a + b, False
@@ -477,6 +483,7 @@ class Inference:
         scope = m.scope_of(node)
         stmt = m.stmt_of(node)
         # walk outwards through enclosing scopes until one binds the name
+        crossed = False  # read from inside a nested function: the outer value when it runs
         while True:
             if isinstance(scope, ast.ClassDef) and not self._binds_in(scope, name, m):
                 scope, stmt = m.scope_of(scope), scope
@@ -485,22 +492,28 @@ class Inference:
                 return self.ev_module_name(name, m, ctx)
             if isinstance(scope, ast.Module) or name in m.local_names(scope):
                 break
+            crossed = crossed or isinstance(scope, (*FUNC_TYPES, ast.Lambda))
             stmt = m.stmt_of(scope) if not isinstance(scope, ast.Module) else None
             scope = m.scope_of(scope)
-        if isinstance(scope, ast.Module) and not self._stmt_in(scope, stmt, m):
-            # read from inside a function: the module's value when the function runs
+        if crossed and isinstance(scope, ast.Module):
             return self.ev_module_name(name, m, ctx)
-        bindings, definite = self.reaching(name, stmt, scope, m)
+        if crossed:
+            body = scope.body if isinstance(scope.body, list) else [scope.body]
+            bindings, definite = block_bindings(body, name)
+        else:
+            bindings, definite = self.reaching(name, stmt, scope, m)
         out: list[Value] = []
         for b in bindings:
             out += self.ev_binding(b, name, ctx)
         if not definite:
+            # a path on which the name is unbound raises NameError before reaching the use: it
+            # adds no alternative, unless the name is a parameter
             if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
-                out += self.ev_param(scope, name, ctx)
+                params = scope.args
+                if name in {a.arg for a in (*params.posonlyargs, *params.args, *params.kwonlyargs)} or not bindings:
+                    out += self.ev_param(scope, name, ctx)
             elif not bindings:
                 out.append(Unknown(f"`{name}` is not defined here"))
-            else:
-                out.append(Unknown(f"`{name}` may be unbound"))
         return out or [UNKNOWN]
 
     def _binds_in(self, cls: ast.ClassDef, name: str, m: ModuleInfo) -> bool:
@@ -513,13 +526,30 @@ class Inference:
         if m.tree is None:
             return [UNKNOWN]
         bindings, definite = block_bindings(m.tree.body, name)
+        bindings = bindings + self._global_assignments(name, m)
         out: list[Value] = []
         for b in bindings:
             out += self.ev_binding(b, name, Ctx(m, (), ctx.depth))
         if not bindings:
             out.append(Unknown(f"`{name}` is not defined"))
-        elif not definite:
-            out.append(Unknown(f"`{name}` may be unbound"))
+        return out
+
+    def _global_assignments(self, name: str, m: ModuleInfo) -> list[Binding]:
+        """Assignments to ``name`` inside functions that declare ``global name``."""
+        out: list[Binding] = []
+        for top in m._tops_mentioning(r"\bglobal\b[^\n]*\b%s\b" % re.escape(name)):
+            for func in ast.walk(top):
+                if not isinstance(func, FUNC_TYPES):
+                    continue
+                if not any(isinstance(g, ast.Global) and name in g.names for g in func.body):
+                    continue
+                for node in ast.walk(func):
+                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        for t in targets:
+                            matched = _match_target(t, node.value, name)
+                            if matched is not None:
+                                out.append(Binding("assign", node, t, matched))
         return out
 
     def reaching(self, name: str, stmt: Optional[ast.AST], scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool]:
@@ -536,6 +566,19 @@ class Inference:
                         return found, True
             if parent is None or parent is scope:
                 break
+            # the header of the enclosing block may bind the name for its body
+            if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and _binds(parent.target, name):
+                kind = "for" if isinstance(parent.target, ast.Name) else "unknown"
+                found.append(Binding(kind, parent, parent.target, parent.iter))
+                return found, True
+            if isinstance(parent, (ast.With, ast.AsyncWith)):
+                items = [i for i in parent.items if i.optional_vars is not None and _binds(i.optional_vars, name)]
+                if items:
+                    found.append(Binding("unknown", parent, items[0].optional_vars))
+                    return found, True
+            if isinstance(parent, ast.ExceptHandler) and parent.name == name:
+                found.append(Binding("unknown", parent))
+                return found, True
             if isinstance(parent, ast.ExceptHandler) or type(parent).__name__ == "match_case":
                 parent = m.parents.get(parent)
             cur = parent
@@ -553,6 +596,15 @@ class Inference:
             return with_step(self.ev(b.value, ctx), self._origin(b.node, m))
         if b.kind == "annotation":
             return [Unknown(f"`{name}` is only annotated")]
+        if b.kind == "for":
+            out: list[Value] = []
+            for seq in self.ev(b.value, ctx):
+                if isinstance(seq, Seq) and seq.items:
+                    for item in seq.items:
+                        out += self.ev(item, seq.ctx or ctx)
+                else:
+                    out.append(Unknown(f"loop variable `{name}`"))
+            return out
         if b.kind == "import":
             return self.ev_import(b.node, b.value, ctx)
         if b.kind == "def":
@@ -654,7 +706,9 @@ class Inference:
                 out.append(Unknown("argument unpacked"))
             else:
                 out += with_step(self.ev(expr, site_ctx), self._origin(site_call, m))
-        if not sites or self._escapes(func, m):
+        if not sites or self._escapes(func, m) or getattr(func, "decorator_list", None):
+            # a decorated function (click, hydra …) or one passed around is called with values
+            # its own module does not show
             choices = self._param_choices(func, name, ctx)
             if choices is not None:
                 return out + choices
@@ -777,24 +831,30 @@ class Inference:
             yield mapping, Ctx(m), call
         if is_method:
             return
-        # fabric.launch(fn, *args) calls fn(fabric, *args)
+        # fabric.launch(fn, *args) calls fn(fabric, *args); also launch(function=fn) and
+        # launch(functools.partial(fn, *pargs, **pkw)), which calls fn(*pargs, fabric, **pkw)
         for call in m.calls_by_name.get("launch", []):
-            if not isinstance(call.func, ast.Attribute) or not call.args:
+            if not isinstance(call.func, ast.Attribute):
                 continue
-            first = call.args[0]
-            if isinstance(first, ast.Name) and first.id == func.name:
-                receivers = self.ev(call.func.value, Ctx(m))
-                if not any(isinstance(r, FabricInst) for r in receivers):
-                    continue
-                mapping = {}
-                if params:
-                    mapping[params[0]] = call.func.value
-                for p, a in zip(params[1:], call.args[1:]):
-                    mapping[p] = a
-                for kw in call.keywords:
-                    if kw.arg in params or kw.arg in kwonly:
-                        mapping[kw.arg] = kw.value
-                yield mapping, Ctx(m), call
+            first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
+            rest = list(call.args[1:])
+            pre_args: list[ast.AST] = []
+            pre_kwargs: list[ast.keyword] = []
+            if isinstance(first, ast.Call) and _callee_name(first) == "partial" and first.args:
+                pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
+                first = first.args[0]
+            if not (isinstance(first, ast.Name) and first.id == func.name):
+                continue
+            receivers = self.ev(call.func.value, Ctx(m))
+            if not any(isinstance(r, FabricInst) for r in receivers):
+                continue
+            mapping = {}
+            for p, a in zip(params, [*pre_args, call.func.value, *rest]):
+                mapping[p] = a
+            for kw in [*pre_kwargs, *call.keywords]:
+                if kw.arg in params or kw.arg in kwonly:
+                    mapping[kw.arg] = kw.value
+            yield mapping, Ctx(m), call
 
     # attributes ----------------------------------------------------------------------------
     def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:
@@ -837,10 +897,22 @@ class Inference:
                 option_dest = longs[0].lstrip("-").replace("-", "_") if longs else None
             if option_dest != dest:
                 continue
+            option = names[0] if names else dest
             if "choices" in kwargs:
-                return self._choice_values(kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{names[0] if names else dest}`")
-            return [Unknown(f"free command-line option `{names[0] if names else dest}`")]
+                return self._choice_values(kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{option}`")
+            free = Unknown(f"free command-line option `{option}`")
+            if "default" in kwargs:  # what the script does when run as shipped
+                return self._defaults(kwargs["default"], Ctx(m, (), ctx.depth), f"the default of `{option}`") + [free]
+            return [free]
         return [Unknown(f"command-line option `{dest}`")]
+
+    def _defaults(self, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
+        out: list[Value] = []
+        for v in self.ev(expr, ctx):
+            if isinstance(v, Const) and isinstance(v.value, str):
+                v = Const(v.value, v.origin, f'"{v.value}", {what}')
+            out.append(v)
+        return out
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
         return module.tree is not None and bool(block_bindings(module.tree.body, name)[0])
@@ -940,8 +1012,11 @@ class Inference:
                 ns = ArgNamespace(parsers[0].module)
                 return [Seq(2, (), ctx), ns] if func.attr == "parse_known_args" else [ns]
         out: list[Value] = []
-        for callee in self.ev(func, ctx):
+        callees = self.ev(func, ctx)
+        for callee in callees:
             out += self.call_value(callee, node, ctx)
+        if not out and any(isinstance(c, FuncRef) for c in callees):
+            return []  # every callee raises
         return out or [UNKNOWN]
 
     def call_value(self, callee: Value, node: ast.Call, ctx: Ctx) -> list[Value]:
@@ -960,6 +1035,19 @@ class Inference:
                 return [AcceleratorInst(False, origin)]
             if q in ("argparse.ArgumentParser", "jsonargparse.ArgumentParser"):
                 return [ArgParser(m)]
+            if q in ("os.environ.get", "os.getenv", "os.environ.setdefault"):
+                if len(node.args) >= 2:
+                    key = m.segment(node.args[0])
+                    return self._defaults(node.args[1], ctx, f"the default of environment variable {key}") + [
+                        Unknown(f"environment variable {key}")
+                    ]
+                return [Unknown("environment variable")]
+            if q in ("jsonargparse.CLI", "jsonargparse.auto_cli", "tyro.cli", "simple_parsing.parse") and node.args:
+                # builds and returns an instance of the class it is given, filled from the CLI
+                out: list[Value] = []
+                for target in self.ev(node.args[0], ctx):
+                    out.append(Instance(target) if isinstance(target, ClassRef) else Unknown("value filled from the command line"))
+                return out
             if q.startswith(facts.FOREIGN_PREFIXES):
                 return [Unknown(f"`{q}` is not one of Fabric's classes")]
             return [Unknown(f"call of `{q}`")]
@@ -1025,14 +1113,17 @@ class Inference:
         if isinstance(func, ast.Lambda):
             return self.ev(func.body, Ctx(callee.module, (), ctx.depth))
         skip = 1 if callee.bound_self is not None else 0
-        env = self._bind_call(func, node, ctx, skip=skip) + ctx.env
+        env = (self._bind_call(func, node, ctx, skip=skip) + ctx.env)[:MAX_ENV]
         fctx = Ctx(callee.module, env, ctx.depth)
         out: list[Value] = []
-        for ret in _returns(func):
+        returns = list(_returns(func))
+        for ret in returns:
             if ret.value is None:
                 out.append(Const(None))
             else:
                 out += with_step(self.ev(ret.value, fctx), self._origin(ret, callee.module))
+        if not returns and func.body and isinstance(func.body[-1], ast.Raise):
+            return []  # always raises (an abstract method): no value reaches the caller
         return out or [Const(None)]
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
@@ -1101,7 +1192,7 @@ class Inference:
         out: list[Optional[bool]] = []
         for v in self.ev(expr, ctx):
             if isinstance(v, Const) and isinstance(v.value, str):
-                out.append(v.value.strip().lower() == "tpu")
+                out.append(v.value == "tpu")  # accelerator names are case-sensitive in Lightning
             elif isinstance(v, AcceleratorInst):
                 out.append(v.tpu)
             else:
@@ -1143,12 +1234,14 @@ class Inference:
                     n = v.value
             elif isinstance(v, Seq):
                 n = v.length
+            listed = isinstance(v, Seq) or (isinstance(v, Const) and isinstance(v.value, str) and "," in v.value)
             if n is None:
                 out.append(StrategyChoice(None, "unknown number of TPU devices", "?"))
-            elif n == 1 or (isinstance(v, Seq) and n == 1):
+            elif n == 1:
                 out.append(StrategyChoice(Kind.SINGLE_XLA, "one TPU device", "SingleDeviceXLAStrategy", accel_origin))
-            elif n == 0:
-                out.append(StrategyChoice(None, "no devices", "?"))
+            elif n == 0 or listed:
+                # Lightning accepts 1, the chip count or [i]: a longer list raises in Fabric()
+                out.append(StrategyChoice(None, "TPU devices Lightning rejects", "?"))
             else:
                 out.append(many)
         return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from fabric_lsp.engine.guards import Narrower
 from fabric_lsp.engine.infer import FabricInst, Inference, StrategyChoice, Unknown
 from fabric_lsp.engine.joint_setup import plan_joint_setup
 from fabric_lsp.engine.model import Finding, Related, Severity
@@ -244,7 +245,7 @@ class FAB001(Rule):
             return None
         choices: list[StrategyChoice] = [c for f in fabrics for c in f.choices]
         choices += [StrategyChoice(None, "receiver of unknown type", "?") for v in values if isinstance(v, Unknown)]
-        choices = narrow_by_guards(module, call, receiver, choices, inference)
+        choices = Narrower(module, inference, receiver).narrow(call, choices)
         raising = [c for c in choices if c.kind is not None and c.kind.raises_on_separated_setup]
         if not raising:
             unknown = [c for c in choices if c.kind is None]
@@ -314,92 +315,3 @@ class FAB001(Rule):
             url=self.url,
             extra={"certain": certain, "strategies": [c.class_name for c in raising]},
         )
-
-
-def _isinstance_guard(test: ast.AST, receiver: ast.AST):
-    """For ``isinstance(<receiver>.strategy, classes)`` return the class expressions and polarity."""
-    negate = False
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        negate = not negate
-        test = test.operand
-    if (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id == "isinstance"
-        and len(test.args) == 2
-        and isinstance(test.args[0], ast.Attribute)
-        and test.args[0].attr in ("strategy", "_strategy")
-        and ast.dump(test.args[0].value) == ast.dump(receiver)
-    ):
-        classes = test.args[1]
-        elts = classes.elts if isinstance(classes, (ast.Tuple, ast.List)) else [classes]
-        return elts, negate
-    return None
-
-
-def _compare_guard(test: ast.AST):
-    """``X == "ddp"`` / ``X != ...`` / ``X in ("a", "b")``: (X, allowed values, polarity)."""
-    negate = False
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        negate = not negate
-        test = test.operand
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
-        left, right = right, left
-    if isinstance(right, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
-        values = {right.value}
-    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)) and isinstance(op, (ast.In, ast.NotIn)):
-        if not all(isinstance(e, ast.Constant) for e in right.elts):
-            return None
-        values = {e.value for e in right.elts}
-    else:
-        return None
-    if isinstance(op, (ast.NotEq, ast.NotIn)):
-        negate = not negate
-    norm = {v.strip().lower() if isinstance(v, str) else v for v in values}
-    return left, norm, negate
-
-
-def narrow_by_guards(
-    module: ModuleInfo, call: ast.Call, receiver: ast.AST, choices: list[StrategyChoice], inference: Optional[Inference] = None
-) -> list[StrategyChoice]:
-    """Drop the strategies an enclosing test rules out: ``isinstance(fabric.strategy, ...)``, or
-    ``strategy == "ddp"`` on the variable the strategy came from."""
-    from fabric_lsp import facts
-    from fabric_lsp.engine.infer import Const
-
-    child: ast.AST = call
-    parent = module.parents.get(call)
-    while parent is not None:
-        if isinstance(parent, ast.If) and child is not parent.test:
-            guard = _isinstance_guard(parent.test, receiver)
-            if guard is not None:
-                elts, negate = guard
-                in_body = any(child is s for s in parent.body)
-                true_branch = in_body != negate
-                kinds = set()
-                for e in elts:
-                    name = e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else None
-                    for cls, (_, kind) in facts._STRATEGY_MODULES.items():
-                        if name == cls:
-                            kinds.add(kind)
-                if true_branch:
-                    choices = [c for c in choices if c.kind in kinds or c.kind is None]
-                else:
-                    choices = [c for c in choices if c.kind not in kinds]
-            compare = _compare_guard(parent.test) if inference is not None else None
-            if compare is not None:
-                expr, values, negate = compare
-                in_body = any(child is s for s in parent.body)
-                must_match = in_body != negate
-                excluded = set()
-                for v in inference.evaluate(expr, module):
-                    if isinstance(v, Const) and v.origin is not None:
-                        value = v.value.strip().lower() if isinstance(v.value, str) else v.value
-                        if (value in values) != must_match:
-                            excluded.add((v.origin.path, v.origin.span))
-                choices = [c for c in choices if c.origin is None or (c.origin.path, c.origin.span) not in excluded]
-        child, parent = parent, module.parents.get(parent)
-    return choices

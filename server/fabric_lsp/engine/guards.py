@@ -1,0 +1,245 @@
+"""Narrowing by guards: which strategy choices can still reach a call, given the tests around it.
+
+A call is reached only when every enclosing ``if`` test has the branch's truth value, and when
+every earlier ``if`` whose branch always leaves the block (``return``, ``raise``, ``continue`` …)
+did not take that branch; ``assert`` adds its test. Each such test narrows the choices:
+
+- ``isinstance(fabric.strategy, classes)`` (or ``fabric._strategy``) — classes resolved by
+  inference, so aliases and project subclasses count; also through a helper function whose body
+  is ``return isinstance(param.strategy, ...)``;
+- comparisons of values whose alternatives are known (``strategy == "ddp"``,
+  ``"deepspeed" in args.strategy``, ``name.startswith("xla")``, ``and``/``or``/``not``): a choice
+  whose originating value makes the test false on this path is dropped.
+
+Evaluation is three-valued: anything not understood leaves the choices as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterator, Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine.infer import ClassRef, Const, FuncRef, Inference, QualRef, StrategyChoice
+from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
+
+_UNKNOWN = object()
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _always_leaves(block: list) -> bool:
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, _LEAVES):
+        return True
+    if isinstance(last, ast.If):
+        return _always_leaves(last.body) and _always_leaves(last.orelse)
+    return False
+
+
+def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """(test, truth) pairs that hold whenever ``node`` runs."""
+    parents = module.parents
+    child = module.stmt_of(node)
+    while child is not None:
+        parent, block, idx = module.block_of(child)
+        if idx >= 0:
+            for prev in reversed(block[:idx]):
+                if isinstance(prev, ast.If):
+                    if _always_leaves(prev.body) and not _always_leaves(prev.orelse):
+                        yield prev.test, False
+                    elif _always_leaves(prev.orelse) and not _always_leaves(prev.body):
+                        yield prev.test, True
+                elif isinstance(prev, ast.Assert):
+                    yield prev.test, True
+        if parent is None or isinstance(parent, (ast.Module, *FUNC_TYPES, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(parent, ast.If):
+            yield parent.test, any(child is s for s in parent.body)
+        if isinstance(parent, ast.ExceptHandler):
+            parent = parents.get(parent)
+        child = parent
+
+
+class Narrower:
+    def __init__(self, module: ModuleInfo, inference: Inference, receiver: ast.AST) -> None:
+        self.module = module
+        self.inference = inference
+        self.receiver = receiver
+
+    def narrow(self, call: ast.AST, choices: list[StrategyChoice]) -> list[StrategyChoice]:
+        for test, truth in conditions(self.module, call):
+            choices = self.apply(test, truth, choices, lambda e: ast.dump(e) == ast.dump(self.receiver), self.module, depth=0)
+        return choices
+
+    # -- one test ------------------------------------------------------------------------------
+    def apply(self, test, truth: bool, choices, is_receiver: Callable[[ast.AST], bool], module: ModuleInfo, depth: int):
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, truth = test.operand, not truth
+        kinds = self._isinstance_kinds(test, is_receiver, module)
+        if kinds is not None:
+            kinds_set, names = kinds
+            if truth:
+                return [c for c in choices if c.kind is None or c.kind in kinds_set or c.class_name in names]
+            return [c for c in choices if not (c.kind in kinds_set or c.class_name in names)]
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and truth:
+            for value in test.values:  # all of them hold
+                choices = self.apply(value, True, choices, is_receiver, module, depth)
+            return choices
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and not truth:
+            for value in test.values:  # none of them holds
+                choices = self.apply(value, False, choices, is_receiver, module, depth)
+            return choices
+        if isinstance(test, ast.Call) and depth < 3:
+            narrowed = self._through_helper(test, truth, choices, is_receiver, module, depth)
+            if narrowed is not None:
+                return narrowed
+        return self._by_values(test, truth, choices, module)
+
+    def _isinstance_kinds(self, test, is_receiver, module: ModuleInfo):
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+            and isinstance(test.args[0], ast.Attribute)
+            and test.args[0].attr in ("strategy", "_strategy")
+            and is_receiver(test.args[0].value)
+        ):
+            return None
+        classes = test.args[1]
+        elts = classes.elts if isinstance(classes, (ast.Tuple, ast.List)) else [classes]
+        kinds, names = set(), set()
+        for e in elts:
+            for v in self.inference.evaluate(e, module):
+                if isinstance(v, QualRef):
+                    kind = facts.strategy_kind_of_class(v.qualname)
+                    if kind is not None:
+                        kinds.add(kind)
+                elif isinstance(v, ClassRef):
+                    names.add(v.name)
+            if isinstance(e, (ast.Name, ast.Attribute)):  # unresolvable: match by the class name written
+                written = e.id if isinstance(e, ast.Name) else e.attr
+                for cls, (_, kind) in facts._STRATEGY_MODULES.items():
+                    if written == cls:
+                        kinds.add(kind)
+        return kinds, names
+
+    def _through_helper(self, test: ast.Call, truth, choices, is_receiver, module: ModuleInfo, depth: int):
+        """``needs_joint_setup(fabric)`` whose body is ``return isinstance(f.strategy, ...)``."""
+        for callee in self.inference.evaluate(test.func, module):
+            if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES):
+                continue
+            body = [s for s in callee.node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+                continue
+            params = [p.arg for p in (*callee.node.args.posonlyargs, *callee.node.args.args)]
+            aliases = {p for p, a in zip(params, test.args) if is_receiver(a)}
+            aliases |= {kw.arg for kw in test.keywords if kw.arg and is_receiver(kw.value)}
+            if not aliases:
+                continue
+            inner = lambda e, aliases=aliases: isinstance(e, ast.Name) and e.id in aliases  # noqa: E731
+            return self.apply(body[0].value, truth, choices, inner, callee.module, depth + 1)
+        return None
+
+    # -- comparisons of known values -----------------------------------------------------------
+    def _by_values(self, test, truth: bool, choices, module: ModuleInfo):
+        probes = list(_probes(test))
+        if not probes:
+            return choices
+        alternatives: dict[str, list[Const]] = {}
+        for probe in probes:
+            consts = [v for v in self.inference.evaluate(probe, module) if isinstance(v, Const) and v.origin is not None]
+            alternatives[ast.dump(probe)] = consts
+        kept = []
+        for c in choices:
+            if c.origin is None:
+                kept.append(c)
+                continue
+            env = {}
+            for key, consts in alternatives.items():
+                for v in consts:
+                    if (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
+                        env[key] = v.value
+            if not env:
+                kept.append(c)
+                continue
+            result = _truth(test, env)
+            if result is None or result == truth:
+                kept.append(c)
+        return kept
+
+
+def _probes(test: ast.AST) -> Iterator[ast.AST]:
+    """The non-constant operands that the test compares."""
+    seen = set()
+    for node in ast.walk(test):
+        candidates = []
+        if isinstance(node, ast.Compare):
+            candidates = [node.left, *node.comparators]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            candidates = [node.func.value]
+        for c in candidates:
+            while isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("lower", "upper", "strip", "casefold"):
+                c = c.func.value
+            if isinstance(c, (ast.Name, ast.Attribute, ast.Subscript)) and ast.dump(c) not in seen:
+                seen.add(ast.dump(c))
+                yield c
+
+
+def _value(node: ast.AST, env: dict):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        values = [_value(e, env) for e in node.elts]
+        return _UNKNOWN if any(v is _UNKNOWN for v in values) else tuple(values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+        inner = _value(node.func.value, env)
+        if isinstance(inner, str) and node.func.attr in ("lower", "upper", "strip", "casefold"):
+            return getattr(inner, node.func.attr)()
+        return _UNKNOWN
+    return env.get(ast.dump(node), _UNKNOWN)
+
+
+def _truth(test: ast.AST, env: dict) -> Optional[bool]:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _truth(test.operand, env)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        results = [_truth(v, env) for v in test.values]
+        if isinstance(test.op, ast.And):
+            if any(r is False for r in results):
+                return False
+            return True if all(r is True for r in results) else None
+        if any(r is True for r in results):
+            return True
+        return False if all(r is False for r in results) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = _value(test.left, env), _value(test.comparators[0], env)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return None
+        op = test.ops[0]
+        try:
+            if isinstance(op, ast.Eq):
+                return left == right
+            if isinstance(op, ast.NotEq):
+                return left != right
+            if isinstance(op, ast.In):
+                return left in right
+            if isinstance(op, ast.NotIn):
+                return left not in right
+            if isinstance(op, ast.Is):
+                return left is right
+            if isinstance(op, ast.IsNot):
+                return left is not right
+        except TypeError:
+            return None
+        return None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("startswith", "endswith"):
+        subject = _value(test.func.value, env)
+        args = [_value(a, env) for a in test.args]
+        if isinstance(subject, str) and args and all(isinstance(a, (str, tuple)) for a in args):
+            return getattr(subject, test.func.attr)(args[0])
+        return None
+    return None

@@ -292,9 +292,11 @@ async def edit_session(argv, init, ws: str, path: str, n_edits: int, stderr: str
         await client.stop()
 
 
-async def bench_edits(inputs: dict, runs: int, n_edits: dict, specs: dict, log_dir: str, ast_repeat: int) -> dict:
+async def bench_edits(inputs: dict, runs: int, n_edits: dict, specs: dict, log_dir: str, ast_repeat: int, sizes=SIZES, big_runs=None) -> dict:
     out = {}
-    for n in SIZES:
+    all_runs = runs
+    for n in sizes:
+        runs = big_runs if (n >= 10000 and big_runs) else all_runs
         for fabric in (True, False):
             path = inputs["files"][(n, fabric)]
             with open(path, encoding="utf-8") as fh:
@@ -312,6 +314,7 @@ async def bench_edits(inputs: dict, runs: int, n_edits: dict, specs: dict, log_d
                     ps["p50"].append(med(lat))
                     ps["p95"].append(pct(lat, 95))
                     ps["all"] += lat
+                    ps.setdefault("raw", []).append([round(x, 2) for x in lat])
                     ps["ratio_p95"].append(pct(lat, 95) / base)
                     ps["ratio_p50"].append(med(lat) / base)
                     ps["n_diags"] = (sess["first_n_diagnostics"], sess["last_n_diagnostics"])
@@ -334,6 +337,7 @@ async def bench_edits(inputs: dict, runs: int, n_edits: dict, specs: dict, log_d
                     "ratio_p95_to_ast": med(ps["ratio_p95"]),
                     "ratio_p50_to_ast": med(ps["ratio_p50"]),
                     "diagnostics_first_last": ps["n_diags"],
+                    "latencies_ms_per_run": ps.get("raw"),
                 }
             out[key] = res
     return out
@@ -516,7 +520,8 @@ def markdown(res: dict) -> str:
     L = []
     m = res["machine"]
     L.append(f"Run {res['started']} (mode: {res['mode']}); {m['cores']} cores, {m['cpu']}, {m['memory']}; "
-             f"load average at start {', '.join(f'{x:.2f}' for x in m['load_start'])}, at end {', '.join(f'{x:.2f}' for x in res.get('load_end', []))}.")
+             f"load average at start {', '.join(f'{x:.2f}' for x in m['load_start'])}, at end {', '.join(f'{x:.2f}' for x in res.get('load_end', []))}; "
+             f"finished {res.get('finished')}, {res.get('duration_s', 0) / 60:.1f} min.")
     L.append("")
     L.append("Versions: " + ", ".join(f"{k} {v}" for k, v in res["versions"].items()) + ".")
     L.append("")
@@ -635,6 +640,7 @@ async def main_async(args) -> dict:
     os.makedirs(log_dir, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     res: dict = {"started": started, "mode": "quick" if quick else "full", "machine": machine(), "versions": versions(), "args": vars(args)}
+    t_start = time.perf_counter()
     inputs = prepare_inputs(tree_files)
     all_specs = server_specs()
     if names:
@@ -644,7 +650,10 @@ async def main_async(args) -> dict:
         res["spawn"] = await bench_spawn(inputs, runs, args.spawns or (1 if quick else 3), all_specs, log_dir)
     if "edit" in sections:
         n_edits = {300: args.edits or (40 if quick else 200), 2000: args.edits or (40 if quick else 200), 10000: args.edits or (20 if quick else 200)}
-        res["edit"] = await bench_edits(inputs, runs, n_edits, lsp_specs, log_dir, ast_repeat=5 if quick else 9)
+        sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else SIZES
+        t0 = time.perf_counter()
+        res["edit"] = await bench_edits(inputs, runs, n_edits, lsp_specs, log_dir, ast_repeat=5 if quick else 9, sizes=sizes, big_runs=args.big_runs)
+        res["edit_section_s"] = time.perf_counter() - t0
     if "action" in sections:
         res["action"] = await bench_code_actions(inputs, runs, 30 if quick else 200, lsp_specs, log_dir)
     if "cli" in sections:
@@ -653,6 +662,7 @@ async def main_async(args) -> dict:
         res["rss"] = await bench_rss(inputs, 100 if quick else 500, lsp_specs, log_dir)
     res["load_end"] = os.getloadavg()
     res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    res["duration_s"] = time.perf_counter() - t_start
     return res
 
 
@@ -663,6 +673,8 @@ def main() -> int:
     p.add_argument("--spawns", type=int, help="spawns per run per contender (default 3, quick 1)")
     p.add_argument("--edits", type=int, help="keystrokes per edit session (default 200, quick 40/20)")
     p.add_argument("--tree-files", type=int, help="modules in the CLI tree (default 2000, quick 400)")
+    p.add_argument("--sizes", help="comma list of file sizes for the edit section (default 300,2000,10000)")
+    p.add_argument("--big-runs", type=int, help="runs for the 10,000-line files (default: --runs)")
     p.add_argument("--sections", help="comma list of spawn,edit,action,cli,rss (default all)")
     p.add_argument("--servers", help="comma list of fabric-lsp,ruff,jedi-ls (default all)")
     p.add_argument("--markdown", help="also write the Markdown summary to this file")

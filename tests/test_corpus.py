@@ -40,15 +40,7 @@ CASES = report.load_cases(CORPUS)
 ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): name → what goes wrong.
-KNOWN_FAILURES: dict[str, str] = {
-    # missed findings (false negatives)
-    "034-launch-handoff-cross-module": "missed error: fabric.launch(loop.run, 3) in another module is not a call "
-    "site of run(); the parameter stays unknown",
-    "122-fabric-injected-into-class": "missed error: the call site Trainer(fabric, ...) is in another module; "
-    "self.fabric = fabric stays unknown",
-    "139-fit-function-in-utils-module": "missed error: the only call fit(fabric, ...) is in another module "
-    "(main.py); call sites are only searched in the defining module",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 #: Cases the engine gets wrong in one analysed environment only.
 KNOWN_FAILURES_BY_ENV: dict[str, dict[str, str]] = {"no-lightning": {}, "lightning": {}}

@@ -526,3 +526,16 @@ def test_hover_explains_strategy_and_chain():
     assert "certainly DeepSpeed/XLA" in text and "DeepSpeedStrategy" in text
     assert "fabric.launch(train)" in text and ":7" in text
     assert analyzer.explain(src, None, Pos(0, 1)) is None
+
+
+def test_call_sites_in_other_modules(tmp_path, analysed_env):
+    (tmp_path / "utils.py").write_text(
+        "def fit(fabric, model, opt):\n    model = fabric.setup(model)\n    opt = fabric.setup_optimizers(opt)\n\n"
+        "class Loop:\n    def run(self, fabric, n):\n        m = fabric.setup_module(n)\n        o = fabric.setup_optimizers(n)\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from lightning.fabric import Fabric\nfrom utils import fit, Loop\n\n"
+        "fabric = Fabric(strategy='deepspeed')\nfit(fabric, 1, 2)\nfabric.launch(Loop().run, 3)\n"
+    )
+    path = tmp_path / "utils.py"
+    assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(3, "error"), (8, "error")]

@@ -14,6 +14,7 @@ Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_ST
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
 import time
@@ -800,40 +801,61 @@ class Inference:
 
     def call_sites(self, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
         """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
-        call of ``func`` found in its module, including ``x.launch(func, *args)``."""
+        call of ``func``: in its own module, then in the other modules of the workspace that
+        mention its name. ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do
+        ``launch(function=func)`` and ``launch(functools.partial(func, ...))``."""
         if isinstance(func, ast.Lambda):
             return
+        yield from self._sites_in(func, m, is_method, cls, m, verify=False)
+        if self.workspace is None:
+            return
+        name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
+        for other in self.workspace.modules_mentioning(name, exclude=m.path):
+            yield from self._sites_in(func, m, is_method, cls, other, verify=True)
+
+    def _is_def(self, v: Value, node: ast.AST, m: ModuleInfo) -> bool:
+        """Whether ``v`` is the function or class ``node`` of module ``m`` (modules are parsed
+        separately, so definitions are matched by file and position)."""
+        if not isinstance(v, (FuncRef, ClassRef)):
+            return False
+        if v.node is node:
+            return True
+        same_file = v.module.path and m.path and os.path.abspath(v.module.path) == os.path.abspath(m.path)
+        return bool(same_file) and (v.node.lineno, v.node.col_offset) == (node.lineno, node.col_offset)
+
+    @staticmethod
+    def _bind_args(params: list[str], kwonly: list[str], args: list, keywords: list):
+        mapping: dict = {}
+        if any(isinstance(a, ast.Starred) for a in args):
+            return {p: None for p in params}
+        for p, a in zip(params, args):
+            mapping[p] = a
+        for kw in keywords:
+            if kw.arg is None:
+                for p in params + kwonly:
+                    mapping.setdefault(p, None)
+            elif kw.arg in params or kw.arg in kwonly:
+                mapping[kw.arg] = kw.value
+        return mapping
+
+    def _sites_in(self, func, m: ModuleInfo, is_method: bool, cls, where: ModuleInfo, verify: bool):
         params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
         kwonly = [p.arg for p in func.args.kwonlyargs]
-        if is_method:
-            if func.name == "__init__" and cls is not None:
-                candidates = m.calls_by_name.get(cls.name, [])
-                offset = 1
-            else:
-                candidates = [c for c in m.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
-                offset = 1
+        ctx = Ctx(where)
+        if is_method and cls is not None and func.name == "__init__":
+            candidates, target = where.calls_by_name.get(cls.name, []), cls
+        elif is_method:
+            candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
+            target = func
         else:
-            candidates = [c for c in m.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
-            offset = 0
+            candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
+            target = func
+        offset = 1 if is_method else 0
         for call in candidates:
-            if any(isinstance(a, ast.Starred) for a in call.args):
-                yield {p: None for p in params[offset:]}, Ctx(m), call
+            if verify and not any(self._is_def(v, target, m) for v in self.ev(call.func, ctx)):
                 continue
-            mapping: dict = {}
-            for p, a in zip(params[offset:], call.args):
-                mapping[p] = a
-            for kw in call.keywords:
-                if kw.arg is None:
-                    for p in params[offset:] + kwonly:
-                        mapping.setdefault(p, None)
-                elif kw.arg in params or kw.arg in kwonly:
-                    mapping[kw.arg] = kw.value
-            yield mapping, Ctx(m), call
-        if is_method:
-            return
-        # fabric.launch(fn, *args) calls fn(fabric, *args); also launch(function=fn) and
-        # launch(functools.partial(fn, *pargs, **pkw)), which calls fn(*pargs, fabric, **pkw)
-        for call in m.calls_by_name.get("launch", []):
+            yield self._bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
+        for call in where.calls_by_name.get("launch", []):
             if not isinstance(call.func, ast.Attribute):
                 continue
             first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
@@ -843,18 +865,22 @@ class Inference:
             if isinstance(first, ast.Call) and _callee_name(first) == "partial" and first.args:
                 pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
                 first = first.args[0]
-            if not (isinstance(first, ast.Name) and first.id == func.name):
+            terminal = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+            if terminal != func.name:
                 continue
-            receivers = self.ev(call.func.value, Ctx(m))
+            skip = 0
+            if verify or isinstance(first, ast.Attribute):
+                matches = [v for v in self.ev(first, ctx) if self._is_def(v, func, m)]
+                if not matches:
+                    continue
+                skip = 1 if isinstance(matches[0], FuncRef) and matches[0].bound_self is not None else 0
+            elif is_method:
+                continue
+            receivers = self.ev(call.func.value, ctx)
             if not any(isinstance(r, FabricInst) for r in receivers):
                 continue
-            mapping = {}
-            for p, a in zip(params, [*pre_args, call.func.value, *rest]):
-                mapping[p] = a
-            for kw in [*pre_kwargs, *call.keywords]:
-                if kw.arg in params or kw.arg in kwonly:
-                    mapping[kw.arg] = kw.value
-            yield mapping, Ctx(m), call
+            mapping = self._bind_args(params[skip:], kwonly, [*pre_args, call.func.value, *rest], [*pre_kwargs, *call.keywords])
+            yield mapping, ctx, call
 
     # attributes ----------------------------------------------------------------------------
     def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:

@@ -9,12 +9,19 @@ or executed.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
+import time
 from typing import Callable, Optional
 
 from fabric_lsp.engine.modules import ModuleInfo
 
+#: At most this many files of the workspace are searched for call sites.
+MAX_FILES = 5000
+#: The workspace's file list is refreshed at most this often (seconds).
+LISTING_TTL = 10.0
+SKIP_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages", "build", "dist"})
 #: Modules larger than this are not analysed when reached through an import.
 MAX_MODULE_BYTES = 512 * 1024
 #: Top-level packages never worth loading (huge, and they define no Fabric).
@@ -62,6 +69,8 @@ class Workspace:
         self._paths: dict[tuple[str, str], Optional[str]] = {}
         self._project = None
         self._environment = None
+        self._listing: Optional[tuple[float, list[str]]] = None
+        self._texts: dict[str, tuple[int, str]] = {}
         self._lock = threading.RLock()
         self.log: Callable[[str], None] = lambda msg: None
 
@@ -201,8 +210,74 @@ class Workspace:
             self._modules[path] = (stamp, module)
         return module
 
+    # -- the workspace's files (for call sites in other modules) -------------------------------
+    def python_files(self) -> list[str]:
+        """The workspace's ``.py`` files (at most :data:`MAX_FILES`), listed at most every
+        :data:`LISTING_TTL` seconds."""
+        if not self.root:
+            return []
+        now = time.monotonic()
+        with self._lock:
+            if self._listing is not None and now - self._listing[0] < LISTING_TTL:
+                return self._listing[1]
+        files: list[str] = []
+        seen_dirs: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            real = os.path.realpath(dirpath)
+            if real in seen_dirs:
+                dirnames[:] = []
+                continue
+            seen_dirs.add(real)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+            if len(files) >= MAX_FILES:
+                files = files[:MAX_FILES]
+                break
+        with self._lock:
+            self._listing = (now, files)
+        return files
+
+    def _text(self, path: str) -> Optional[str]:
+        overlay = self.overlay(path) if self.overlay else None
+        if overlay is not None:
+            return overlay
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        with self._lock:
+            cached = self._texts.get(path)
+        if cached and cached[0] == st.st_mtime_ns:
+            return cached[1]
+        if st.st_size > MAX_MODULE_BYTES:
+            return None
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        with self._lock:
+            self._texts[path] = (st.st_mtime_ns, text)
+        return text
+
+    def modules_mentioning(self, name: str, exclude: Optional[str] = None) -> list[ModuleInfo]:
+        """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``)."""
+        pattern = re.compile(r"\b%s\b" % re.escape(name))
+        skip = os.path.abspath(exclude) if exclude else None
+        out = []
+        for path in self.python_files():
+            if path == skip:
+                continue
+            text = self._text(path)
+            if text is not None and pattern.search(text):
+                module = self.load_path(path)
+                if module is not None:
+                    out.append(module)
+        return out
+
     def invalidate(self, path: Optional[str] = None) -> None:
         with self._lock:
+            self._listing = None
             if path is None:
                 self._modules.clear()
                 self._paths.clear()

@@ -67,13 +67,7 @@ REFUSED: dict[str, str] = {
 }
 
 # case file -> known fixer bug: the case is expected to fail until the fixer is corrected (strict)
-KNOWN_BROKEN: dict[str, str] = {
-    "two_models_gan.py": (
-        "fabric-lsp --fix pairs the wrong model and optimizer: it rewrites the second setup_module and "
-        "the first setup_optimizers into `disc, opt_g = fabric.setup(disc, opt_g)` (opt_g optimizes gen), "
-        "and opt_d's setup_optimizers is left flagged, so the fixed script still raises"
-    ),
-}
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def test_case_list_matches_folder():
@@ -169,14 +163,6 @@ def test_harness_runs_a_joint_setup_script(tmp_path, run_script, fabric_lsp):
 
 
 @pytest.mark.runtime
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the unsafe fix writes `model, _ = fabric.setup(model, optimizer)` and the script keeps stepping the raw "
-        "optimizer, which under DeepSpeed ZeRO-3 runs but updates nothing (the loss stays the same); binding the "
-        "wrapped optimizer to the name that is stepped would train"
-    ),
-)
 def test_unsafe_fix_of_discarded_optimizer_trains(tmp_path, run_script, fabric_lsp):
     """`--fix --unsafe-fixes` on a discarded setup_optimizers result: does the fixed script train?"""
     script = tmp_path / "discarded_optimizer.py"

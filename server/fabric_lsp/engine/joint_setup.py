@@ -97,20 +97,64 @@ def _target_of(stmt: ast.stmt) -> Optional[ast.AST]:
     return None
 
 
+def _trained_models(module: ModuleInfo, call: ast.Call, block: list, idx: int) -> set[str]:
+    """Dumps of the models whose ``.parameters()`` build the optimizers passed to ``call``: in
+    the argument itself, or in the statement of the same block that last assigned it."""
+    found: set[str] = set()
+
+    def collect(expr: ast.AST) -> None:
+        for n in ast.walk(expr):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in PARAMETER_METHODS
+                and _is_ref_chain(n.func.value)
+            ):
+                found.add(ast.dump(_load(n.func.value)))
+
+    for arg in call.args:
+        collect(arg)
+        if isinstance(arg, (ast.Name, ast.Attribute)):
+            key = ast.dump(_load(arg))
+            for prev in reversed(block[:idx]):
+                target = _target_of(prev)
+                if target is not None and ast.dump(_load(target)) == key and getattr(prev, "value", None) is not None:
+                    collect(prev.value)
+                    break
+    return found
+
+
 def find_module_setup(module: ModuleInfo, call: ast.Call) -> tuple[Optional[ast.stmt], Optional[ast.Call], bool]:
     """The module-setup statement that goes with ``call`` (``R.setup_optimizers(...)``):
-    (statement, call, in the same block as ``call``'s statement)."""
+    (statement, call, in the same block as ``call``'s statement).
+
+    With several module setups in reach (a GAN's generator and discriminator), the one whose
+    model the optimizer is built from is chosen; when that cannot be told, none is."""
     receiver = call.func.value
     stmt = module.stmt_of(call)
     if stmt is None:
         return None, None, False
     _, block, idx = module.block_of(stmt)
+    candidates: list[tuple[ast.stmt, ast.Call]] = []
     for prev in reversed(block[:idx]):
         c = _call_of_stmt(prev)
         if c is not None and is_module_setup_call(c, receiver):
-            return prev, c, True
+            candidates.append((prev, c))
         if _rebinds(prev, receiver):
             break
+    if len(candidates) == 1:
+        return candidates[0][0], candidates[0][1], True
+    if candidates:
+        trained = _trained_models(module, call, block, idx)
+        matching = [
+            (st, c)
+            for st, c in candidates
+            if ast.dump(_load(c.args[0])) in trained
+            or (_target_of(st) is not None and ast.dump(_load(_target_of(st))) in trained)
+        ]
+        if len(matching) == 1:
+            return matching[0][0], matching[0][1], True
+        return candidates[0][0], candidates[0][1], False  # related information only: no edit
     # elsewhere in the same scope, before the call
     scope = module.scope_of(call)
     best = None
@@ -217,7 +261,10 @@ def _leaves_block(stmt: ast.AST) -> Optional[ast.AST]:
     return None
 
 
-def _fabric_calls(stmt: ast.AST, receiver: ast.AST) -> Optional[ast.Call]:
+def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> Optional[ast.Call]:
+    """A call on the Fabric between the two calls that must not move before the module setup.
+    Setting up *other* models and optimizers (a GAN's second pair) is independent of this one."""
+    keys = {ast.dump(_load(e)) for e in involved}
     for n in ast.walk(stmt):
         if (
             isinstance(n, ast.Call)
@@ -225,6 +272,10 @@ def _fabric_calls(stmt: ast.AST, receiver: ast.AST) -> Optional[ast.Call]:
             and n.func.attr in ORDER_SENSITIVE_FABRIC_METHODS
             and _same(n.func.value, receiver)
         ):
+            if n.func.attr in ("setup", "setup_module", "setup_optimizers") and not any(
+                ast.dump(_load(x)) in keys for a in n.args for x in ast.walk(a) if isinstance(x, (ast.Name, ast.Attribute))
+            ):
+                continue
             return n
     return None
 
@@ -322,7 +373,7 @@ def plan_joint_setup(
             if _rebinds(s, kw.value):
                 plan.reason = f"`{kw.arg}` depends on a name reassigned between the calls (line {s.lineno})"
                 return plan
-        sensitive = _fabric_calls(s, receiver)
+        sensitive = _fabric_calls(s, receiver, [m_expr, t_m, *call.args])
         if sensitive is not None:
             plan.reason = f"`{module.segment(sensitive.func)}` between the two calls (line {sensitive.lineno}) needs the model set up first"
             return plan
@@ -379,7 +430,8 @@ def plan_joint_setup(
 
     targets = [module.segment(t_m)]
     if t_o is None:
-        targets += ["_"] * n_opt
+        # the script goes on using the optimizer by its own name: bind the wrapped one to it
+        targets += [module.segment(a) if _is_ref_chain(a) else "_" for a in call.args]
     elif isinstance(t_o, (ast.Tuple, ast.List)):
         targets += [module.segment(e) for e in t_o.elts]
     else:
@@ -413,7 +465,7 @@ def plan_joint_setup(
 
     unsafe_why = []
     if t_o is None:
-        unsafe_why.append("the optimizer returned by `setup_optimizers` was discarded")
+        unsafe_why.append("the optimizer returned by `setup_optimizers` was discarded; the fix rebinds it")
     if not safe_strategies:
         unsafe_why.append("not every strategy this code may choose is known to accept joint setup")
     applicability = Applicability.UNSAFE if unsafe_why else Applicability.SAFE

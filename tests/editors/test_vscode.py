@@ -564,3 +564,48 @@ def test_fix_all_on_save_with_server_executable(code_server, tmp_path):
     )
     assert (workspace / "train_deepspeed.py").read_text() == DEEPSPEED_FIXED
     assert f"command: {executable}\n" in _extension_logs(code_server)
+
+
+def test_broken_install_shows_one_notification(code_server, tmp_path):
+    """fabric_lsp importable but its dependencies missing: one notification saying to reinstall."""
+    broken = tmp_path / "broken-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(broken)], check=True, timeout=120)
+    site = broken / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    (site / "fabric_lsp").mkdir(parents=True)
+    (site / "fabric_lsp" / "__init__.py").write_text("")
+    (site / "fabric_lsp" / "__main__.py").write_text("import pygls\n")
+    python = broken / "bin" / "python"
+    workspace = _workspace(
+        tmp_path / "project-broken-install", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+    )
+    final = _drive(
+        code_server,
+        "missing-server",
+        workspace,
+        ARTIFACTS / "broken-install",
+        files={"error": "train_deepspeed.py"},
+        expectNotification=[str(python), "dependencies are missing", "pygls", "pip install --force-reinstall fabric-lsp"],
+    )
+    assert final["notifications"] == 1, final
+
+
+def test_server_crash_at_start_shows_one_notification(code_server, tmp_path):
+    """A server that dies while starting: one notification, its stderr in the output, no restart loop."""
+    crash = tmp_path / "crashing-fabric-lsp"
+    crash.write_text("#!/bin/sh\necho 'simulated crash at start' >&2\nexit 1\n")
+    crash.chmod(0o755)
+    workspace = _workspace(
+        tmp_path / "project-crashing-server", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.path": str(crash)}
+    )
+    final = _drive(
+        code_server,
+        "missing-server",
+        workspace,
+        ARTIFACTS / "crashing-server",
+        files={"error": "train_deepspeed.py"},
+        expectNotification=["fabric-lsp"],
+    )
+    assert final["notifications"] == 1, final
+    logs = _extension_logs(code_server)
+    assert "simulated crash at start" in logs, logs
+    assert logs.count("the server exited before it finished starting") == 1, logs

@@ -15,6 +15,7 @@ import {
     LanguageClientOptions,
     RevealOutputChannelOn,
     ServerOptions,
+    State,
 } from 'vscode-languageclient/node';
 import { onDidChangeInterpreter, selectedInterpreter } from './python';
 
@@ -243,13 +244,17 @@ function run(command: string, args: string[], timeoutMs: number): Promise<RunRes
     });
 }
 
-// Exit 3: the interpreter runs but cannot import the server; 4: the interpreter is too old.
+// Exit 3: the interpreter runs but has no fabric_lsp; 4: the interpreter is too old; 5: fabric_lsp
+// is there but a dependency is not (a broken install), named on the second output line.
+const DEPENDENCIES = ['pygls', 'lsprotocol', 'jedi'];
 const CHECK_SCRIPT = [
     'import sys',
     'print(sys.executable, "%d.%d.%d" % sys.version_info[:3])',
     'if sys.version_info < (3, 9): sys.exit(4)',
     'import importlib.util',
-    `sys.exit(0 if importlib.util.find_spec("${SERVER_MODULE}") and importlib.util.find_spec("${SERVER_MODULE}.__main__") else 3)`,
+    `if not (importlib.util.find_spec("${SERVER_MODULE}") and importlib.util.find_spec("${SERVER_MODULE}.__main__")): sys.exit(3)`,
+    `missing = [m for m in ${JSON.stringify(DEPENDENCIES)} if importlib.util.find_spec(m) is None]`,
+    'if missing: print(" ".join(missing)); sys.exit(5)',
 ].join('\n');
 
 /** Checks that the server can start; if not, shows one notification that says what to do. */
@@ -296,10 +301,20 @@ async function preflight(launch: Launch): Promise<boolean> {
         );
         return false;
     }
+    const lines = result.stdout.trim().split('\n');
     if (result.code === 4) {
         await notify(
-            `fabric-lsp needs Python 3.9 or newer; "${python}" is ${result.stdout.trim().split(' ').pop()}. ` +
+            `fabric-lsp needs Python 3.9 or newer; "${python}" is ${lines[0].split(' ').pop()}. ` +
                 `Select another interpreter or set fabric-lsp.interpreter.`,
+        );
+        return false;
+    }
+    if (result.code === 5) {
+        const install = `${quote(python)} -m pip install --force-reinstall ${PACKAGE}`;
+        await notify(
+            `fabric-lsp is installed in "${python}" but its dependencies are missing (${lines[1] ?? '?'}). ` +
+                `Reinstall it with: ${install}`,
+            install,
         );
         return false;
     }
@@ -408,6 +423,7 @@ function createClient(launch: Launch): LanguageClient {
     };
 
     const restarts: number[] = [];
+    let everRunning = false;
     const clientOptions: LanguageClientOptions = {
         documentSelector: [
             { scheme: 'file', language: 'python' },
@@ -432,8 +448,20 @@ function createClient(launch: Launch): LanguageClient {
             },
         },
         errorHandler: {
-            error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
+            // Write errors (EPIPE when the server died) go to the output, not to a notification:
+            // `closed` below decides what the user is told.
+            error: (error): ErrorHandlerResult => {
+                log(`connection error: ${describe(error)}`);
+                return { action: ErrorAction.Continue, handled: true };
+            },
             closed: (): CloseHandlerResult => {
+                if (!everRunning) {
+                    // It died while starting (vscode-languageclient then shows its one notification
+                    // "couldn't create connection to server"; the server's traceback is in the
+                    // output): restarting would only repeat that.
+                    log('the server exited before it finished starting; not restarting it');
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                }
                 const now = Date.now();
                 restarts.push(now);
                 while (restarts.length && restarts[0] < now - RESTART_WINDOW_MS) {
@@ -455,7 +483,13 @@ function createClient(launch: Launch): LanguageClient {
             },
         },
     };
-    return new LanguageClient(SECTION, 'fabric-lsp', serverOptions, clientOptions);
+    const languageClient = new LanguageClient(SECTION, 'fabric-lsp', serverOptions, clientOptions);
+    languageClient.onDidChangeState((event) => {
+        if (event.newState === State.Running) {
+            everRunning = true;
+        }
+    });
+    return languageClient;
 }
 
 function log(message: string): void {

@@ -272,11 +272,17 @@ async function main() {
     }
 }
 
-/** Notifications (toasts) that mention fabric-lsp. */
+/** Notifications (toasts) that mention fabric-lsp: "source: message". */
 async function fabricNotifications() {
-    return page
-        .locator('.notifications-toasts .notification-toast')
-        .evaluateAll((toasts) => toasts.map((t) => t.textContent ?? '').filter((text) => /fabric-lsp/i.test(text)));
+    return page.locator('.notifications-toasts .notification-toast').evaluateAll((toasts) =>
+        toasts
+            .map((toast) => {
+                const source = toast.querySelector('.notification-list-item-source')?.textContent ?? '';
+                const message = toast.querySelector('.notification-list-item-message')?.textContent ?? '';
+                return `${source}: ${message}`;
+            })
+            .filter((text) => /fabric-lsp/i.test(text)),
+    );
 }
 
 async function missingServer() {

@@ -309,10 +309,12 @@ def _analyzer(config):
     from fabric_lsp.engine import Analyzer
 
     rules = config.enabled_rules()
-    key = tuple(r.code for r in rules)
+    key = (tuple(r.code for r in rules), bool(config.report_unknown))
     analyzer = _STATE["analyzers"].get(key)
     if analyzer is None:
-        analyzer = _STATE["analyzers"][key] = Analyzer(_STATE["workspace"], rules=rules, log=_STATE["log"])
+        analyzer = _STATE["analyzers"][key] = Analyzer(
+            _STATE["workspace"], rules=rules, log=_STATE["log"], report_unknown=bool(config.report_unknown)
+        )
     return analyzer
 
 

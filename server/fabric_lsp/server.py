@@ -184,7 +184,7 @@ class FabricLanguageServer(LanguageServer):
             config = self.config_for(path)
             if path and config.is_excluded(path, root=config.root or self.root):
                 return []
-            return config.apply(self.analyzer.analyze(text, path))
+            return config.apply(self.analyzer.analyze(text, path, report_unknown=bool(config.report_unknown)))
         except RecursionError:
             self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
             return []
@@ -396,7 +396,8 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
     if only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
-        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, ls.analyzer, path))
+        config = ls.config_for(path)
+        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, ls.analyzer, path, transform=config.apply))
         if fixed.text != result.text and ls.current_result(uri) is result:
             end = Pos(len(result.lines), 0)
             edit = types.TextEdit(ls.encoder.range_to_lsp(result.lines, Span(Pos(0, 0), end)), fixed.text)

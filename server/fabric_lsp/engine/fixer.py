@@ -21,9 +21,12 @@ def allowed(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
-def fix_text(text: str, analyzer, path=None, unsafe: bool = False) -> FixResult:
+def fix_text(text: str, analyzer, path=None, unsafe: bool = False, transform=None) -> FixResult:
+    """Apply fixes until none applies. ``transform`` (e.g. the configuration's rule selection)
+    is applied to each round's findings before fixes are chosen."""
     applied = 0
-    findings = analyzer.analyze(text, path)
+    transform = transform or (lambda findings: findings)
+    findings = transform(analyzer.analyze(text, path))
     for _ in range(MAX_ROUNDS):
         chosen, taken = [], []
         lines = Lines(text)
@@ -42,5 +45,5 @@ def fix_text(text: str, analyzer, path=None, unsafe: bool = False) -> FixResult:
             break
         text = new_text
         applied += len(chosen)
-        findings = analyzer.analyze(text, path)
+        findings = transform(analyzer.analyze(text, path))
     return FixResult(text, applied, findings)

@@ -3,8 +3,9 @@
 code-server (the VS Code workbench and extension host, from npm) runs the packaged .vsix; Debian's
 Chromium, driven by playwright-core (tests/editors/vscode/e2e.mjs), clicks through it like a user:
 the FAB001 error squiggle and Problems row, the quick fix via Ctrl+. and Enter, save, the problem
-gone; a warning for a strategy that may be DeepSpeed; nothing for DDP; one clear notification
-when the server is not installed in the configured interpreter.
+gone; a warning for a strategy that may be DeepSpeed; nothing for DDP; non-ASCII identifiers;
+fix on save; the interpreter from the Python extension; the restart command; a settings change;
+exactly one notification when the server is missing, broken or crashing.
 
 Tools come from .ci/install.d/20-vscode.sh. When they are missing the test fails if CI is set
 (.ci/run should have installed them); otherwise it runs that script on first use (apt needs root

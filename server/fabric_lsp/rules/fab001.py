@@ -303,6 +303,13 @@ class FAB001(Rule):
                 r = Related(f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != module.path else None)
                 if r not in related:
                     related.append(r)
+        for f in fabrics:
+            if f.origin is not None:
+                path = f.origin.path if f.origin.path != module.path else None
+                if not any(r.span == f.origin.span and r.path == path for r in related):
+                    r = Related(f"{f.class_name} created here", f.origin.span, path)
+                    if r not in related:
+                        related.append(r)
         if plan.module_setup is not None:
             related.append(Related("Model set up separately here", module.span(plan.module_setup)))
         return Finding(

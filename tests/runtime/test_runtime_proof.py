@@ -164,7 +164,12 @@ def test_harness_runs_a_joint_setup_script(tmp_path, run_script, fabric_lsp):
 
 @pytest.mark.runtime
 def test_unsafe_fix_of_discarded_optimizer_trains(tmp_path, run_script, fabric_lsp):
-    """`--fix --unsafe-fixes` on a discarded setup_optimizers result: does the fixed script train?"""
+    """`--fix --unsafe-fixes` on a discarded setup_optimizers result gives a script that trains.
+
+    Regression guard: the first version of this fix wrote `model, _ = fabric.setup(model, optimizer)`;
+    the script kept stepping the raw optimizer, which under DeepSpeed ZeRO-3 ran without error but
+    updated nothing (the loss stayed the same). The fixed script asserts that its loss falls.
+    """
     script = tmp_path / "discarded_optimizer.py"
     shutil.copyfile(CASES_DIR / "discarded_optimizer.py", script)
     original = script.read_bytes()

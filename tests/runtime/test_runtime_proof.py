@@ -53,6 +53,8 @@ CASES = [
     "tab_indentation.py",
     "scheduler_between.py",  # an LR scheduler built on the optimizer between the calls
     "parameter_list_between.py",  # params = [p for p in model.parameters() ...] between the calls
+    "standalone_lightning_fabric.py",  # from lightning_fabric import Fabric (standalone package)
+    "fabric_subclass.py",  # class MyFabric(Fabric)
     "forward_between.py",  # the set-up model is used (forward) between the calls
     "two_optimizers.py",  # setup_optimizers(opt_a, opt_b): DeepSpeed takes one optimizer
     "discarded_optimizer.py",  # fabric.setup_optimizers(optimizer) result thrown away

@@ -41,7 +41,7 @@ let client: LanguageClient | undefined;
 let currentLaunch: Launch | undefined;
 let queue: Promise<void> = Promise.resolve();
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
     output = vscode.window.createOutputChannel('fabric-lsp');
     context.subscriptions.push(output);
 
@@ -74,18 +74,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }
         return disposable !== undefined;
     };
-    if (!(await subscribePython())) {
-        const listener = vscode.extensions.onDidChange(async () => {
-            if (await subscribePython()) {
-                listener.dispose();
-                void schedule('Python extension installed', true);
-            }
-        });
-        context.subscriptions.push(listener);
-    }
-
-    // Not awaited: activation must not wait for the server (or for a slow interpreter check).
+    // Not awaited: activation waits neither for the Python extension nor for the server.
     void schedule('activation');
+    void subscribePython().then((subscribed) => {
+        if (!subscribed) {
+            const listener = vscode.extensions.onDidChange(async () => {
+                if (await subscribePython()) {
+                    listener.dispose();
+                    void schedule('Python extension installed', true);
+                }
+            });
+            context.subscriptions.push(listener);
+        }
+    });
 }
 
 export async function deactivate(): Promise<void> {

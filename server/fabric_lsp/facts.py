@@ -151,5 +151,11 @@ def is_xla_accelerator_class(qualname: str) -> bool:
     return canonical(qualname) == XLA_ACCELERATOR_CLASS
 
 
+def strategy_kind_of_class_name(name: str) -> Kind | None:
+    """The kind of Fabric's strategy class called ``name`` (when only the spelling is known)."""
+    entry = _STRATEGY_MODULES.get(name)
+    return entry[1] if entry else None
+
+
 def strategy_kind_of_string(value: str) -> Kind | None:
     return STRATEGY_STRINGS.get(value.strip().lower())

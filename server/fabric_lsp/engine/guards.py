@@ -120,10 +120,9 @@ class Narrower:
                 elif isinstance(v, ClassRef):
                     names.add(v.name)
             if isinstance(e, (ast.Name, ast.Attribute)):  # unresolvable: match by the class name written
-                written = e.id if isinstance(e, ast.Name) else e.attr
-                for cls, (_, kind) in facts._STRATEGY_MODULES.items():
-                    if written == cls:
-                        kinds.add(kind)
+                kind = facts.strategy_kind_of_class_name(e.id if isinstance(e, ast.Name) else e.attr)
+                if kind is not None:
+                    kinds.add(kind)
         return kinds, names
 
     def _through_helper(self, test: ast.Call, truth, choices, is_receiver, module: ModuleInfo, depth: int):

@@ -539,3 +539,23 @@ def test_call_sites_in_other_modules(tmp_path, analysed_env):
     )
     path = tmp_path / "utils.py"
     assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(3, "error"), (8, "error")]
+
+
+def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
+    from fabric_lsp.engine.infer import Inference
+
+    src = program('fabric = Fabric(strategy="xla")', setup="a = fabric.setup_optimizers(a)\nb = fabric.setup_optimizers(b)")
+    original = Inference.evaluate
+    calls = []
+
+    def flaky(self, node, module):
+        calls.append(node.lineno)
+        if len(calls) == 1:
+            raise KeyError("boom")  # a bug inside inference for the first site
+        return original(self, node, module)
+
+    monkeypatch.setattr(Inference, "evaluate", flaky)
+    logs: list[str] = []
+    findings = Analyzer(Workspace(), log=logs.append).analyze(src)
+    assert [f.span.start.line + 1 for f in findings] == [4]  # the other site is still reported
+    assert any("site skipped" in m and "KeyError" in m for m in logs), logs

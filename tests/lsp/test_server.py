@@ -258,3 +258,53 @@ async def test_hover_explains_the_strategy(client: LanguageClient):
     value = hover.contents.value
     assert "possibly DeepSpeed/XLA" in value and "XLAStrategy" in value and "DDPStrategy" in value
     assert "fabric.launch(train, 1e-3)" in value
+
+
+@pytest.mark.asyncio
+async def test_disable_for_this_line_merges_with_existing_noqa(client: LanguageClient, tmp_path):
+    text = (
+        "from lightning.fabric import Fabric\n"
+        'fabric = Fabric(strategy="xla")\n'
+        "model = fabric.setup_module(model)\n"
+        "optimizer = fabric.setup_optimizers(optimizer)  # noqa: E501\n"
+    )
+    uri = open_doc(client, tmp_path / "noqa.py", text)
+    diags = await wait_for_diagnostics(client, uri)
+    actions = await asyncio.wait_for(
+        client.text_document_code_action_async(
+            types.CodeActionParams(types.TextDocumentIdentifier(uri), diags[0].range, types.CodeActionContext(diags))
+        ),
+        TIMEOUT,
+    )
+    action = next(a for a in actions if a.title == "Disable FAB001 for this line")
+    if action.edit is None:
+        action = await asyncio.wait_for(client.code_action_resolve_async(action), TIMEOUT)
+    silenced = apply_text_edits(text, edits_of(action.edit, uri), encoder_for(client))
+    assert silenced.splitlines()[3] == "optimizer = fabric.setup_optimizers(optimizer)  # noqa: E501, FAB001"
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2), [types.TextDocumentContentChangeWholeDocument(text=silenced)]
+        )
+    )
+    assert await wait_for_diagnostics(client, uri, version=2) == []
+
+
+@pytest.mark.asyncio
+async def test_fix_all_source_action(client: LanguageClient):
+    path = EXAMPLES / "train_deepspeed.py"
+    text = path.read_text()
+    uri = open_doc(client, path)
+    await wait_for_diagnostics(client, uri)
+    actions = await asyncio.wait_for(
+        client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri),
+                types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+                types.CodeActionContext([], only=["source.fixAll.fabric-lsp"]),
+            )
+        ),
+        TIMEOUT,
+    )
+    assert [a.kind for a in actions] == ["source.fixAll.fabric-lsp"]
+    fixed = apply_text_edits(text, edits_of(actions[0].edit, uri), encoder_for(client))
+    assert "model, optimizer = fabric.setup(model, optimizer)" in fixed

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds a virtualenv through pre-commit
+
 REPO = Path(os.environ.get("FABRIC_LSP_HOOK_REPO", Path(__file__).resolve().parent.parent))
 
 DEEPSPEED = """\

@@ -653,20 +653,36 @@ async def main_async(args) -> dict:
     if names:
         all_specs = {k: v for k, v in all_specs.items() if k.split()[0] in names}
     lsp_specs = {k: v for k, v in all_specs.items() if "shipped" not in k}
+    partial = args.json or os.path.join(RESULTS, "partial.json")
+    os.makedirs(RESULTS, exist_ok=True)
+
+    def save(section: str, t0: float) -> None:
+        res.setdefault("section_s", {})[section] = time.perf_counter() - t0
+        with open(partial, "w") as fh:  # a run cut short still leaves what it measured
+            json.dump(res, fh, indent=1, default=str)
+
     if "spawn" in sections:
+        t0 = time.perf_counter()
         res["spawn"] = await bench_spawn(inputs, runs, args.spawns or (1 if quick else 3), all_specs, log_dir)
+        save("spawn", t0)
     if "edit" in sections:
         n_edits = {300: args.edits or (40 if quick else 200), 2000: args.edits or (40 if quick else 200), 10000: args.edits or (20 if quick else 200)}
         sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else SIZES
         t0 = time.perf_counter()
         res["edit"] = await bench_edits(inputs, runs, n_edits, lsp_specs, log_dir, ast_repeat=5 if quick else 9, sizes=sizes, big_runs=args.big_runs)
-        res["edit_section_s"] = time.perf_counter() - t0
+        save("edit", t0)
     if "action" in sections:
+        t0 = time.perf_counter()
         res["action"] = await bench_code_actions(inputs, runs, 30 if quick else 200, lsp_specs, log_dir)
+        save("action", t0)
     if "cli" in sections:
+        t0 = time.perf_counter()
         res["cli"] = bench_cli(inputs, runs if not quick else 1)
+        save("cli", t0)
     if "rss" in sections:
+        t0 = time.perf_counter()
         res["rss"] = await bench_rss(inputs, 100 if quick else 500, lsp_specs, log_dir)
+        save("rss", t0)
     res["load_end"] = os.getloadavg()
     res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     res["duration_s"] = time.perf_counter() - t_start

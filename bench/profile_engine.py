@@ -23,6 +23,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "server"))
 sys.path.insert(0, HERE)
+# the project's own dependencies that the bench venv lacks (e.g. pathspec) come from the project venv,
+# after the bench venv's packages (same jedi/parso/pygls versions)
+sys.path.append(os.path.join(REPO, ".venv", "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages"))
 
 import gen  # noqa: E402
 
@@ -37,45 +40,6 @@ def insert(text_lines: list[str], line: int, col: int, key: str) -> None:
     new = cur[:col] + key + cur[col:]
     parts = new.split("\n")
     text_lines[line : line + 1] = parts
-
-
-def install_fast_repair() -> None:
-    """The suggested parse path, patched in for measurement (not the shipped engine): a
-    half-typed statement is almost always confined to the line CPython reports, so blanking that
-    line and parsing again costs one more ``ast.parse`` instead of a parso parse plus retries."""
-    import fabric_lsp.engine.modules as M
-    import fabric_lsp.engine.parse as P
-
-    slow = P.parse
-
-    def parse(text: str):
-        lines = P.Lines(text)
-        try:
-            return P.Parsed(P._ast_parse(text), lines)
-        except SyntaxError as exc:
-            lineno, end = getattr(exc, "lineno", None), getattr(exc, "end_lineno", None) or getattr(exc, "lineno", None)
-        except (ValueError, RecursionError, MemoryError):
-            return slow(text)
-        if not lineno:
-            return slow(text)
-        work = text.split("\n")
-        first, last = lineno - 1, min(max(end, lineno), len(work)) - 1
-        if first >= len(work):
-            return slow(text)
-        indent = work[first][: len(work[first]) - len(work[first].lstrip())]
-        if work[first].rstrip().endswith(":"):
-            return slow(text)  # a block header: its body would dangle
-        work[first] = indent + "pass"
-        for i in range(first + 1, last + 1):
-            work[i] = ""
-        try:
-            tree = P._ast_parse("\n".join(work))
-        except (SyntaxError, ValueError):
-            return slow(text)
-        return P.Parsed(tree, lines, broken_lines=set(range(first, last + 1)))
-
-    P.parse = parse
-    M.parse = parse
 
 
 def main() -> int:
@@ -100,6 +64,8 @@ def main() -> int:
     from fabric_lsp.engine.workspace import Workspace
 
     if args.fast_repair:
+        from experiments import install_fast_repair
+
         install_fast_repair()
     ws_dir = os.path.join(HERE, ".generated", "profile")
     os.makedirs(ws_dir, exist_ok=True)

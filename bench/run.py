@@ -57,6 +57,7 @@ PEER_PACKAGES = ["ruff==0.17.6", "jedi-language-server==0.47.0", "pyinstrument==
 ENV_PACKAGES = ["lightning==2.6.6", "torch==2.13.0"]  # --no-deps: sources to analyse, not to run
 
 SIZES = (300, 2000, 10000)
+EXPERIMENT = "fabric-lsp + suggested changes (experiment)"
 
 
 # -- statistics ---------------------------------------------------------------------------------
@@ -668,8 +669,11 @@ async def main_async(args) -> dict:
     if "edit" in sections:
         n_edits = {300: args.edits or (40 if quick else 200), 2000: args.edits or (40 if quick else 200), 10000: args.edits or (20 if quick else 200)}
         sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else SIZES
+        edit_specs = dict(lsp_specs)
+        if args.experiments:  # the suggested changes, patched in (bench/experiments.py): what they would buy
+            edit_specs[EXPERIMENT] = ([PY, os.path.join(HERE, "fabric_lsp_experiment.py")], lsp_specs["fabric-lsp"][1])
         t0 = time.perf_counter()
-        res["edit"] = await bench_edits(inputs, runs, n_edits, lsp_specs, log_dir, ast_repeat=5 if quick else 9, sizes=sizes, big_runs=args.big_runs)
+        res["edit"] = await bench_edits(inputs, runs, n_edits, edit_specs, log_dir, ast_repeat=5 if quick else 9, sizes=sizes, big_runs=args.big_runs)
         save("edit", t0)
     if "action" in sections:
         t0 = time.perf_counter()
@@ -700,6 +704,7 @@ def main() -> int:
     p.add_argument("--big-runs", type=int, help="runs for the 10,000-line files (default: --runs)")
     p.add_argument("--sections", help="comma list of spawn,edit,action,cli,rss (default all)")
     p.add_argument("--servers", help="comma list of fabric-lsp,ruff,jedi-ls (default all)")
+    p.add_argument("--experiments", action="store_true", help="edit section: also run fabric-lsp with the suggested changes patched in (bench/experiments.py)")
     p.add_argument("--markdown", help="also write the Markdown summary to this file")
     p.add_argument("--json", help="results file (default bench/results/<timestamp>.json)")
     p.add_argument("--update-benchmarks-md", action="store_true", help="replace the figures between the markers in BENCHMARKS.md")

@@ -134,7 +134,8 @@ def versions() -> dict:
         "jedi-language-server": out([venv_bin("jedi-language-server"), "--version"]),
         "lightning (analysed env)": out([venv_bin("python"), "-c", "import importlib.metadata as m; print(m.version('lightning'))"]),
         "torch (analysed env)": out([venv_bin("python"), "-c", "import importlib.metadata as m; print(m.version('torch'))"]),
-        "git": out(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]),
+        "git": out(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+        + (" (server/ has uncommitted changes)" if out(["git", "-C", REPO, "status", "--porcelain", "server"]) else ""),
     }
 
 

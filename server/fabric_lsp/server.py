@@ -451,6 +451,10 @@ def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -
     if log_file:
         handlers.append(logging.FileHandler(log_file))
     logging.basicConfig(level=logging.WARNING if not os.environ.get("FABRIC_LSP_DEBUG") else logging.DEBUG, handlers=handlers)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the long-lived pygls/lsprotocol objects leave the generations the GC scans
     if tcp:
         server.start_tcp(*tcp)
     else:

@@ -559,3 +559,18 @@ def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
     findings = Analyzer(Workspace(), log=logs.append).analyze(src)
     assert [f.span.start.line + 1 for f in findings] == [4]  # the other site is still reported
     assert any("site skipped" in m and "KeyError" in m for m in logs), logs
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["tick_3 = step *", "loss = model(batch", "for i in range(3\n    pass", "def f(:\n    return 1", "if x ==\n    y = 1", "x = [1,\n     2"],
+)
+def test_half_typed_statement_is_repaired_without_hiding_findings(broken):
+    from fabric_lsp.engine.parse import parse
+
+    src = program('fabric = Fabric(strategy="deepspeed")', setup=f"model = fabric.setup_module(model)\n{broken}\noptimizer = fabric.setup_optimizers(optimizer)")
+    parsed = parse(src)
+    assert parsed.tree is not None and parsed.broken_lines  # repaired, and marked as broken
+    findings = run(src)
+    assert [f.severity.value for f in findings] == ["error"]
+    assert findings[0].fix is None  # never an edit on a file that does not parse

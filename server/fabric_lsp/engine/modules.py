@@ -29,6 +29,7 @@ class ModuleInfo:
         self._top_calls: dict[int, list[ast.Call]] = {}
         self._top_loads: dict[int, list[ast.Name]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
+        self._globals: dict[ast.AST, set[str]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree
@@ -223,10 +224,11 @@ class ModuleInfo:
         return result
 
     def declared_global(self, scope: ast.AST, name: str) -> bool:
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Global) and name in node.names:
-                return True
-        return False
+        cache = self._globals
+        names = cache.get(scope)
+        if names is None:
+            names = cache[scope] = {n for node in ast.walk(scope) if isinstance(node, ast.Global) for n in node.names}
+        return name in names
 
     def span(self, node: ast.AST) -> Span:
         return Span(self.lines.node_start(node), self.lines.node_end(node))

@@ -54,13 +54,56 @@ def _ast_parse(text: str) -> ast.Module:
         return ast.parse(text, type_comments=False)
 
 
+#: Quick repairs (no parso) tried before the full one.
+QUICK_REPAIRS = 3
+
+
 def parse(text: str) -> Parsed:
     lines = Lines(text)
     try:
         return Parsed(_ast_parse(text), lines)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         first_error = exc
+    if isinstance(first_error, SyntaxError):
+        quick = _quick_repair(lines, first_error)
+        if quick is not None:
+            return quick
     return _repair(text, lines, first_error)
+
+
+def _quick_repair(lines: Lines, error: SyntaxError) -> Parsed | None:
+    """The common half-typed keystroke breaks one statement on one or two lines: replace the
+    lines ``ast`` names by ``pass`` (a broken block header takes its body with it) and parse
+    again — a few ``ast.parse`` calls instead of a parso parse of the whole file."""
+    work = [lines.line(i) for i in range(len(lines))]
+    blanked: set[int] = set()
+    for _ in range(QUICK_REPAIRS):
+        first = (error.lineno or 0) - 1
+        if not 0 <= first < len(work) or first in blanked:
+            return None
+        last = max(first, min((getattr(error, "end_lineno", None) or error.lineno) - 1, len(work) - 1))
+        indent = lines.indentation(first)
+        width = len(indent.expandtabs(8))
+        nxt = last + 1  # the more indented lines that follow go too: a body or continuations
+        while nxt < len(work):
+            content = lines.content(nxt)
+            if content.strip() and not content.lstrip().startswith("#") and len(lines.indentation(nxt).expandtabs(8)) <= width:
+                break
+            nxt += 1
+        while nxt - 1 > last and not lines.content(nxt - 1).strip():
+            nxt -= 1
+        for i in range(first, nxt):
+            line = work[i]
+            ending = line[len(line.rstrip("\r\n")) :]
+            work[i] = (indent + "pass" + ending) if i == first else ending
+            blanked.add(i)
+        try:
+            return Parsed(_ast_parse("".join(work)), lines, broken_lines=blanked)
+        except SyntaxError as exc:
+            error = exc
+        except (ValueError, RecursionError, MemoryError):
+            return None
+    return None
 
 
 def _statement_spans(text: str):

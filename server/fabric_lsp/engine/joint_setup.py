@@ -289,6 +289,52 @@ def _whole_lines(module: ModuleInfo, stmt: ast.stmt) -> bool:
     return before.strip() == "" and (after == "" or after.startswith("#"))
 
 
+def _top_level_parses(module: ModuleInfo, edits: list[Edit]) -> None:
+    """Apply ``edits`` to the top-level statements they lie in and parse them (raises)."""
+    lines = module.lines
+    lo_line = min(e.span.start.line for e in edits)
+    hi_line = max(e.span.end.line - (1 if e.span.end.col == 0 and e.span.end.line > e.span.start.line else 0) for e in edits)
+    top_lo, top_hi = module.top_for_line(lo_line + 1), module.top_for_line(hi_line + 1)
+    if top_lo is None or top_hi is None:
+        raise ValueError("the calls are not inside top-level statements")
+    first = min([top_lo.lineno] + [d.lineno for d in getattr(top_lo, "decorator_list", [])]) - 1
+    last = top_hi.end_lineno - 1
+    lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
+    if any(not (lo <= lines.offset(e.span.start) and lines.offset(e.span.end) <= hi) for e in edits):
+        raise ValueError("an edit reaches outside the statement")
+    shifted = [
+        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
+        for e in edits
+    ]
+    snippet = apply_edits(module.text[lo:hi], shifted)
+    compile(snippet, module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+
+
+def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits: list[Edit]) -> bool:
+    """Apply ``edits`` to the lines from statement A to statement B, remove the block's
+    indentation, and parse. False when that cannot be done exactly (a line inside the region
+    that is not indented like the block, e.g. in a multi-line string)."""
+    lines = module.lines
+    first, last = a_stmt.lineno - 1, b_stmt.end_lineno - 1
+    if any(e.span.start.line < first or e.span.end.line > last + 1 or (e.span.end.line == last + 1 and e.span.end.col) for e in edits):
+        return False
+    indent = lines.indentation(first)
+    lo = lines.starts[first]
+    hi = lines.offset(Pos(last, len(lines.line(last))))
+    shifted = [
+        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
+        for e in edits
+    ]
+    region = apply_edits(module.text[lo:hi], shifted)
+    out = []
+    for line in region.splitlines(keepends=True):
+        if line.strip() and not line.startswith(indent):
+            return False
+        out.append(line[len(indent) :] if line.strip() else line.lstrip(" \t"))
+    compile("".join(out), module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    return True
+
+
 def plan_joint_setup(
     module: ModuleInfo,
     call: ast.Call,
@@ -440,25 +486,12 @@ def plan_joint_setup(
     new_stmt = f"{', '.join(targets)} = {module.segment(receiver)}.setup({', '.join(args)})"
     edits.append(Edit(Span(lines.node_start(b_stmt), lines.node_end(b_stmt)), new_stmt))
 
-    # the result must parse, and nothing may overlap: every edit lies inside the top-level
-    # statement that holds the calls, so parsing that statement alone proves it
+    # the result must parse, and nothing may overlap: every edit lies between the two calls'
+    # statements, siblings of one block, so parsing that region (dedented by the block's
+    # indentation) proves it; when it cannot be dedented, the enclosing top-level statements
     try:
-        lo_line = min(e.span.start.line for e in edits)
-        hi_line = max(e.span.end.line - (1 if e.span.end.col == 0 and e.span.end.line > e.span.start.line else 0) for e in edits)
-        top_lo, top_hi = module.top_for_line(lo_line + 1), module.top_for_line(hi_line + 1)
-        if top_lo is None or top_hi is None:
-            raise ValueError("the calls are not inside top-level statements")
-        first = min([top_lo.lineno] + [d.lineno for d in getattr(top_lo, "decorator_list", [])]) - 1
-        last = top_hi.end_lineno - 1
-        lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
-        if any(not (lo <= lines.offset(e.span.start) and lines.offset(e.span.end) <= hi) for e in edits):
-            raise ValueError("an edit reaches outside the statement")
-        shifted = [
-            Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
-            for e in edits
-        ]
-        snippet = apply_edits(module.text[lo:hi], shifted)
-        compile(snippet, module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        if not _region_parses(module, a_stmt, b_stmt, edits):
+            _top_level_parses(module, edits)
     except (SyntaxError, ValueError) as exc:
         plan.reason = f"the rewrite would not parse ({exc})"
         return plan

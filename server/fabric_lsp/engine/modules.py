@@ -192,6 +192,7 @@ class ModuleInfo:
             return cache[scope]
         bound: set[str] = set()
         declared: set[str] = set()
+        globals_: set[str] = set()
         if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
             a = scope.args
             for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
@@ -203,6 +204,8 @@ class ModuleInfo:
             node = stack.pop()
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 declared.update(node.names)
+                if isinstance(node, ast.Global):
+                    globals_.update(node.names)
             elif isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
                 bound.add(node.name)
                 stack.extend(node.decorator_list)
@@ -221,14 +224,15 @@ class ModuleInfo:
             stack.extend(ast.iter_child_nodes(node))
         result = bound - declared
         cache[scope] = result
+        self._globals[scope] = globals_
         return result
 
     def declared_global(self, scope: ast.AST, name: str) -> bool:
-        cache = self._globals
-        names = cache.get(scope)
-        if names is None:
-            names = cache[scope] = {n for node in ast.walk(scope) if isinstance(node, ast.Global) for n in node.names}
-        return name in names
+        """Whether ``scope`` itself declares ``global name`` (found by the same walk as
+        :meth:`local_names`)."""
+        if scope not in self._globals:
+            self.local_names(scope)
+        return name in self._globals.get(scope, ())
 
     def span(self, node: ast.AST) -> Span:
         return Span(self.lines.node_start(node), self.lines.node_end(node))

@@ -289,6 +289,17 @@ def _whole_lines(module: ModuleInfo, stmt: ast.stmt) -> bool:
     return before.strip() == "" and (after == "" or after.startswith("#"))
 
 
+def _edited_lines(module: ModuleInfo, first: int, last: int, edits: list[Edit]) -> str:
+    """Lines ``first``..``last`` of the module with ``edits`` (which lie inside them) applied."""
+    lines = module.lines
+    lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
+    shifted = [
+        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
+        for e in edits
+    ]
+    return apply_edits(module.text[lo:hi], shifted)
+
+
 def _top_level_parses(module: ModuleInfo, edits: list[Edit]) -> None:
     """Apply ``edits`` to the top-level statements they lie in and parse them (raises)."""
     lines = module.lines
@@ -302,11 +313,7 @@ def _top_level_parses(module: ModuleInfo, edits: list[Edit]) -> None:
     lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
     if any(not (lo <= lines.offset(e.span.start) and lines.offset(e.span.end) <= hi) for e in edits):
         raise ValueError("an edit reaches outside the statement")
-    shifted = [
-        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
-        for e in edits
-    ]
-    snippet = apply_edits(module.text[lo:hi], shifted)
+    snippet = _edited_lines(module, first, last, edits)
     compile(snippet, module.path or "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
@@ -319,13 +326,7 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
     if any(e.span.start.line < first or e.span.end.line > last + 1 or (e.span.end.line == last + 1 and e.span.end.col) for e in edits):
         return False
     indent = lines.indentation(first)
-    lo = lines.starts[first]
-    hi = lines.offset(Pos(last, len(lines.line(last))))
-    shifted = [
-        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
-        for e in edits
-    ]
-    region = apply_edits(module.text[lo:hi], shifted)
+    region = _edited_lines(module, first, last, edits)
     out = []
     for line in region.splitlines(keepends=True):
         if line.strip() and not line.startswith(indent):

@@ -136,16 +136,18 @@ class FabricLanguageServer(LanguageServer):
             version, text = doc.version, doc.source
             loop = asyncio.get_running_loop()
             self.loop = loop
-            findings = await loop.run_in_executor(self.executor, self._analyze_if_current, uri, version, text)
-            if findings is None:
+            done = await loop.run_in_executor(self.executor, self._result_if_current, uri, version, text)
+            if done is None:
                 return  # superseded before the worker got to it
+            result, diagnostics = done
             self.show_config_problems()
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way; never publish stale results
-            result = Result(version, text, Lines(text), findings)
             self.results[uri] = result
-            self.publish(uri, result)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+            )
         except asyncio.CancelledError:
             pass
         except Exception:
@@ -170,6 +172,15 @@ class FabricLanguageServer(LanguageServer):
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)
 
+    def _result_if_current(self, uri: str, version: Optional[int], text: str):
+        """Worker thread: the findings, the line index and the LSP diagnostics of one version —
+        everything but the sending, so the event loop stays free for the next keystroke."""
+        findings = self._analyze_if_current(uri, version, text)
+        if findings is None:
+            return None
+        result = Result(version, text, Lines(text), findings)
+        return result, [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
+
     def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[list[Finding]]:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
@@ -188,12 +199,6 @@ class FabricLanguageServer(LanguageServer):
         except RecursionError:
             self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
             return []
-
-    def publish(self, uri: str, result: Result) -> None:
-        diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(result.findings)]
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
-        )
 
     def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic:
         related = []

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fabric_lsp.engine.model import Applicability, Edit, Finding, Fix, Related, Severity, Span
+from fabric_lsp.engine.model import Finding, Severity, Span
 from fabric_lsp.output import FileResult, Report
 from fabric_lsp.output.github import render_github
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE

@@ -324,7 +324,7 @@ async def test_bad_input_never_crashes_the_server(tmp_path):
         "deep.py": "x = " + "(" * 5000 + "fabric.setup_optimizers(o)" + ")" * 5000 + "\n",
         "recursive.py": "from lightning.fabric import Fabric\ndef f(a):\n    return f(a)\nfabric = f(Fabric(strategy='xla'))\n"
         + "fabric.setup_optimizers(o)\n",
-        "chain.py": "fabric = 1\n" + "".join(f"fabric = fabric\n" for _ in range(3000)) + "fabric.setup_optimizers(o)\n",
+        "chain.py": "fabric = 1\n" + "".join("fabric = fabric\n" for _ in range(3000)) + "fabric.setup_optimizers(o)\n",
         "halftyped.py": 'from lightning.fabric import Fabric\nfabric = Fabric(strategy="deepspeed"\nopt = fabric.setup_optimizers(',
     }
     for name, text in cases.items():

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -55,57 +54,10 @@ def _in_ci() -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _venv_python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _has_lightning(venv: Path) -> bool:
-    if not _venv_python(venv).exists():
-        return False
-    found = list(venv.glob(f"lib/python*/site-packages/lightning-{LIGHTNING_VERSION}.dist-info")) + list(
-        venv.glob(f"Lib/site-packages/lightning-{LIGHTNING_VERSION}.dist-info")
-    )
-    sources = list(venv.glob("lib/python*/site-packages/lightning/fabric/fabric.py")) + list(
-        venv.glob("Lib/site-packages/lightning/fabric/fabric.py")
-    )
-    return bool(found and sources)
-
-
-def _build_lightning_venv(venv: Path) -> None:
-    """(Re)create the venv and install lightning into it. Also touches the marker file that
-    ``tests/conftest.py``'s builder of the same venv checks, so the two never rebuild each other's."""
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--clear", str(venv)],
-        check=True, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
-    )
-    subprocess.run(
-        [str(_venv_python(venv)), "-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "-q",
-         f"lightning=={LIGHTNING_VERSION}"],
-        check=True, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
-    )
-    if _has_lightning(venv):
-        (venv / f".lightning-{LIGHTNING_VERSION}").touch()
-
-
 @pytest.fixture(scope="session")
-def lightning_environment() -> str:
-    """Path of a venv whose site-packages hold lightning 2.6.6 (built once, then reused)."""
-    if not _has_lightning(LIGHTNING_VENV):
-        try:
-            _build_lightning_venv(LIGHTNING_VENV)
-        except (OSError, subprocess.SubprocessError) as exc:
-            detail = getattr(exc, "stderr", "") or ""
-            message = f"could not build {LIGHTNING_VENV} with lightning=={LIGHTNING_VERSION}: {exc}\n{detail[-3000:]}"
-            if _in_ci():
-                pytest.fail(message)  # never a silent skip in CI
-            pytest.skip(message)
-        if not _has_lightning(LIGHTNING_VENV):
-            message = f"{LIGHTNING_VENV} was built but holds no lightning {LIGHTNING_VERSION}"
-            if _in_ci():
-                pytest.fail(message)
-            pytest.skip(message)
-    return str(LIGHTNING_VENV)
+def lightning_environment(lightning_env) -> str:
+    """Path of a venv whose site-packages hold lightning (``tests/conftest.py`` builds it once)."""
+    return str(lightning_env)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ applies; the server keeps running.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from fabric_lsp.engine.model import Severity
@@ -73,4 +73,4 @@ class Options:
         return replace(self, **changes), problems
 
 
-__all__ = ["Options", "fields"]
+__all__ = ["Options"]

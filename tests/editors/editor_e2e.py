@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the editor runs' record, defined with the fixtures
+    from conftest import Run
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

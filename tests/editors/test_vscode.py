@@ -519,7 +519,7 @@ def test_missing_server_shows_one_notification(code_server, tmp_path):
         workspace,
         ARTIFACTS / "missing-server",
         files={"error": "train_deepspeed.py"},
-        expectNotification=[f"fabric-lsp is not installed in the Python interpreter", str(python), "pip install fabric-lsp"],
+        expectNotification=["fabric-lsp is not installed in the Python interpreter", str(python), "pip install fabric-lsp"],
     )
     assert final["notifications"] == 1, final
 

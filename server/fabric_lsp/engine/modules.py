@@ -30,6 +30,7 @@ class ModuleInfo:
         self._top_loads: dict[int, list[ast.Name]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
         self._globals: dict[ast.AST, set[str]] = {}
+        self._local_names: dict[ast.AST, set[str]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree
@@ -132,10 +133,6 @@ class ModuleInfo:
     @cached_property
     def parents(self) -> "_Parents":
         return _Parents(self)
-
-    @cached_property
-    def _local_names(self) -> dict[ast.AST, set[str]]:
-        return {}
 
     # -- navigation --------------------------------------------------------------------------
     def scope_of(self, node: ast.AST) -> ast.AST:
@@ -277,7 +274,3 @@ class _Parents:
         if parent is None:
             raise KeyError(node)
         return parent
-
-
-def load_module(text: str, path: Optional[str] = None, name: Optional[str] = None) -> ModuleInfo:
-    return ModuleInfo(text, path, name)

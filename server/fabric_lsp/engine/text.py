@@ -66,16 +66,6 @@ class Lines:
         line = self.content(i)
         return line[: len(line) - len(line.lstrip(" \t"))]
 
-    def newline(self) -> str:
-        for line in self.lines:
-            if line.endswith("\r\n"):
-                return "\r\n"
-            if line.endswith("\n"):
-                return "\n"
-            if line.endswith("\r"):
-                return "\r"
-        return "\n"
-
 
 def apply_edits(text: str, edits) -> str:
     """Apply non-overlapping edits (any order) to ``text``."""

@@ -7,7 +7,7 @@ from typing import Optional
 
 from fabric_lsp.engine.guards import Narrower
 from fabric_lsp.engine.infer import FabricInst, Inference, StrategyChoice, Unknown
-from fabric_lsp.engine.joint_setup import plan_joint_setup
+from fabric_lsp.engine.joint_setup import Plan, find_module_setup, plan_joint_setup
 from fabric_lsp.engine.model import Finding, Related, Severity
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.facts import Kind
@@ -267,12 +267,14 @@ class FAB001(Rule):
         certain = len(raising) == len(choices)
         kinds = {c.kind for c in choices}
         if Kind.XLA_FSDP in kinds or Kind.MODEL_PARALLEL in kinds:
-            plan = plan_joint_setup(module, call, deepspeed_possible=True, safe_strategies=False)
-            plan.fix = None
+            # joint setup would break the other branch: no fix to plan, only the module setup to show
             other = "XLAFSDPStrategy" if Kind.XLA_FSDP in kinds else "ModelParallelStrategy"
-            plan.reason = (
-                f"another possible strategy, `{other}`, needs separate setup: branch on "
-                "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
+            plan = Plan(
+                module_setup=find_module_setup(module, call)[1],
+                reason=(
+                    f"another possible strategy, `{other}`, needs separate setup: branch on "
+                    "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
+                ),
             )
         else:
             plan = plan_joint_setup(

@@ -15,30 +15,45 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Optional
 
 from fabric_lsp import facts
 from fabric_lsp.facts import Kind
-from fabric_lsp.engine.model import Span
+from fabric_lsp.engine.bindings import MISSING, Binding, attr_target_value, block_bindings, returns_of, stmt_bindings, _binds, _match_target
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
+from fabric_lsp.engine.values import (
+    MAX_ALTERNATIVES,
+    MAX_ENV,
+    MAX_SECONDS,
+    UNKNOWN,
+    AcceleratorInst,
+    ArgNamespace,
+    ArgParser,
+    Budget,
+    BudgetExceeded,
+    ClassRef,
+    Const,
+    Ctx,
+    DictVal,
+    FabricInst,
+    FuncRef,
+    Instance,
+    ModuleRef,
+    Origin,
+    QualRef,
+    Seq,
+    StrategyChoice,
+    StrategyInst,
+    Unknown,
+    Value,
+    short,
+    with_step,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.engine.workspace import Workspace
-
-#: How deep one inference may recurse (names → assignments → calls → returns …).
-MAX_DEPTH = 40
-#: How many evaluation steps one call site may take.
-MAX_STEPS = 4000
-#: Wall-clock cap for one call site, in seconds.
-MAX_SECONDS = 2.0
-#: At most this many bound arguments are kept in one evaluation context.
-MAX_ENV = 24
-#: At most this many alternatives are kept for one expression.
-MAX_ALTERNATIVES = 32
 
 
 #: Packages known by their qualified names only (the standard library, CLI and numeric
@@ -47,299 +62,6 @@ OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset
     {"typing_extensions", "click", "typer", "jsonargparse", "torch", "numpy", "jax", "deepspeed", "transformers", "hydra", "omegaconf"}
 )
 
-
-class BudgetExceeded(Exception):
-    pass
-
-
-# --------------------------------------------------------------------------------------------
-# Values
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where something was decided: a source range and a short description."""
-
-    span: Span
-    text: str
-    path: Optional[str] = None
-
-
-class Value:
-    pass
-
-
-@dataclass(frozen=True)
-class Unknown(Value):
-    reason: str = ""
-
-
-UNKNOWN = Unknown()
-
-
-@dataclass(frozen=True)
-class Const(Value):
-    value: object
-    origin: Optional[Origin] = None
-    note: str = ""  # where the value comes from, when not a plain literal (a CLI choice …)
-
-
-@dataclass(frozen=True)
-class Seq(Value):
-    """A list or tuple display whose length is known."""
-
-    length: int
-    items: tuple = ()
-    ctx: Optional["Ctx"] = field(default=None, compare=False, hash=False)
-
-
-@dataclass(frozen=True)
-class QualRef(Value):
-    """A module or an object known by its qualified name (``lightning.fabric.strategies``)."""
-
-    qualname: str
-
-
-@dataclass(eq=False)
-class ClassRef(Value):
-    """A class defined in analysed source."""
-
-    node: ast.ClassDef
-    module: ModuleInfo
-
-    @property
-    def name(self) -> str:
-        return self.node.name
-
-
-@dataclass(eq=False)
-class FuncRef(Value):
-    node: ast.AST
-    module: ModuleInfo
-    bound_self: Optional[Value] = None  # set for methods looked up on an instance
-
-
-@dataclass(eq=False)
-class ModuleRef(Value):
-    module: ModuleInfo
-
-
-@dataclass(eq=False)
-class DictVal(Value):
-    """A dict display: its key and value expressions, evaluated lazily."""
-
-    node: ast.Dict
-    ctx: "Ctx"
-
-
-@dataclass(eq=False)
-class ArgParser(Value):
-    """An ``argparse``/``jsonargparse`` parser; ``parse_args()`` gives an :class:`ArgNamespace`."""
-
-    module: ModuleInfo
-
-
-@dataclass(eq=False)
-class ArgNamespace(Value):
-    module: ModuleInfo
-
-
-@dataclass(frozen=True)
-class StrategyChoice:
-    """One strategy a Fabric may get. ``kind`` None means unknown."""
-
-    kind: Optional[Kind]
-    label: str  # what the user wrote, e.g. 'strategy="deepspeed_stage_3"'
-    class_name: str  # the class Lightning would name, e.g. "DeepSpeedStrategy"
-    origin: Optional[Origin] = None
-
-
-@dataclass(eq=False)
-class StrategyInst(Value):
-    kind: Kind
-    class_name: str
-    origin: Optional[Origin]
-    via: tuple = ()
-
-
-@dataclass(eq=False)
-class AcceleratorInst(Value):
-    tpu: bool
-    origin: Optional[Origin]
-
-
-@dataclass(eq=False)
-class FabricInst(Value):
-    choices: tuple[StrategyChoice, ...]
-    origin: Optional[Origin]  # the Fabric(...) call
-    class_name: str = "Fabric"
-    #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
-    via: tuple = ()
-
-
-def with_step(values: list[Value], origin: Origin) -> list[Value]:
-    """Record that ``values`` flowed through ``origin`` (for explanations)."""
-    out: list[Value] = []
-    for v in values:
-        if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
-            v = FabricInst(v.choices, v.origin, v.class_name, v.via + (origin,))
-        out.append(v)
-    return out
-
-
-@dataclass(eq=False)
-class Instance(Value):
-    """An instance of a class defined in analysed source (for attribute look-ups)."""
-
-    cls: ClassRef
-    call: Optional[ast.Call] = None
-    ctx: Optional["Ctx"] = None
-
-
-# --------------------------------------------------------------------------------------------
-# Evaluation context
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Budget:
-    steps: int = 0
-    deadline: float = 0.0
-    active: set = field(default_factory=set)
-
-    def tick(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS or (self.steps % 64 == 0 and time.monotonic() > self.deadline):
-            raise BudgetExceeded()
-
-
-@dataclass(frozen=True, eq=False)  # identity hash: hashing nested call contexts is exponential
-class Ctx:
-    module: ModuleInfo
-    #: (id of function node, parameter name) → (argument expression, its context), for calls
-    #: evaluated with their arguments bound.
-    env: tuple = ()
-    depth: int = 0
-
-    def deeper(self) -> "Ctx":
-        if self.depth >= MAX_DEPTH:
-            raise BudgetExceeded()
-        return Ctx(self.module, self.env, self.depth + 1)
-
-    def bound(self, func: ast.AST, name: str):
-        for key, value in self.env:
-            if key == (id(func), name):
-                return value
-        return None
-
-
-# A binding of a name: what kind of statement binds it, and the node.
-@dataclass(frozen=True)
-class Binding:
-    kind: str  # assign | import | def | class | param | unknown
-    node: ast.AST
-    target: Optional[ast.AST] = None
-    value: Optional[ast.AST] = None
-
-
-def _binds(target: ast.AST, name: str) -> bool:
-    if isinstance(target, ast.Name):
-        return target.id == name
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return any(_binds(t, name) for t in target.elts)
-    if isinstance(target, ast.Starred):
-        return _binds(target.value, name)
-    return False
-
-
-def _match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST]:
-    """For ``a, b = x, y`` return the value expression bound to ``name`` (None if unknowable)."""
-    if isinstance(target, ast.Name):
-        return value if target.id == name else None
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
-        if len(target.elts) == len(value.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
-            for t, v in zip(target.elts, value.elts):
-                found = _match_target(t, v, name)
-                if found is not None:
-                    return found
-    return None
-
-
-def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
-    """The bindings of ``name`` that ``stmt`` may make, and whether it surely makes one."""
-    if isinstance(stmt, ast.Assign):
-        for target in reversed(stmt.targets):
-            if _binds(target, name):
-                matched = _match_target(target, stmt.value, name)
-                if matched is not None:
-                    return [Binding("assign", stmt, target, matched)], True
-                return [Binding("unknown", stmt, target)], True
-        return [], False
-    if isinstance(stmt, ast.AnnAssign):
-        if _binds(stmt.target, name):
-            if stmt.value is not None:
-                return [Binding("assign", stmt, stmt.target, stmt.value)], True
-            return [Binding("annotation", stmt, stmt.target)], False
-        return [], False
-    if isinstance(stmt, ast.AugAssign):
-        if _binds(stmt.target, name):
-            return [Binding("unknown", stmt, stmt.target)], True
-        return [], False
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        for alias in reversed(stmt.names):
-            bound = alias.asname or alias.name.split(".")[0]
-            if alias.name == "*":
-                continue
-            if bound == name:
-                return [Binding("import", stmt, value=alias)], True
-        return [], False
-    if isinstance(stmt, (*FUNC_TYPES, ast.ClassDef)):
-        if stmt.name == name:
-            return [Binding("class" if isinstance(stmt, ast.ClassDef) else "def", stmt)], True
-        return [], False
-    if isinstance(stmt, ast.If):
-        a, da = block_bindings(stmt.body, name)
-        b, db = block_bindings(stmt.orelse, name)
-        return a + b, bool(stmt.orelse) and da and db
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-        found: list[Binding] = []
-        if isinstance(stmt, (ast.For, ast.AsyncFor)) and _binds(stmt.target, name):
-            if isinstance(stmt.target, ast.Name):
-                found.append(Binding("for", stmt, stmt.target, stmt.iter))
-            else:
-                found.append(Binding("unknown", stmt, stmt.target))
-        a, _ = block_bindings(stmt.body, name)
-        b, _ = block_bindings(stmt.orelse, name)
-        return found + a + b, False
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and _binds(i.optional_vars, name)]
-        a, da = block_bindings(stmt.body, name)
-        return a + found, da or bool(found)
-    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-        a, da = block_bindings(stmt.body, name)
-        handlers = [block_bindings(h.body, name) for h in stmt.handlers]
-        c, dc = block_bindings(stmt.orelse, name)
-        f, df = block_bindings(stmt.finalbody, name)
-        found = a + c + [b for hs, _ in handlers for b in hs] + f
-        definite = df or ((da or dc) and all(d for _, d in handlers))
-        return found, definite
-    if type(stmt).__name__ == "Match":
-        found = []
-        for case in stmt.cases:
-            found += block_bindings(case.body, name)[0]
-        return found, False
-    return [], False
-
-
-def block_bindings(block: list, name: str) -> tuple[list[Binding], bool]:
-    found: list[Binding] = []
-    for stmt in reversed(block):
-        b, definite = stmt_bindings(stmt, name)
-        found.extend(b)
-        if definite:
-            return found, True
-    return found, False
 
 
 # --------------------------------------------------------------------------------------------
@@ -526,7 +248,7 @@ class Inference:
     def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]:
         if m.tree is None:
             return [UNKNOWN]
-        bindings, definite = block_bindings(m.tree.body, name)
+        bindings, definite = block_bindings(m.tops_with(name), name)
         bindings = bindings + self._global_assignments(name, m)
         out: list[Value] = []
         for b in bindings:
@@ -538,7 +260,7 @@ class Inference:
     def _global_assignments(self, name: str, m: ModuleInfo) -> list[Binding]:
         """Assignments to ``name`` inside functions that declare ``global name``."""
         out: list[Binding] = []
-        for top in m._tops_mentioning(r"\bglobal\b[^\n]*\b%s\b" % re.escape(name)):
+        for top in m.tops_with_all("global", name):
             for func in ast.walk(top):
                 if not isinstance(func, FUNC_TYPES):
                     continue
@@ -559,6 +281,8 @@ class Inference:
         while cur is not None and cur is not scope:
             parent, block, idx = m.block_of(cur)
             if idx >= 0:
+                if parent is m.tree:  # module level: only the statements that mention the name
+                    block, idx = m.tops_before(name, cur)
                 for prev in reversed(block[:idx]):
                     self.budget.tick()
                     b, definite = stmt_bindings(prev, name)
@@ -615,7 +339,7 @@ class Inference:
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
 
     def _origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
-        return Origin(m.span(node), _short(m.segment(node)), m.path)
+        return Origin(m.span(node), short(m.segment(node)), m.path)
 
     def literal_values(self, annotation: Optional[ast.AST], ctx: Ctx, what: str) -> Optional[list[Value]]:
         """The values of a ``Literal[...]`` annotation (also inside ``Optional``/``Union``)."""
@@ -700,8 +424,8 @@ class Inference:
         out: list[Value] = []
         sites = list(self.call_sites(func, m, is_method, cls))
         for site_args, site_ctx, site_call in sites:
-            expr = site_args.get(name, _MISSING)
-            if expr is _MISSING:
+            expr = site_args.get(name, MISSING)
+            if expr is MISSING:
                 out += self._param_default(func, name, ctx) or [Unknown("argument not passed")]
             elif expr is None:
                 out.append(Unknown("argument unpacked"))
@@ -941,7 +665,7 @@ class Inference:
         return out
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
-        return module.tree is not None and bool(block_bindings(module.tree.body, name)[0])
+        return module.tree is not None and bool(block_bindings(module.tops_with(name), name)[0])
 
     def class_attribute(self, cls: ClassRef, attr: str, ctx: Ctx) -> list[Value]:
         for klass in self.mro(cls):
@@ -982,8 +706,8 @@ class Inference:
                     elif isinstance(node, ast.AnnAssign) and node.value is not None:
                         targets = [(node.target, node.value)]
                     for t, value in targets:
-                        expr = _attr_target_value(t, value, self_name, attr)
-                        if expr is _MISSING:
+                        expr = attr_target_value(t, value, self_name, attr)
+                        if expr is MISSING:
                             continue
                         if expr is None:
                             out.append(Unknown(f"`self.{attr}` unpacked"))
@@ -1047,7 +771,7 @@ class Inference:
 
     def call_value(self, callee: Value, node: ast.Call, ctx: Ctx) -> list[Value]:
         m = ctx.module
-        origin = Origin(m.span(node), _short(m.segment(node)), m.path)
+        origin = Origin(m.span(node), short(m.segment(node)), m.path)
         if isinstance(callee, QualRef):
             q = callee.qualname
             if facts.is_fabric_class(q):
@@ -1142,7 +866,7 @@ class Inference:
         env = (self._bind_call(func, node, ctx, skip=skip) + ctx.env)[:MAX_ENV]
         fctx = Ctx(callee.module, env, ctx.depth)
         out: list[Value] = []
-        returns = list(_returns(func))
+        returns = list(returns_of(func))
         for ret in returns:
             if ret.value is None:
                 out.append(Const(None))
@@ -1209,7 +933,7 @@ class Inference:
                 kind = Kind.XLA_FSDP
             return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
         if isinstance(v, Unknown):
-            return [StrategyChoice(None, f"`{_short(ctx.module.segment(expr), 40)}` is not known statically", "?")]
+            return [StrategyChoice(None, f"`{short(ctx.module.segment(expr), 40)}` is not known statically", "?")]
         return [StrategyChoice(None, "strategy of unknown kind", "?")]
 
     def _is_tpu(self, expr: Optional[ast.AST], ctx: Ctx) -> list[Optional[bool]]:
@@ -1230,7 +954,7 @@ class Inference:
         tpu = self._is_tpu(accel, ctx)
         out: list[StrategyChoice] = []
         m = ctx.module
-        accel_origin = Origin(m.span(accel), _short(m.segment(accel)), m.path) if accel is not None else origin
+        accel_origin = Origin(m.span(accel), short(m.segment(accel)), m.path) if accel is not None else origin
         for is_tpu in tpu:
             if is_tpu is None:
                 out.append(StrategyChoice(None, "unknown accelerator", "?"))
@@ -1273,41 +997,8 @@ class Inference:
         return out
 
 
-_MISSING = object()
-
-
-def _attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: str):
-    """The value assigned to ``self.attr`` by ``target = value``; _MISSING if not assigned,
-    None if unpacked from something unknowable."""
-    if isinstance(target, ast.Attribute):
-        if target.attr == attr and isinstance(target.value, ast.Name) and target.value.id == self_name:
-            return value
-        return _MISSING
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for i, t in enumerate(target.elts):
-            if _attr_target_value(t, value, self_name, attr) is not _MISSING:
-                if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-                    return _attr_target_value(t, value.elts[i], self_name, attr)
-                return None
-    return _MISSING
-
 
 def _callee_name(call: ast.Call) -> Optional[str]:
     f = call.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
-
-def _returns(func: ast.AST) -> Iterable[ast.Return]:
-    stack = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            yield node
-        if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _short(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

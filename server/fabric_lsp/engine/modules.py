@@ -14,6 +14,21 @@ from fabric_lsp.engine.parse import Parsed, parse
 SCOPE_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: Identifier sets of statement texts seen recently: an unchanged statement of a new version of
+#: the document is not scanned again.
+_IDENTIFIER_CACHE: dict[str, frozenset[str]] = {}
+_IDENTIFIER_CACHE_SIZE = 20_000
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers (and keywords) a piece of source text holds."""
+    cached = _IDENTIFIER_CACHE.get(text)
+    if cached is None:
+        if len(_IDENTIFIER_CACHE) >= _IDENTIFIER_CACHE_SIZE:
+            _IDENTIFIER_CACHE.clear()
+        cached = _IDENTIFIER_CACHE[text] = frozenset(_IDENTIFIER.findall(text))
+    return cached
 
 
 class ModuleInfo:
@@ -75,17 +90,46 @@ class ModuleInfo:
         self._top_calls[id(top)] = calls
         self._top_loads[id(top)] = loads
 
-    def _tops_mentioning(self, pattern: str) -> list[ast.stmt]:
-        tops: list[ast.stmt] = []
-        seen: set[int] = set()
-        starts = self.lines.starts
-        for m in re.finditer(pattern, self.text):
-            lineno = bisect.bisect_right(starts, m.start())
-            top = self.top_for_line(lineno)
-            if top is not None and id(top) not in seen:
-                seen.add(id(top))
-                tops.append(top)
-        return tops
+    @cached_property
+    def top_texts(self) -> list[str]:
+        """The exact text of each module-level statement (decorators included), in order."""
+        starts, ends, _ = self._tops
+        lines = self.lines
+        out = []
+        for s, e in zip(starts, ends):
+            begin = lines.starts[s - 1] if s - 1 < len(lines.starts) else len(self.text)
+            end = lines.starts[e] if e < len(lines.starts) else len(self.text)
+            out.append(self.text[begin:end])
+        return out
+
+    @cached_property
+    def index(self) -> dict[str, tuple[int, ...]]:
+        """Identifier → indexes (in document order) of the module-level statements whose text
+        holds it. Built once per parse, in one pass over the text: a look-up is a dict access,
+        so the cost of an analysis grows with the size of the file, not with its square.
+        Words in strings and comments count too (a superset: callers check the tree)."""
+        found: dict[str, list[int]] = {}
+        for i, text in enumerate(self.top_texts):
+            for name in identifiers(text):
+                found.setdefault(name, []).append(i)
+        return {name: tuple(ids) for name, ids in found.items()}
+
+    def tops_with(self, name: str) -> list[ast.stmt]:
+        """The module-level statements that mention the identifier ``name``, in order."""
+        body = self._tops[2]
+        return [body[i] for i in self.index.get(name, ())]
+
+    def tops_with_all(self, *names: str) -> list[ast.stmt]:
+        """The module-level statements that mention every one of ``names``."""
+        common = set.intersection(*(set(self.index.get(n, ())) for n in names))
+        body = self._tops[2]
+        return [body[i] for i in sorted(common)]
+
+    def tops_before(self, name: str, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
+        """The module-level statements mentioning ``name``, and how many come before ``stmt``."""
+        tops = self.tops_with(name)
+        line = stmt.lineno
+        return tops, bisect.bisect_left([t.lineno for t in tops], line)
 
     def calls_named(self, name: str) -> list[ast.Call]:
         """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
@@ -94,7 +138,7 @@ class ModuleInfo:
             return cached
         out: list[ast.Call] = []
         if self.tree is not None:
-            for top in self._tops_mentioning(r"\b%s\s*\(" % re.escape(name)):
+            for top in self.tops_with(name):
                 self._walk_top(top)
                 for call in self._top_calls[id(top)]:
                     f = call.func
@@ -109,7 +153,7 @@ class ModuleInfo:
         """``Name`` nodes that read ``name``."""
         out: list[ast.Name] = []
         if self.tree is not None:
-            for top in self._tops_mentioning(r"\b%s\b" % re.escape(name)):
+            for top in self.tops_with(name):
                 self._walk_top(top)
                 out += [n for n in self._top_loads[id(top)] if n.id == name]
         return out
@@ -117,7 +161,7 @@ class ModuleInfo:
     def classes(self) -> list[ast.ClassDef]:
         out: list[ast.ClassDef] = []
         if self.tree is not None:
-            for top in self._tops_mentioning(r"\bclass\s"):
+            for top in self.tops_with("class"):
                 self._walk_top(top)
                 out += [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
         return out

@@ -1,0 +1,220 @@
+"""The abstract values of the evaluator, and the context one evaluation runs in.
+
+Every expression evaluates to a list of *alternatives* (the values it may have on some path).
+Values are plain data: the evaluator (:mod:`fabric_lsp.engine.infer`) makes them, the plug-ins and
+the rules read them.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from fabric_lsp.engine.model import Span
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.facts import Kind
+
+#: How deep one inference may recurse (names → assignments → calls → returns …).
+MAX_DEPTH = 40
+#: How many evaluation steps one call site may take.
+MAX_STEPS = 4000
+#: Wall-clock cap for one call site, in seconds.
+MAX_SECONDS = 2.0
+#: At most this many bound arguments are kept in one evaluation context.
+MAX_ENV = 24
+#: At most this many alternatives are kept for one expression.
+MAX_ALTERNATIVES = 32
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where something was decided: a source range and a short description."""
+
+    span: Span
+    text: str
+    path: Optional[str] = None
+
+
+class Value:
+    pass
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    reason: str = ""
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    value: object
+    origin: Optional[Origin] = None
+    note: str = ""  # where the value comes from, when not a plain literal (a CLI choice …)
+
+
+@dataclass(frozen=True)
+class Seq(Value):
+    """A list or tuple display whose length is known."""
+
+    length: int
+    items: tuple = ()
+    ctx: Optional["Ctx"] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class QualRef(Value):
+    """A module or an object known by its qualified name (``lightning.fabric.strategies``)."""
+
+    qualname: str
+
+
+@dataclass(eq=False)
+class ClassRef(Value):
+    """A class defined in analysed source."""
+
+    node: ast.ClassDef
+    module: ModuleInfo
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@dataclass(eq=False)
+class FuncRef(Value):
+    node: ast.AST
+    module: ModuleInfo
+    bound_self: Optional[Value] = None  # set for methods looked up on an instance
+
+
+@dataclass(eq=False)
+class ModuleRef(Value):
+    module: ModuleInfo
+
+
+@dataclass(eq=False)
+class DictVal(Value):
+    """A dict display: its key and value expressions, evaluated lazily."""
+
+    node: ast.Dict
+    ctx: "Ctx"
+
+
+@dataclass(eq=False)
+class ArgParser(Value):
+    """An ``argparse``/``jsonargparse`` parser; ``parse_args()`` gives an :class:`ArgNamespace`."""
+
+    module: ModuleInfo
+
+
+@dataclass(eq=False)
+class ArgNamespace(Value):
+    module: ModuleInfo
+
+
+@dataclass(frozen=True)
+class StrategyChoice:
+    """One strategy a Fabric may get. ``kind`` None means unknown."""
+
+    kind: Optional[Kind]
+    label: str  # what the user wrote, e.g. 'strategy="deepspeed_stage_3"'
+    class_name: str  # the class Lightning would name, e.g. "DeepSpeedStrategy"
+    origin: Optional[Origin] = None
+
+
+@dataclass(eq=False)
+class StrategyInst(Value):
+    kind: Kind
+    class_name: str
+    origin: Optional[Origin]
+    via: tuple = ()
+
+
+@dataclass(eq=False)
+class AcceleratorInst(Value):
+    tpu: bool
+    origin: Optional[Origin]
+
+
+@dataclass(eq=False)
+class FabricInst(Value):
+    choices: tuple[StrategyChoice, ...]
+    origin: Optional[Origin]  # the Fabric(...) call
+    class_name: str = "Fabric"
+    #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
+    via: tuple = ()
+
+
+def with_step(values: list[Value], origin: Origin) -> list[Value]:
+    """Record that ``values`` flowed through ``origin`` (for explanations)."""
+    out: list[Value] = []
+    for v in values:
+        if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
+            v = FabricInst(v.choices, v.origin, v.class_name, v.via + (origin,))
+        out.append(v)
+    return out
+
+
+@dataclass(eq=False)
+class Instance(Value):
+    """An instance of a class defined in analysed source (for attribute look-ups)."""
+
+    cls: ClassRef
+    call: Optional[ast.Call] = None
+    ctx: Optional["Ctx"] = None
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation context
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Budget:
+    steps: int = 0
+    deadline: float = 0.0
+    active: set = field(default_factory=set)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS or (self.steps % 64 == 0 and time.monotonic() > self.deadline):
+            raise BudgetExceeded()
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: hashing nested call contexts is exponential
+class Ctx:
+    module: ModuleInfo
+    #: (id of function node, parameter name) → (argument expression, its context), for calls
+    #: evaluated with their arguments bound.
+    env: tuple = ()
+    depth: int = 0
+
+    def deeper(self) -> "Ctx":
+        if self.depth >= MAX_DEPTH:
+            raise BudgetExceeded()
+        return Ctx(self.module, self.env, self.depth + 1)
+
+    def bound(self, func: ast.AST, name: str):
+        for key, value in self.env:
+            if key == (id(func), name):
+                return value
+        return None
+
+
+
+def short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

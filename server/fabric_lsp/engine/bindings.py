@@ -18,24 +18,24 @@ class Binding:
     value: Optional[ast.AST] = None
 
 
-def _binds(target: ast.AST, name: str) -> bool:
+def binds(target: ast.AST, name: str) -> bool:
     if isinstance(target, ast.Name):
         return target.id == name
     if isinstance(target, (ast.Tuple, ast.List)):
-        return any(_binds(t, name) for t in target.elts)
+        return any(binds(t, name) for t in target.elts)
     if isinstance(target, ast.Starred):
-        return _binds(target.value, name)
+        return binds(target.value, name)
     return False
 
 
-def _match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST]:
+def match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST]:
     """For ``a, b = x, y`` return the value expression bound to ``name`` (None if unknowable)."""
     if isinstance(target, ast.Name):
         return value if target.id == name else None
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
         if len(target.elts) == len(value.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
             for t, v in zip(target.elts, value.elts):
-                found = _match_target(t, v, name)
+                found = match_target(t, v, name)
                 if found is not None:
                     return found
     return None
@@ -45,20 +45,20 @@ def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
     """The bindings of ``name`` that ``stmt`` may make, and whether it surely makes one."""
     if isinstance(stmt, ast.Assign):
         for target in reversed(stmt.targets):
-            if _binds(target, name):
-                matched = _match_target(target, stmt.value, name)
+            if binds(target, name):
+                matched = match_target(target, stmt.value, name)
                 if matched is not None:
                     return [Binding("assign", stmt, target, matched)], True
                 return [Binding("unknown", stmt, target)], True
         return [], False
     if isinstance(stmt, ast.AnnAssign):
-        if _binds(stmt.target, name):
+        if binds(stmt.target, name):
             if stmt.value is not None:
                 return [Binding("assign", stmt, stmt.target, stmt.value)], True
             return [Binding("annotation", stmt, stmt.target)], False
         return [], False
     if isinstance(stmt, ast.AugAssign):
-        if _binds(stmt.target, name):
+        if binds(stmt.target, name):
             return [Binding("unknown", stmt, stmt.target)], True
         return [], False
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -79,7 +79,7 @@ def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
         return a + b, bool(stmt.orelse) and da and db
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         found: list[Binding] = []
-        if isinstance(stmt, (ast.For, ast.AsyncFor)) and _binds(stmt.target, name):
+        if isinstance(stmt, (ast.For, ast.AsyncFor)) and binds(stmt.target, name):
             if isinstance(stmt.target, ast.Name):
                 found.append(Binding("for", stmt, stmt.target, stmt.iter))
             else:
@@ -88,7 +88,7 @@ def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
         b, _ = block_bindings(stmt.orelse, name)
         return found + a + b, False
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and _binds(i.optional_vars, name)]
+        found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and binds(i.optional_vars, name)]
         a, da = block_bindings(stmt.body, name)
         return a + found, da or bool(found)
     if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
@@ -147,3 +147,9 @@ def returns_of(func: ast.AST) -> Iterable[ast.Return]:
             continue
         stack.extend(ast.iter_child_nodes(node))
 
+
+
+def callee_name(call: ast.Call) -> Optional[str]:
+    """The last name of what ``call`` calls (``f(...)`` and ``x.f(...)``), if it is a name."""
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None

@@ -14,14 +14,13 @@ Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_ST
 from __future__ import annotations
 
 import ast
-import os
 import sys
 import time
 from typing import TYPE_CHECKING, Optional
 
 from fabric_lsp import facts
-from fabric_lsp.facts import Kind
-from fabric_lsp.engine.bindings import MISSING, Binding, attr_target_value, block_bindings, returns_of, stmt_bindings, _binds, _match_target
+from fabric_lsp.engine import calls, cli_sources, fabric_args
+from fabric_lsp.engine.bindings import MISSING, Binding, attr_target_value, binds, block_bindings, match_target, returns_of, stmt_bindings
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.values import (
     MAX_ALTERNATIVES,
@@ -270,7 +269,7 @@ class Inference:
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                         for t in targets:
-                            matched = _match_target(t, node.value, name)
+                            matched = match_target(t, node.value, name)
                             if matched is not None:
                                 out.append(Binding("assign", node, t, matched))
         return out
@@ -292,12 +291,12 @@ class Inference:
             if parent is None or parent is scope:
                 break
             # the header of the enclosing block may bind the name for its body
-            if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and _binds(parent.target, name):
+            if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and binds(parent.target, name):
                 kind = "for" if isinstance(parent.target, ast.Name) else "unknown"
                 found.append(Binding(kind, parent, parent.target, parent.iter))
                 return found, True
             if isinstance(parent, (ast.With, ast.AsyncWith)):
-                items = [i for i in parent.items if i.optional_vars is not None and _binds(i.optional_vars, name)]
+                items = [i for i in parent.items if i.optional_vars is not None and binds(i.optional_vars, name)]
                 if items:
                     found.append(Binding("unknown", parent, items[0].optional_vars))
                     return found, True
@@ -314,11 +313,11 @@ class Inference:
         in_class = isinstance(m.parents.get(b.node), ast.ClassDef)
         if b.kind in ("assign", "annotation") and in_class and isinstance(b.node, ast.AnnAssign):
             # a class field with a Literal[...] type (dataclass configs filled from a CLI)
-            literal = self.literal_values(b.node.annotation, ctx, f"field `{name}`")
+            literal = cli_sources.literal_values(self, b.node.annotation, ctx, f"field `{name}`")
             if literal is not None:
                 return literal
         if b.kind == "assign":
-            return with_step(self.ev(b.value, ctx), self._origin(b.node, m))
+            return with_step(self.ev(b.value, ctx), self.origin(b.node, m))
         if b.kind == "annotation":
             return [Unknown(f"`{name}` is only annotated")]
         if b.kind == "for":
@@ -338,29 +337,9 @@ class Inference:
             return [ClassRef(b.node, m)]
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
 
-    def _origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
+    def origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
         return Origin(m.span(node), short(m.segment(node)), m.path)
 
-    def literal_values(self, annotation: Optional[ast.AST], ctx: Ctx, what: str) -> Optional[list[Value]]:
-        """The values of a ``Literal[...]`` annotation (also inside ``Optional``/``Union``)."""
-        if annotation is None or not isinstance(annotation, ast.Subscript):
-            return None
-        head = self.ev(annotation.value, Ctx(ctx.module, (), ctx.depth))
-        names = {v.qualname for v in head if isinstance(v, QualRef)}
-        m = ctx.module
-        elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        if names & {"typing.Literal", "typing_extensions.Literal"}:
-            return [
-                Const(e.value, self._origin(e, m), f'"{e.value}" from `Literal[...]` of {what}')
-                for e in elts
-                if isinstance(e, ast.Constant)
-            ] or None
-        if names & {"typing.Optional", "typing.Union"}:
-            out: list[Value] = []
-            for e in elts:
-                out += self.literal_values(e, ctx, what) or []
-            return out or None
-        return None
 
     def ev_import(self, stmt: ast.AST, alias: ast.alias, ctx: Ctx) -> list[Value]:
         m = ctx.module
@@ -422,7 +401,7 @@ class Inference:
                 return [ClassRef(cls, m)]
             return [Instance(ClassRef(cls, m))]
         out: list[Value] = []
-        sites = list(self.call_sites(func, m, is_method, cls))
+        sites = list(calls.call_sites(self, func, m, is_method, cls))
         for site_args, site_ctx, site_call in sites:
             expr = site_args.get(name, MISSING)
             if expr is MISSING:
@@ -430,11 +409,11 @@ class Inference:
             elif expr is None:
                 out.append(Unknown("argument unpacked"))
             else:
-                out += with_step(self.ev(expr, site_ctx), self._origin(site_call, m))
-        if not sites or self._escapes(func, m) or getattr(func, "decorator_list", None):
+                out += with_step(self.ev(expr, site_ctx), self.origin(site_call, m))
+        if not sites or calls.escapes(self, func, m) or getattr(func, "decorator_list", None):
             # a decorated function (click, hydra …) or one passed around is called with values
             # its own module does not show
-            choices = self._param_choices(func, name, ctx)
+            choices = cli_sources.param_choices(self, func, name, ctx)
             if choices is not None:
                 return out + choices
             default = self._param_default(func, name, ctx)
@@ -446,60 +425,8 @@ class Inference:
                 out.append(Unknown(f"parameter `{name}`"))
         return out
 
-    def _escapes(self, func: ast.AST, m: ModuleInfo) -> bool:
-        """Whether ``func`` is passed somewhere as a value (``CLI(main)``, callbacks …), so that
-        callers outside the module's own call sites fill its parameters."""
-        if isinstance(func, ast.Lambda):
-            return True
-        for use in m.name_loads.get(func.name, []):
-            parent = m.parents.get(use)
-            if isinstance(parent, ast.Call) and parent.func is use:
-                continue
-            if (
-                isinstance(parent, ast.Call)
-                and isinstance(parent.func, ast.Attribute)
-                and parent.func.attr == "launch"
-                and parent.args
-                and parent.args[0] is use
-            ):
-                continue
-            return True
-        return False
 
-    def _param_choices(self, func: ast.AST, name: str, ctx: Ctx) -> Optional[list[Value]]:
-        """Values a CLI may fill ``name`` with: ``Literal[...]`` or a click ``Choice``."""
-        for p in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs):
-            if p.arg == name:
-                literal = self.literal_values(p.annotation, ctx, f"parameter `{name}`")
-                if literal is not None:
-                    return literal
-        for deco in getattr(func, "decorator_list", ()):
-            if not isinstance(deco, ast.Call) or _callee_name(deco) not in ("option", "argument"):
-                continue
-            names = [a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            dest = next((n for n in names if n.isidentifier()), None)
-            if dest is None:
-                longs = [n for n in names if n.startswith("--")] or names
-                dest = longs[0].lstrip("-").replace("-", "_") if longs else None
-            if dest != name:
-                continue
-            for kw in deco.keywords:
-                if kw.arg == "type" and isinstance(kw.value, ast.Call) and _callee_name(kw.value) == "Choice" and kw.value.args:
-                    return self._choice_values(kw.value.args[0], ctx, f"the click choices of `{names[0]}`")
-        return None
 
-    def _choice_values(self, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
-        out: list[Value] = []
-        for seq in self.ev(expr, Ctx(ctx.module, (), ctx.depth)):
-            if isinstance(seq, Seq):
-                for item in seq.items:
-                    for v in self.ev(item, seq.ctx or ctx):
-                        if isinstance(v, Const):
-                            v = Const(v.value, v.origin, f'"{v.value}" from {what}')
-                        out.append(v)
-            else:
-                out.append(Unknown(f"choices of {what}"))
-        return out
 
     def _param_default(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
         args = func.args
@@ -519,92 +446,13 @@ class Inference:
                 if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
                     return []
                 for v in self.ev(ann, Ctx(ctx.module, (), ctx.depth)):
-                    if self.is_fabric_class(v):
+                    if fabric_args.is_fabric_class(self, v):
                         return [FabricInst((StrategyChoice(None, "a `Fabric` parameter", "?"),), None)]
         return []
 
-    def call_sites(self, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
-        """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
-        call of ``func``: in its own module, then in the other modules of the workspace that
-        mention its name. ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do
-        ``launch(function=func)`` and ``launch(functools.partial(func, ...))``."""
-        if isinstance(func, ast.Lambda):
-            return
-        yield from self._sites_in(func, m, is_method, cls, m, verify=False)
-        if self.workspace is None:
-            return
-        name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
-        for other in self.workspace.modules_mentioning(name, exclude=m.path):
-            yield from self._sites_in(func, m, is_method, cls, other, verify=True)
 
-    def _is_def(self, v: Value, node: ast.AST, m: ModuleInfo) -> bool:
-        """Whether ``v`` is the function or class ``node`` of module ``m`` (modules are parsed
-        separately, so definitions are matched by file and position)."""
-        if not isinstance(v, (FuncRef, ClassRef)):
-            return False
-        if v.node is node:
-            return True
-        same_file = v.module.path and m.path and os.path.abspath(v.module.path) == os.path.abspath(m.path)
-        return bool(same_file) and (v.node.lineno, v.node.col_offset) == (node.lineno, node.col_offset)
 
-    @staticmethod
-    def _bind_args(params: list[str], kwonly: list[str], args: list, keywords: list):
-        mapping: dict = {}
-        if any(isinstance(a, ast.Starred) for a in args):
-            return {p: None for p in params}
-        for p, a in zip(params, args):
-            mapping[p] = a
-        for kw in keywords:
-            if kw.arg is None:
-                for p in params + kwonly:
-                    mapping.setdefault(p, None)
-            elif kw.arg in params or kw.arg in kwonly:
-                mapping[kw.arg] = kw.value
-        return mapping
 
-    def _sites_in(self, func, m: ModuleInfo, is_method: bool, cls, where: ModuleInfo, verify: bool):
-        params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
-        kwonly = [p.arg for p in func.args.kwonlyargs]
-        ctx = Ctx(where)
-        if is_method and cls is not None and func.name == "__init__":
-            candidates, target = where.calls_by_name.get(cls.name, []), cls
-        elif is_method:
-            candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
-            target = func
-        else:
-            candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
-            target = func
-        offset = 1 if is_method else 0
-        for call in candidates:
-            if verify and not any(self._is_def(v, target, m) for v in self.ev(call.func, ctx)):
-                continue
-            yield self._bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
-        for call in where.calls_by_name.get("launch", []):
-            if not isinstance(call.func, ast.Attribute):
-                continue
-            first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
-            rest = list(call.args[1:])
-            pre_args: list[ast.AST] = []
-            pre_kwargs: list[ast.keyword] = []
-            if isinstance(first, ast.Call) and _callee_name(first) == "partial" and first.args:
-                pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
-                first = first.args[0]
-            terminal = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
-            if terminal != func.name:
-                continue
-            skip = 0
-            if verify or isinstance(first, ast.Attribute):
-                matches = [v for v in self.ev(first, ctx) if self._is_def(v, func, m)]
-                if not matches:
-                    continue
-                skip = 1 if isinstance(matches[0], FuncRef) and matches[0].bound_self is not None else 0
-            elif is_method:
-                continue
-            receivers = self.ev(call.func.value, ctx)
-            if not any(isinstance(r, FabricInst) for r in receivers):
-                continue
-            mapping = self._bind_args(params[skip:], kwonly, [*pre_args, call.func.value, *rest], [*pre_kwargs, *call.keywords])
-            yield mapping, ctx, call
 
     # attributes ----------------------------------------------------------------------------
     def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:
@@ -629,40 +477,12 @@ class Inference:
         if isinstance(base, ClassRef):
             return self.class_attribute(base, attr, ctx)
         if isinstance(base, ArgNamespace):
-            return self.cli_option(base.module, attr, ctx)
+            return cli_sources.cli_option(self, base.module, attr, ctx)
         if isinstance(base, FabricInst) and attr in ("strategy", "_strategy"):
             return [Unknown("strategy of a Fabric")]
         return [Unknown(f"attribute `{attr}`")]
 
-    def cli_option(self, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
-        """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown."""
-        for call in m.calls_by_name.get("add_argument", []):
-            names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
-            explicit = kwargs.get("dest")
-            if isinstance(explicit, ast.Constant):
-                option_dest = explicit.value
-            else:
-                longs = [n for n in names if n.startswith("--")] or names
-                option_dest = longs[0].lstrip("-").replace("-", "_") if longs else None
-            if option_dest != dest:
-                continue
-            option = names[0] if names else dest
-            if "choices" in kwargs:
-                return self._choice_values(kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{option}`")
-            free = Unknown(f"free command-line option `{option}`")
-            if "default" in kwargs:  # what the script does when run as shipped
-                return self._defaults(kwargs["default"], Ctx(m, (), ctx.depth), f"the default of `{option}`") + [free]
-            return [free]
-        return [Unknown(f"command-line option `{dest}`")]
 
-    def _defaults(self, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
-        out: list[Value] = []
-        for v in self.ev(expr, ctx):
-            if isinstance(v, Const) and isinstance(v.value, str):
-                v = Const(v.value, v.origin, f'"{v.value}", {what}')
-            out.append(v)
-        return out
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
         return module.tree is not None and bool(block_bindings(module.tops_with(name), name)[0])
@@ -698,7 +518,7 @@ class Inference:
                 self_name = params[0].arg
                 env = ctx.env
                 if inst.call is not None and inst.ctx is not None and item.name == "__init__":
-                    env = self._bind_call(item, inst.call, inst.ctx, skip=1) + env
+                    env = calls.bind_call(self, item, inst.call, inst.ctx, skip=1) + env
                 for node in ast.walk(item):
                     targets = []
                     if isinstance(node, ast.Assign):
@@ -712,7 +532,7 @@ class Inference:
                         if expr is None:
                             out.append(Unknown(f"`self.{attr}` unpacked"))
                         else:
-                            out += with_step(self.ev(expr, Ctx(m, env, ctx.depth)), self._origin(node, m))
+                            out += with_step(self.ev(expr, Ctx(m, env, ctx.depth)), self.origin(node, m))
             if out:
                 return out
             bindings, _ = block_bindings(klass.node.body, attr)
@@ -775,7 +595,7 @@ class Inference:
         if isinstance(callee, QualRef):
             q = callee.qualname
             if facts.is_fabric_class(q):
-                return [FabricInst(self.fabric_choices(node, ctx), origin, "Fabric")]
+                return [FabricInst(fabric_args.fabric_choices(self, node, ctx), origin, "Fabric")]
             kind = facts.strategy_kind_of_class(q)
             if kind is not None:
                 return [StrategyInst(kind, q.rsplit(".", 1)[-1], origin)]
@@ -783,30 +603,18 @@ class Inference:
                 return [AcceleratorInst(True, origin)]
             if q.startswith("lightning.fabric.accelerators."):
                 return [AcceleratorInst(False, origin)]
-            if q in ("argparse.ArgumentParser", "jsonargparse.ArgumentParser"):
-                return [ArgParser(m)]
-            if q in ("os.environ.get", "os.getenv", "os.environ.setdefault"):
-                if len(node.args) >= 2:
-                    key = m.segment(node.args[0])
-                    return self._defaults(node.args[1], ctx, f"the default of environment variable {key}") + [
-                        Unknown(f"environment variable {key}")
-                    ]
-                return [Unknown("environment variable")]
-            if q in ("jsonargparse.CLI", "jsonargparse.auto_cli", "tyro.cli", "simple_parsing.parse") and node.args:
-                # builds and returns an instance of the class it is given, filled from the CLI
-                out: list[Value] = []
-                for target in self.ev(node.args[0], ctx):
-                    out.append(Instance(target) if isinstance(target, ClassRef) else Unknown("value filled from the command line"))
-                return out
+            sourced = cli_sources.call_value(self, q, node, ctx)
+            if sourced is not None:
+                return sourced
             if q.startswith(facts.FOREIGN_PREFIXES):
                 return [Unknown(f"`{q}` is not one of Fabric's classes")]
             return [Unknown(f"call of `{q}`")]
         if isinstance(callee, ClassRef):
-            lineage = self.lightning_base(callee)
+            lineage = fabric_args.lightning_base(self, callee)
             if lineage is not None:
                 q = lineage
                 if facts.is_fabric_class(q):
-                    return [FabricInst(self.fabric_choices(node, ctx, callee), origin, callee.name)]
+                    return [FabricInst(fabric_args.fabric_choices(self, node, ctx, callee), origin, callee.name)]
                 kind = facts.strategy_kind_of_class(q)
                 if kind is not None:
                     return [StrategyInst(kind, callee.name, origin)]
@@ -817,53 +625,15 @@ class Inference:
             return self.call_function(callee, node, ctx)
         return [Unknown("call")]
 
-    def lightning_base(self, cls: ClassRef) -> Optional[str]:
-        """The Lightning class (canonical name) a user class derives from, at any depth."""
-        for klass in self.mro(cls):
-            for base in klass.node.bases:
-                for v in self.ev(base, Ctx(klass.module)):
-                    if isinstance(v, QualRef) and (
-                        facts.is_fabric_class(v.qualname)
-                        or facts.strategy_kind_of_class(v.qualname) is not None
-                        or facts.is_xla_accelerator_class(v.qualname)
-                    ):
-                        return facts.canonical(v.qualname)
-        return None
 
-    def is_fabric_class(self, v: Value) -> bool:
-        if isinstance(v, QualRef):
-            return facts.is_fabric_class(v.qualname)
-        if isinstance(v, ClassRef):
-            base = self.lightning_base(v)
-            return base is not None and facts.is_fabric_class(base)
-        return False
 
-    def _bind_call(self, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip: int = 0) -> tuple:
-        params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)][skip:]
-        kwonly = [p.arg for p in func.args.kwonlyargs]
-        env: list = []
-        starred = any(isinstance(a, ast.Starred) for a in call.args)
-        for p, a in zip(params, call.args):
-            if starred:
-                break
-            env.append(((id(func), p), (a, call_ctx)))
-        passed = {p for (_, p), _ in env}
-        for kw in call.keywords:
-            if kw.arg and (kw.arg in params or kw.arg in kwonly):
-                env.append(((id(func), kw.arg), (kw.value, call_ctx)))
-                passed.add(kw.arg)
-        if not starred and not any(kw.arg is None for kw in call.keywords):
-            for p in params + kwonly:
-                if p not in passed:
-                    env.append(((id(func), p), (None, call_ctx)))
-        return tuple(env)
 
     def call_function(self, callee: FuncRef, node: ast.Call, ctx: Ctx) -> list[Value]:
         func = callee.node
         if isinstance(func, ast.Lambda):
             return self.ev(func.body, Ctx(callee.module, (), ctx.depth))
         skip = 1 if callee.bound_self is not None else 0
-        env = (self._bind_call(func, node, ctx, skip=skip) + ctx.env)[:MAX_ENV]
+        env = (calls.bind_call(self, func, node, ctx, skip=skip) + ctx.env)[:MAX_ENV]
         fctx = Ctx(callee.module, env, ctx.depth)
         out: list[Value] = []
         returns = list(returns_of(func))
@@ -871,134 +641,9 @@ class Inference:
             if ret.value is None:
                 out.append(Const(None))
             else:
-                out += with_step(self.ev(ret.value, fctx), self._origin(ret, callee.module))
+                out += with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
         if not returns and func.body and isinstance(func.body[-1], ast.Raise):
             return []  # always raises (an abstract method): no value reaches the caller
         return out or [Const(None)]
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
-    def fabric_choices(self, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None) -> tuple[StrategyChoice, ...]:
-        kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
-        unpacked = any(kw.arg is None for kw in call.keywords)
-        strategy = kwargs.get("strategy")
-        if cls is not None and strategy is None:
-            # a subclass may pass strategy= to super().__init__
-            forced = self._subclass_forwarded(cls, call, ctx)
-            if forced is not None:
-                return forced
-        if strategy is None:
-            if unpacked:
-                return (StrategyChoice(None, "strategy from `**kwargs`", "?"),)
-            return self.auto_choices(kwargs, ctx)
-        out: list[StrategyChoice] = []
-        for v in self.ev(strategy, ctx):
-            out.extend(self.choice_of(v, strategy, kwargs, ctx))
-        return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
-
-    def _subclass_forwarded(self, cls: ClassRef, call: ast.Call, ctx: Ctx):
-        for klass in self.mro(cls):
-            for item in klass.node.body:
-                if isinstance(item, FUNC_TYPES) and item.name == "__init__":
-                    env = self._bind_call(item, call, ctx, skip=1) + ctx.env
-                    for sup in ast.walk(item):
-                        if (
-                            isinstance(sup, ast.Call)
-                            and isinstance(sup.func, ast.Attribute)
-                            and sup.func.attr == "__init__"
-                        ):
-                            sctx = Ctx(klass.module, env, ctx.depth)
-                            kwargs = {kw.arg: kw.value for kw in sup.keywords if kw.arg}
-                            if "strategy" in kwargs:
-                                out: list[StrategyChoice] = []
-                                for v in self.ev(kwargs["strategy"], sctx):
-                                    out.extend(self.choice_of(v, kwargs["strategy"], kwargs, sctx))
-                                return tuple(out)
-                            if not any(kw.arg is None for kw in sup.keywords):
-                                return self.auto_choices(kwargs, sctx)
-                    return None
-        return None
-
-    def choice_of(self, v: Value, expr: ast.AST, kwargs: dict, ctx: Ctx) -> list[StrategyChoice]:
-        if isinstance(v, StrategyInst):
-            return [StrategyChoice(v.kind, f"`{v.origin.text}`" if v.origin else v.class_name, v.class_name, v.origin)]
-        if isinstance(v, Const) and isinstance(v.value, str):
-            text = v.value.strip().lower()
-            if text == facts.AUTO_STRATEGY:
-                return list(self.auto_choices(kwargs, ctx, v.origin))
-            kind = facts.strategy_kind_of_string(text)
-            label = v.note or f'strategy="{v.value}"'
-            if kind is None:
-                return [StrategyChoice(None, label, "?", v.origin)]
-            if kind is Kind.FSDP and text == "fsdp" and self._is_tpu(kwargs.get("accelerator"), ctx) == [True]:
-                kind = Kind.XLA_FSDP
-            return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
-        if isinstance(v, Unknown):
-            return [StrategyChoice(None, f"`{short(ctx.module.segment(expr), 40)}` is not known statically", "?")]
-        return [StrategyChoice(None, "strategy of unknown kind", "?")]
-
-    def _is_tpu(self, expr: Optional[ast.AST], ctx: Ctx) -> list[Optional[bool]]:
-        if expr is None:
-            return [False]
-        out: list[Optional[bool]] = []
-        for v in self.ev(expr, ctx):
-            if isinstance(v, Const) and isinstance(v.value, str):
-                out.append(v.value == "tpu")  # accelerator names are case-sensitive in Lightning
-            elif isinstance(v, AcceleratorInst):
-                out.append(v.tpu)
-            else:
-                out.append(None)
-        return out
-
-    def auto_choices(self, kwargs: dict, ctx: Ctx, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
-        accel = kwargs.get("accelerator")
-        tpu = self._is_tpu(accel, ctx)
-        out: list[StrategyChoice] = []
-        m = ctx.module
-        accel_origin = Origin(m.span(accel), short(m.segment(accel)), m.path) if accel is not None else origin
-        for is_tpu in tpu:
-            if is_tpu is None:
-                out.append(StrategyChoice(None, "unknown accelerator", "?"))
-            elif not is_tpu:
-                out.append(StrategyChoice(Kind.SINGLE_DEVICE, "strategy=\"auto\"", "auto", origin))
-            else:
-                out.extend(self._tpu_devices(kwargs.get("devices"), ctx, accel_origin))
-        return tuple(out)
-
-    def _tpu_devices(self, expr: Optional[ast.AST], ctx: Ctx, accel_origin: Optional[Origin]) -> list[StrategyChoice]:
-        many = StrategyChoice(Kind.XLA, 'accelerator="tpu" on several devices', "XLAStrategy", accel_origin)
-        if expr is None:
-            return [many]
-        out = []
-        for v in self.ev(expr, ctx):
-            n: Optional[int] = None
-            if isinstance(v, Const):
-                if isinstance(v.value, str):
-                    s = v.value.strip()
-                    if s == "auto":
-                        n = 2
-                    elif s.lstrip("-").isdigit():
-                        n = int(s)
-                    elif "," in s:
-                        n = len([x for x in s.split(",") if x.strip()])
-                elif isinstance(v.value, int) and not isinstance(v.value, bool):
-                    n = v.value
-            elif isinstance(v, Seq):
-                n = v.length
-            listed = isinstance(v, Seq) or (isinstance(v, Const) and isinstance(v.value, str) and "," in v.value)
-            if n is None:
-                out.append(StrategyChoice(None, "unknown number of TPU devices", "?"))
-            elif n == 1:
-                out.append(StrategyChoice(Kind.SINGLE_XLA, "one TPU device", "SingleDeviceXLAStrategy", accel_origin))
-            elif n == 0 or listed:
-                # Lightning accepts 1, the chip count or [i]: a longer list raises in Fabric()
-                out.append(StrategyChoice(None, "TPU devices Lightning rejects", "?"))
-            else:
-                out.append(many)
-        return out
-
-
-
-def _callee_name(call: ast.Call) -> Optional[str]:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-

@@ -10,11 +10,14 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from fabric_lsp.engine.model import Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.facts import Kind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabric_lsp.engine.workspace import Workspace
 
 #: How deep one inference may recurse (names → assignments → calls → returns …).
 MAX_DEPTH = 40
@@ -218,3 +221,19 @@ class Ctx:
 def short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Evaluator(Protocol):
+    """What a plug-in (call sites, command-line sources, Fabric arguments) may ask of the
+    evaluator. The evaluator is handed to them, so that no plug-in imports :mod:`infer`."""
+
+    workspace: Optional[Workspace]
+    budget: Budget
+
+    def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]: ...
+
+    def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]: ...
+
+    def mro(self, cls: ClassRef) -> list[ClassRef]: ...
+
+    def origin(self, node: ast.AST, m: ModuleInfo) -> Origin: ...

@@ -1,0 +1,141 @@
+"""Call sites: who calls a function, with which arguments — in its own module and in the other
+modules of the workspace. ``x.launch(fn, *args)`` counts as ``fn(x, *args)``; so do
+``launch(function=fn)`` and ``launch(functools.partial(fn, ...))``."""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Optional
+
+from fabric_lsp.engine.bindings import callee_name
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Value
+
+
+def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
+    """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
+    call of ``func``: in its own module, then in the other modules of the workspace that
+    mention its name. ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do
+    ``launch(function=func)`` and ``launch(functools.partial(func, ...))``."""
+    if isinstance(func, ast.Lambda):
+        return
+    yield from sites_in(ev, func, m, is_method, cls, m, verify=False)
+    if ev.workspace is None:
+        return
+    name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
+    for other in ev.workspace.modules_mentioning(name, exclude=m.path):
+        yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
+
+
+def is_def(ev: Evaluator, v: Value, node: ast.AST, m: ModuleInfo) -> bool:
+    """Whether ``v`` is the function or class ``node`` of module ``m`` (modules are parsed
+    separately, so definitions are matched by file and position)."""
+    if not isinstance(v, (FuncRef, ClassRef)):
+        return False
+    if v.node is node:
+        return True
+    same_file = v.module.path and m.path and os.path.abspath(v.module.path) == os.path.abspath(m.path)
+    return bool(same_file) and (v.node.lineno, v.node.col_offset) == (node.lineno, node.col_offset)
+
+
+def bind_args(params: list[str], kwonly: list[str], args: list, keywords: list):
+    mapping: dict = {}
+    if any(isinstance(a, ast.Starred) for a in args):
+        return {p: None for p in params}
+    for p, a in zip(params, args):
+        mapping[p] = a
+    for kw in keywords:
+        if kw.arg is None:
+            for p in params + kwonly:
+                mapping.setdefault(p, None)
+        elif kw.arg in params or kw.arg in kwonly:
+            mapping[kw.arg] = kw.value
+    return mapping
+
+
+def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: ModuleInfo, verify: bool):
+    params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
+    kwonly = [p.arg for p in func.args.kwonlyargs]
+    ctx = Ctx(where)
+    if is_method and cls is not None and func.name == "__init__":
+        candidates, target = where.calls_by_name.get(cls.name, []), cls
+    elif is_method:
+        candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
+        target = func
+    else:
+        candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
+        target = func
+    offset = 1 if is_method else 0
+    for call in candidates:
+        if verify and not any(is_def(ev, v, target, m) for v in ev.ev(call.func, ctx)):
+            continue
+        yield bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
+    for call in where.calls_by_name.get("launch", []):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
+        rest = list(call.args[1:])
+        pre_args: list[ast.AST] = []
+        pre_kwargs: list[ast.keyword] = []
+        if isinstance(first, ast.Call) and callee_name(first) == "partial" and first.args:
+            pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
+            first = first.args[0]
+        terminal = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+        if terminal != func.name:
+            continue
+        skip = 0
+        if verify or isinstance(first, ast.Attribute):
+            matches = [v for v in ev.ev(first, ctx) if is_def(ev, v, func, m)]
+            if not matches:
+                continue
+            skip = 1 if isinstance(matches[0], FuncRef) and matches[0].bound_self is not None else 0
+        elif is_method:
+            continue
+        receivers = ev.ev(call.func.value, ctx)
+        if not any(isinstance(r, FabricInst) for r in receivers):
+            continue
+        mapping = bind_args(params[skip:], kwonly, [*pre_args, call.func.value, *rest], [*pre_kwargs, *call.keywords])
+        yield mapping, ctx, call
+
+
+def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:
+    """Whether ``func`` is passed somewhere as a value (``CLI(main)``, callbacks …), so that
+    callers outside the module's own call sites fill its parameters."""
+    if isinstance(func, ast.Lambda):
+        return True
+    for use in m.name_loads.get(func.name, []):
+        parent = m.parents.get(use)
+        if isinstance(parent, ast.Call) and parent.func is use:
+            continue
+        if (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr == "launch"
+            and parent.args
+            and parent.args[0] is use
+        ):
+            continue
+        return True
+    return False
+
+
+def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip: int = 0) -> tuple:
+    params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)][skip:]
+    kwonly = [p.arg for p in func.args.kwonlyargs]
+    env: list = []
+    starred = any(isinstance(a, ast.Starred) for a in call.args)
+    for p, a in zip(params, call.args):
+        if starred:
+            break
+        env.append(((id(func), p), (a, call_ctx)))
+    passed = {p for (_, p), _ in env}
+    for kw in call.keywords:
+        if kw.arg and (kw.arg in params or kw.arg in kwonly):
+            env.append(((id(func), kw.arg), (kw.value, call_ctx)))
+            passed.add(kw.arg)
+    if not starred and not any(kw.arg is None for kw in call.keywords):
+        for p in params + kwonly:
+            if p not in passed:
+                env.append(((id(func), p), (None, call_ctx)))
+    return tuple(env)

@@ -1,0 +1,145 @@
+"""What a command line (or the environment) can put in a value: argparse options, click options,
+``Literal[...]`` annotations of dataclass fields and parameters, environment-variable defaults.
+Each source is a small function the evaluator consults; a source answers with the alternatives
+it can see (choices, defaults) plus an ``Unknown`` for what a user may type."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from fabric_lsp.engine.bindings import callee_name
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import ArgParser, ClassRef, Const, Ctx, Evaluator, Instance, QualRef, Seq, Unknown, Value
+
+
+def param_choices(ev: Evaluator, func: ast.AST, name: str, ctx: Ctx) -> Optional[list[Value]]:
+    """Values a CLI may fill ``name`` with: ``Literal[...]`` or a click ``Choice``."""
+    for p in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs):
+        if p.arg == name:
+            literal = literal_values(ev, p.annotation, ctx, f"parameter `{name}`")
+            if literal is not None:
+                return literal
+    for deco in getattr(func, "decorator_list", ()):
+        if not isinstance(deco, ast.Call) or callee_name(deco) not in ("option", "argument"):
+            continue
+        names = [a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        dest = next((n for n in names if n.isidentifier()), None)
+        if dest is None:
+            longs = [n for n in names if n.startswith("--")] or names
+            dest = longs[0].lstrip("-").replace("-", "_") if longs else None
+        if dest != name:
+            continue
+        for kw in deco.keywords:
+            if kw.arg == "type" and isinstance(kw.value, ast.Call) and callee_name(kw.value) == "Choice" and kw.value.args:
+                return choice_values(ev, kw.value.args[0], ctx, f"the click choices of `{names[0]}`")
+    return None
+
+
+def choice_values(ev: Evaluator, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
+    out: list[Value] = []
+    for seq in ev.ev(expr, Ctx(ctx.module, (), ctx.depth)):
+        if isinstance(seq, Seq):
+            for item in seq.items:
+                for v in ev.ev(item, seq.ctx or ctx):
+                    if isinstance(v, Const):
+                        v = Const(v.value, v.origin, f'"{v.value}" from {what}')
+                    out.append(v)
+        else:
+            out.append(Unknown(f"choices of {what}"))
+    return out
+
+
+def literal_values(ev: Evaluator, annotation: Optional[ast.AST], ctx: Ctx, what: str) -> Optional[list[Value]]:
+    """The values of a ``Literal[...]`` annotation (also inside ``Optional``/``Union``)."""
+    if annotation is None or not isinstance(annotation, ast.Subscript):
+        return None
+    head = ev.ev(annotation.value, Ctx(ctx.module, (), ctx.depth))
+    names = {v.qualname for v in head if isinstance(v, QualRef)}
+    m = ctx.module
+    elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    if names & {"typing.Literal", "typing_extensions.Literal"}:
+        return [
+            Const(e.value, ev.origin(e, m), f'"{e.value}" from `Literal[...]` of {what}')
+            for e in elts
+            if isinstance(e, ast.Constant)
+        ] or None
+    if names & {"typing.Optional", "typing.Union"}:
+        out: list[Value] = []
+        for e in elts:
+            out += literal_values(ev, e, ctx, what) or []
+        return out or None
+    return None
+
+
+def cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
+    """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown."""
+    for call in m.calls_by_name.get("add_argument", []):
+        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+        explicit = kwargs.get("dest")
+        if isinstance(explicit, ast.Constant):
+            option_dest = explicit.value
+        else:
+            longs = [n for n in names if n.startswith("--")] or names
+            option_dest = longs[0].lstrip("-").replace("-", "_") if longs else None
+        if option_dest != dest:
+            continue
+        option = names[0] if names else dest
+        if "choices" in kwargs:
+            return choice_values(ev, kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{option}`")
+        free = Unknown(f"free command-line option `{option}`")
+        if "default" in kwargs:  # what the script does when run as shipped
+            return defaults(ev, kwargs["default"], Ctx(m, (), ctx.depth), f"the default of `{option}`") + [free]
+        return [free]
+    return [Unknown(f"command-line option `{dest}`")]
+
+
+def defaults(ev: Evaluator, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:
+    out: list[Value] = []
+    for v in ev.ev(expr, ctx):
+        if isinstance(v, Const) and isinstance(v.value, str):
+            v = Const(v.value, v.origin, f'"{v.value}", {what}')
+        out.append(v)
+    return out
+
+
+def _argument_parser(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    return [ArgParser(ctx.module)]
+
+
+def _environment_variable(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    if len(node.args) >= 2:
+        key = ctx.module.segment(node.args[0])
+        return defaults(ev, node.args[1], ctx, f"the default of environment variable {key}") + [Unknown(f"environment variable {key}")]
+    return [Unknown("environment variable")]
+
+
+def _filled_instance(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    """``CLI(Config)``, ``tyro.cli(Config)``: an instance of the class, filled from the CLI."""
+    if not node.args:
+        return [Unknown("value filled from the command line")]
+    return [
+        Instance(target) if isinstance(target, ClassRef) else Unknown("value filled from the command line")
+        for target in ev.ev(node.args[0], ctx)
+    ]
+
+
+#: Callables whose result comes from the command line or the environment, by qualified name.
+CALL_SOURCES = {
+    "argparse.ArgumentParser": _argument_parser,
+    "jsonargparse.ArgumentParser": _argument_parser,
+    "os.environ.get": _environment_variable,
+    "os.getenv": _environment_variable,
+    "os.environ.setdefault": _environment_variable,
+    "jsonargparse.CLI": _filled_instance,
+    "jsonargparse.auto_cli": _filled_instance,
+    "tyro.cli": _filled_instance,
+    "simple_parsing.parse": _filled_instance,
+}
+
+
+def call_value(ev: Evaluator, qualname: str, node: ast.Call, ctx: Ctx) -> Optional[list[Value]]:
+    """The values a call of ``qualname`` gives, when it is a command-line or environment source."""
+    source = CALL_SOURCES.get(qualname)
+    return None if source is None else source(ev, node, ctx)

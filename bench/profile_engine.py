@@ -61,6 +61,7 @@ def main() -> int:
     if args.gc == "server-heap":
         import fabric_lsp.server  # noqa: F401
     from fabric_lsp.engine.analyzer import Analyzer
+    from fabric_lsp.rules import ALL_RULES
     from fabric_lsp.engine.workspace import Workspace
 
     if args.fast_repair:
@@ -73,7 +74,7 @@ def main() -> int:
     text = gen.training_script(args.size, not args.plain)
     with open(path, "w") as fh:
         fh.write(text)
-    analyzer = Analyzer(Workspace(ws_dir, args.environment))
+    analyzer = Analyzer(Workspace(ws_dir, args.environment), ALL_RULES)
     analyzer.analyze(text, path)  # warm: imports, jedi environment
 
     texts = []

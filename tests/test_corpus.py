@@ -156,17 +156,18 @@ def test_report_script_prints_figures(capsys):
 def test_hover_explains_every_finding(case_name):
     """Hovering the receiver of every expected finding explains the strategy that raises."""
     from fabric_lsp.engine import Analyzer
+    from fabric_lsp.rules import ALL_RULES
     from fabric_lsp.engine.model import Pos
     from fabric_lsp.engine.workspace import Workspace
 
     case = next(c for c in CASES if c.name == case_name)
-    analyzer = Analyzer(Workspace(root=str(case.path)))
+    analyzer = Analyzer(Workspace(root=str(case.path)), ALL_RULES)
     for (file, _code, line), severity in case.expected.items():
         path = case.path / file
         text = path.read_text(encoding="utf-8")
         source_line = text.splitlines()[line - 1]
         col = source_line.index("setup_optimizers(") - 2  # on the receiver, just before `.setup_optimizers`
-        explanation = analyzer.explain(text, str(path), Pos(line - 1, col))
+        explanation = analyzer.analysis(text, str(path)).hover(Pos(line - 1, col))
         assert explanation, f"{case_name}: no hover at {file}:{line}"
         assert "DeepSpeed" in explanation or "XLA" in explanation, explanation
         verdict = "certainly" if severity == "error" else "possibly"

@@ -25,14 +25,15 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 
 from fabric_lsp import __version__
-from fabric_lsp.engine.analyzer import Analyzer, noqa_codes
+from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.model import Applicability, Finding, Pos, Span
+from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.config import PYPROJECT, Config, Resolver
 from fabric_lsp.options import Options
 from fabric_lsp.positions import Encoder
+from fabric_lsp.rules import ALL_RULES
 
 SOURCE = "fabric-lsp"
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
@@ -45,6 +46,8 @@ class Result:
     text: str
     lines: Lines
     findings: list[Finding]
+    #: the analysis of this version: hover reads its verdicts (the diagnostics' own)
+    analysis: Optional[Analysis] = None
 
 
 class FabricProtocol(LanguageServerProtocol):
@@ -96,7 +99,7 @@ class FabricLanguageServer(LanguageServer):
 
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
-        self.analyzer = Analyzer(self.workspace_model, log=self.log_message)
+        self.analyzer = Analyzer(self.workspace_model, ALL_RULES, log=self.log_message)
         self.configs = Resolver(self.workspace_model.environment_path)
 
     def _overlay(self, path: str) -> Optional[str]:
@@ -109,14 +112,19 @@ class FabricLanguageServer(LanguageServer):
         return doc.source if doc is not None else None
 
     def severity(self, finding: Finding) -> types.DiagnosticSeverity:
-        name = self.options.certain_severity if finding.extra.get("certain") else self.options.possible_severity
-        name = finding.extra.get("severity_override") or name  # a per-rule setting replaces both
+        override = finding.extra.get("severity_override")
+        severity = resolve_severity(
+            finding.certainty,
+            certain=Severity(self.options.certain_severity),
+            possible=Severity(self.options.possible_severity),
+            override=Severity(override) if override else None,
+        )
         return {
-            "error": types.DiagnosticSeverity.Error,
-            "warning": types.DiagnosticSeverity.Warning,
-            "information": types.DiagnosticSeverity.Information,
-            "hint": types.DiagnosticSeverity.Hint,
-        }[name]
+            Severity.ERROR: types.DiagnosticSeverity.Error,
+            Severity.WARNING: types.DiagnosticSeverity.Warning,
+            Severity.INFORMATION: types.DiagnosticSeverity.Information,
+            Severity.HINT: types.DiagnosticSeverity.Hint,
+        }[severity]
 
     # -- analysis ------------------------------------------------------------------------------
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
@@ -175,13 +183,14 @@ class FabricLanguageServer(LanguageServer):
     def _result_if_current(self, uri: str, version: Optional[int], text: str):
         """Worker thread: the findings, the line index and the LSP diagnostics of one version —
         everything but the sending, so the event loop stays free for the next keystroke."""
-        findings = self._analyze_if_current(uri, version, text)
-        if findings is None:
+        analysis = self._analyze_if_current(uri, version, text)
+        if analysis is None:
             return None
-        result = Result(version, text, Lines(text), findings)
+        result = Result(version, text, Lines(text), analysis.findings, analysis)
+        findings = result.findings
         return result, [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
 
-    def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[list[Finding]]:
+    def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[Analysis]:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
         doc = self.workspace.text_documents.get(uri)
@@ -189,16 +198,18 @@ class FabricLanguageServer(LanguageServer):
             return None
         return self._analyze(uri, text)
 
-    def _analyze(self, uri: str, text: str) -> list[Finding]:
+    def _analyze(self, uri: str, text: str) -> Analysis:
         path = to_fs_path(uri) if uri.startswith("file:") else None
         try:
             config = self.config_for(path)
             if path and config.is_excluded(path, root=config.root or self.root):
-                return []
-            return config.apply(self.analyzer.analyze(text, path, report_unknown=bool(config.report_unknown)))
+                return Analysis(text, path)
+            analysis = self.analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
+            analysis.findings = config.apply(analysis.findings)
+            return analysis
         except RecursionError:
             self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
-            return []
+            return Analysis(text, path)
 
     def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic:
         related = []
@@ -440,12 +451,16 @@ async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional
     doc = ls.workspace.text_documents.get(uri)
     if doc is None or ls.analyzer is None:
         return None
-    text = doc.source
-    lines = Lines(text)
+    result = ls.current_result(uri)
+    if result is not None and result.analysis is not None:
+        analysis, lines = result.analysis, result.lines
+    else:  # the diagnostics of this version are still being computed: compute them here
+        text = doc.source
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
+        lines = Lines(text)
     pos = ls.encoder.from_lsp(lines, params.position)
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    loop = asyncio.get_running_loop()
-    markdown = await loop.run_in_executor(ls.executor, ls.analyzer.explain, text, path, pos)
+    markdown = analysis.hover(pos)
     if not markdown:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))

@@ -111,9 +111,10 @@ def load_cases(root: Path = CORPUS) -> list[Case]:
 def run_case(case: Case, environment_path: Optional[str] = None) -> Outcome:
     """Analyse every ``.py`` file of the project with a fresh workspace rooted at the project."""
     from fabric_lsp.engine import Analyzer
+    from fabric_lsp.rules import ALL_RULES
     from fabric_lsp.engine.workspace import Workspace
 
-    analyzer = Analyzer(Workspace(root=str(case.path), environment_path=environment_path))
+    analyzer = Analyzer(Workspace(root=str(case.path), environment_path=environment_path), ALL_RULES)
     actual: dict[Key, str] = {}
     messages: dict[Key, str] = {}
     for file in case.files():

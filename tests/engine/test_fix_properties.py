@@ -15,13 +15,14 @@ import keyword
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fabric_lsp.rules import ALL_RULES
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits
 from fabric_lsp.engine.workspace import Workspace
 
-ANALYZER = Analyzer(Workspace())
+ANALYZER = Analyzer(Workspace(), ALL_RULES)
 RAISING = sorted(s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup)
 
 identifiers = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(

@@ -30,7 +30,7 @@ def read(path: Path) -> str:
 def test_fix_fixture(name, analysed_env):
     source = read(FIXTURES / f"{name}.in.py")
     expected_applicability = source.splitlines()[0].split(":", 1)[1].strip()
-    analyzer = Analyzer(Workspace(None, analysed_env))
+    analyzer = Analyzer(Workspace(None, analysed_env), ALL_RULES)
     findings = analyzer.analyze(source)
     assert findings and {f.code for f in findings} == {"FAB001"}, findings
     out = FIXTURES / f"{name}.out.py"
@@ -55,7 +55,7 @@ def test_fix_fixture(name, analysed_env):
 
 
 def test_fix_all_applies_only_safe_fixes():
-    analyzer = Analyzer(Workspace())
+    analyzer = Analyzer(Workspace(), ALL_RULES)
     source = read(FIXTURES / "discarded_optimizer.in.py")
     assert fix_text(source, analyzer).text == source
     assert fix_text(source, analyzer, unsafe=True).text == read(FIXTURES / "discarded_optimizer.out.py")
@@ -68,7 +68,7 @@ EXAMPLES = [(r.code, "valid", e) for r in ALL_RULES for e in r.valid] + [
 
 @pytest.mark.parametrize("code, kind, example", EXAMPLES, ids=[f"{c}-{k}-{e.title}" for c, k, e in EXAMPLES])
 def test_rule_examples(code, kind, example):
-    analyzer = Analyzer(Workspace())
+    analyzer = Analyzer(Workspace(), ALL_RULES)
     findings = [f for f in analyzer.analyze(example.source) if f.code == code]
     if kind == "valid":
         assert findings == []

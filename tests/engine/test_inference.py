@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from fabric_lsp.rules import ALL_RULES
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer, Severity
 from fabric_lsp.engine.workspace import Workspace
@@ -21,7 +22,7 @@ optimizer = fabric.setup_optimizers(optimizer)
 
 
 def run(source: str, env=None, root=None, path=None):
-    analyzer = Analyzer(Workspace(root, env))
+    analyzer = Analyzer(Workspace(root, env), ALL_RULES)
     return analyzer.analyze(textwrap.dedent(source).lstrip("\n"), path)
 
 
@@ -500,7 +501,7 @@ def test_overridden_method_in_subclass_and_equality_guards(analysed_env):
 def test_unknown_strategy_hint_when_asked():
     src = program("fabric = Fabric(strategy=sys.argv[1])")
     assert run(src) == []
-    findings = Analyzer(Workspace(), report_unknown=True).analyze(src)
+    findings = Analyzer(Workspace(), ALL_RULES, report_unknown=True).analyze(src)
     assert [f.severity for f in findings] == [Severity.HINT]
     assert "`sys.argv[1]`" in findings[0].message
 
@@ -520,12 +521,12 @@ def test_hover_explains_strategy_and_chain():
             fabric.launch(train)
         """
     ).lstrip()
-    analyzer = Analyzer(Workspace())
-    text = analyzer.explain(src, None, Pos(3, 11))
+    analyzer = Analyzer(Workspace(), ALL_RULES)
+    text = analyzer.analysis(src, None).hover(Pos(3, 11))
     assert text is not None
     assert "certainly DeepSpeed/XLA" in text and "DeepSpeedStrategy" in text
     assert "fabric.launch(train)" in text and ":7" in text
-    assert analyzer.explain(src, None, Pos(0, 1)) is None
+    assert analyzer.analysis(src, None).hover(Pos(0, 1)) is None
 
 
 def test_call_sites_in_other_modules(tmp_path, analysed_env):
@@ -556,7 +557,7 @@ def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
 
     monkeypatch.setattr(Inference, "evaluate", flaky)
     logs: list[str] = []
-    findings = Analyzer(Workspace(), log=logs.append).analyze(src)
+    findings = Analyzer(Workspace(), ALL_RULES, log=logs.append).analyze(src)
     assert [f.span.start.line + 1 for f in findings] == [4]  # the other site is still reported
     assert any("site skipped" in m and "KeyError" in m for m in logs), logs
 

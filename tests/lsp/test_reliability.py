@@ -17,6 +17,7 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from fabric_lsp.rules import ALL_RULES
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
@@ -113,7 +114,7 @@ class Session:
 
 def expected(text: str, enc: Encoder, root: Path, path: Path):
     lines = Lines(text)
-    findings = Analyzer(Workspace(str(root))).analyze(text, str(path))
+    findings = Analyzer(Workspace(str(root)), ALL_RULES).analyze(text, str(path))
     return sorted((enc.range_to_lsp(lines, f.span).start.line, enc.range_to_lsp(lines, f.span).start.character, f.code) for f in findings)
 
 

@@ -1,16 +1,18 @@
-"""The analysis engine: source text in, findings out. Knows nothing of LSP."""
+"""The analysis engine: source text in, findings out. Knows nothing of LSP, nor of any one rule."""
 
-from fabric_lsp.engine.model import Applicability, Edit, Finding, Fix, Related, Severity, Span
-from fabric_lsp.engine.analyzer import Analyzer, analyze_source
+from fabric_lsp.engine.analyzer import Analysis, Analyzer
+from fabric_lsp.engine.model import Applicability, Certainty, Edit, Finding, Fix, Related, Severity, Span, Verdict
 
 __all__ = [
+    "Analysis",
     "Analyzer",
     "Applicability",
+    "Certainty",
     "Edit",
     "Finding",
     "Fix",
     "Related",
     "Severity",
     "Span",
-    "analyze_source",
+    "Verdict",
 ]

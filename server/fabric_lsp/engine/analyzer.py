@@ -1,20 +1,28 @@
-"""Source text → findings. The one entry point the CLI and the server share."""
+"""Source text → an :class:`Analysis`: the one entry point the CLI and the server share.
+
+The analyzer is handed the rules to run (it never imports ``fabric_lsp.rules``); each rule runs
+only when its own prefilter matches the text. An analysis holds one verdict per site, computed
+once per document version: diagnostics, code actions and hover all read it.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import re
-from dataclasses import replace
-from typing import Callable, Optional
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Optional
 
-from fabric_lsp.engine.infer import Inference
-from fabric_lsp.engine.model import Finding
+from fabric_lsp.engine.explanation import render
+from fabric_lsp.engine.model import Finding, Pos, Verdict
 from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.workspace import Workspace
 
-#: Files that mention none of these cannot hold a finding: no parse, no inference.
-PREFILTER = re.compile(r"setup_optimizers")
+if TYPE_CHECKING:  # pragma: no cover
+    from fabric_lsp.rules.base import Rule, RuleContext
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -27,53 +35,77 @@ def noqa_codes(line: str) -> Optional[set[str]]:
     return set() if not codes else {c.strip().upper() for c in codes.split(",")}
 
 
+@dataclass
+class Analysis:
+    """Everything one version of a document gave: verdicts (one per site), the findings among
+    them (noqa applied), and the model the rules asked (for hover away from any site)."""
+
+    text: str
+    path: Optional[str]
+    verdicts: list[Verdict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    model: Optional[SemanticModel] = None
+    rules: Sequence[Rule] = ()
+
+    def hover(self, pos: Pos) -> Optional[str]:
+        """Markdown for hover at ``pos``: the verdict of the site under the cursor (the same one
+        the diagnostic shows), else what a rule says about the expression there."""
+        for verdict in self.verdicts:
+            if verdict.explanation is not None and verdict.span.start <= pos <= verdict.span.end:
+                return render(verdict.explanation, self.path)
+        if self.model is None:
+            return None
+        for rule in self.rules:
+            try:
+                explanation = rule.hover(self.model, pos)
+            except RecursionError:
+                explanation = None
+            if explanation is not None:
+                return render(explanation, self.path)
+        return None
+
+
 class Analyzer:
     def __init__(
         self,
-        workspace: Optional[Workspace] = None,
-        rules=None,
+        workspace: Optional[Workspace],
+        rules: Sequence[Rule],
+        *,
         log: Callable[[str], None] = lambda m: None,
         report_unknown: bool = False,
     ):
-        from fabric_lsp.rules import ALL_RULES, RuleContext
+        from fabric_lsp.rules.base import RuleContext  # the context type only: no rule is imported
 
         self.workspace = workspace or Workspace()
-        self.rules = list(rules) if rules is not None else list(ALL_RULES)
-        self.ctx = RuleContext(log=log, report_unknown=report_unknown)
+        self.rules = list(rules)
+        self.ctx: RuleContext = RuleContext(log=log, report_unknown=report_unknown)
         self.workspace.log = log
 
     def analyze(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> list[Finding]:
         """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
-        if not PREFILTER.search(text):
-            return []
-        with gc_paused():
-            return self._analyze(text, path, report_unknown)
+        return self.analysis(text, path, report_unknown=report_unknown).findings
 
-    def _analyze(self, text: str, path: Optional[str], report_unknown: Optional[bool]) -> list[Finding]:
+    def analysis(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> Analysis:
+        rules = [r for r in self.rules if r.prefilter.search(text)]
+        if not rules:
+            return Analysis(text, path)
+        with gc_paused():
+            return self._analysis(text, path, rules, report_unknown)
+
+    def _analysis(self, text: str, path: Optional[str], rules: list[Rule], report_unknown: Optional[bool]) -> Analysis:
         module = ModuleInfo(text, path, self.workspace.module_name_for(path))
         if module.tree is None:
-            return []
-        inference = Inference(self.workspace)
-        findings: list[Finding] = []
+            return Analysis(text, path)
+        model = SemanticModel(module, self.workspace)
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
-        for rule in self.rules:
-            findings.extend(rule.check(module, inference, ctx))
-        findings = [f for f in findings if not _suppressed(module, f)]
-        findings.sort(key=lambda f: (f.span.start, f.code))
-        return findings
-
-
-    def explain(self, text: str, path: Optional[str], pos) -> Optional[str]:
-        """Markdown for hover: the strategy of the Fabric at ``pos`` and how it was inferred."""
-        from fabric_lsp.engine.explain import explain
-
-        module = ModuleInfo(text, path, self.workspace.module_name_for(path))
-        try:
-            return explain(module, Inference(self.workspace), pos)
-        except RecursionError:
-            return None
+        verdicts: list[Verdict] = []
+        for rule in rules:
+            verdicts.extend(rule.check(model, ctx))
+        verdicts.sort(key=lambda v: (v.span.start, v.code))
+        findings = [v.finding for v in verdicts if v.finding is not None and not _suppressed(module, v.finding)]
+        return Analysis(text, path, verdicts, findings, model, rules)
 
 
 @contextlib.contextmanager
@@ -96,7 +128,3 @@ def _suppressed(module: ModuleInfo, finding: Finding) -> bool:
         if codes is not None and (not codes or finding.code in codes):
             return True
     return False
-
-
-def analyze_source(text: str, path: Optional[str] = None, workspace: Optional[Workspace] = None) -> list[Finding]:
-    return Analyzer(workspace).analyze(text, path)

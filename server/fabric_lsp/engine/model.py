@@ -15,6 +15,32 @@ class Severity(enum.Enum):
     HINT = "hint"
 
 
+class Certainty(enum.Enum):
+    """How sure a finding is: every path fails (certain), a path the code visibly can choose fails
+    (possible), or the analysis cannot tell (unknown: reported as a hint, on request)."""
+
+    CERTAIN = "certain"
+    POSSIBLE = "possible"
+    UNKNOWN = "unknown"
+
+
+def resolve_severity(
+    certainty: Certainty,
+    *,
+    certain: Severity = Severity.ERROR,
+    possible: Severity = Severity.WARNING,
+    override: Optional[Severity] = None,
+) -> Severity:
+    """The one mapping from certainty (and the configured severities) to a severity, for the CLI
+    and the server alike. A per-rule ``override`` replaces the certain and the possible
+    severity; an unknown stays a hint whatever is configured."""
+    if certainty is Certainty.UNKNOWN:
+        return Severity.HINT
+    if override is not None:
+        return override
+    return certain if certainty is Certainty.CERTAIN else possible
+
+
 class Applicability(enum.Enum):
     SAFE = "safe"  # keeps behaviour: applied by fix-all and --fix
     UNSAFE = "unsafe"  # offered, but only applied on request
@@ -67,4 +93,35 @@ class Finding:
     related: tuple[Related, ...] = ()
     fix: Optional[Fix] = None
     url: str = ""
+    certainty: Certainty = Certainty.CERTAIN
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Located:
+    """A line of an explanation that points at a place (rendered ``file:line``)."""
+
+    text: str
+    span: Optional[Span] = None
+    path: Optional[str] = None  # None: the analysed document
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What hover says at a site: a headline, facts with their places, and the steps inference
+    took. Plain data with spans, so that a reused verdict moves with its statement."""
+
+    headline: str
+    items: tuple[Located, ...] = ()
+    steps: tuple[Located, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A rule's answer at one site, computed once per document version and shared by
+    diagnostics, code actions and hover."""
+
+    code: str
+    span: Span
+    finding: Optional[Finding] = None
+    explanation: Optional[Explanation] = None

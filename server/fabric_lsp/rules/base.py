@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
-from fabric_lsp.engine.model import Finding, Severity
+from fabric_lsp.engine.model import Explanation, Pos, Severity, Verdict
+from fabric_lsp.engine.semantic import SemanticModel
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Which strategies")
@@ -36,7 +38,13 @@ class RuleContext:
 
 
 class Rule:
+    """A rule: its code, documentation, examples, a cheap textual prefilter, and its check.
+
+    The analyzer runs a rule on a document only when ``prefilter`` matches the text: a file that
+    mentions none of the APIs a rule watches costs that rule nothing."""
+
     code: ClassVar[str]
+    prefilter: ClassVar[re.Pattern[str]]
     name: ClassVar[str]
     summary: ClassVar[str]
     doc: ClassVar[str]
@@ -52,5 +60,14 @@ class Rule:
         """The rule's documentation page (``docs/rules/<CODE>.md`` and ``fabric-lsp rule``)."""
         return f"# {self.code} ({self.name})\n\n{self.summary}.\n{self.doc.rstrip()}\n"
 
-    def check(self, module, inference, ctx: RuleContext) -> list[Finding]:  # pragma: no cover
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return (self.code,)
+
+    def check(self, model: SemanticModel, ctx: RuleContext) -> list[Verdict]:  # pragma: no cover
+        """One verdict per site the rule looks at (with a finding where it reports one)."""
         raise NotImplementedError
+
+    def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+        """What hover says at ``pos`` when it is on none of the rule's sites."""
+        return None

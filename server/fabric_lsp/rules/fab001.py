@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
+from fabric_lsp.engine.explain import explain_at, explain_choices
 from fabric_lsp.engine.guards import Narrower
-from fabric_lsp.engine.infer import FabricInst, Inference, StrategyChoice, Unknown
 from fabric_lsp.engine.joint_setup import Plan, find_module_setup, plan_joint_setup
-from fabric_lsp.engine.model import Finding, Related, Severity
-from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.model import Certainty, Explanation, Finding, Pos, Related, Severity, Verdict, resolve_severity
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst, StrategyChoice
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 
@@ -219,74 +221,86 @@ class FAB001(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
+    prefilter = re.compile(r"\bsetup_optimizers\b")
 
-    def check(self, module: ModuleInfo, inference: Inference, ctx: RuleContext) -> list[Finding]:
-        findings: list[Finding] = []
-        for call in module.calls_by_name.get("setup_optimizers", []):
-            if not isinstance(call.func, ast.Attribute) or call.func.attr != "setup_optimizers":
-                continue
+    def check(self, model: SemanticModel, ctx: RuleContext) -> list[Verdict]:
+        verdicts: list[Verdict] = []
+        for call in model.method_calls("setup_optimizers"):
             try:
-                finding = self.check_call(module, call, inference, ctx)
+                verdict = self.check_call(model, call, ctx)
             except RecursionError:
                 ctx.log(f"FAB001: recursion limit at line {call.lineno}; site skipped")
                 continue
             except Exception as exc:  # one broken site never hides the others
                 ctx.log(f"FAB001: inference failed at line {call.lineno}: {type(exc).__name__}: {exc}; site skipped")
                 continue
-            if finding is not None:
-                findings.append(finding)
-        return findings
+            if verdict is not None:
+                verdicts.append(verdict)
+        return verdicts
 
-    def check_call(self, module: ModuleInfo, call: ast.Call, inference: Inference, ctx: RuleContext) -> Optional[Finding]:
+    def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+        return explain_at(model, pos)
+
+    def check_call(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Optional[Verdict]:
         receiver = call.func.value
-        values = inference.evaluate(receiver, module)
-        fabrics = [v for v in values if isinstance(v, FabricInst)]
+        fabrics, unknown = model.fabrics(receiver)
         if not fabrics:
             return None
         choices: list[StrategyChoice] = [c for f in fabrics for c in f.choices]
-        choices += [StrategyChoice(None, "receiver of unknown type", "?") for v in values if isinstance(v, Unknown)]
-        choices = Narrower(module, inference, receiver).narrow(call, choices)
+        choices += [StrategyChoice(None, "receiver of unknown type", "?") for _ in unknown]
+        choices = Narrower(model.module, model.inference, receiver).narrow(call, choices)
+        explanation = explain_choices(fabrics, list(choices))
+        span = model.span(call)
         raising = [c for c in choices if c.kind is not None and c.kind.raises_on_separated_setup]
-        if not raising:
-            unknown = [c for c in choices if c.kind is None]
-            if ctx.report_unknown and unknown:
-                rcv = module.segment(receiver)
-                why = "; ".join(dict.fromkeys(c.label for c in unknown))
-                return Finding(
-                    code=self.code,
-                    severity=Severity.HINT,
-                    message=(
-                        f"The strategy of `{rcv}` cannot be determined statically ({why}); if it can be "
-                        f"DeepSpeed or XLA, `{rcv}.setup_optimizers(...)` raises: prefer `{rcv}.setup(model, optimizer)`."
-                    ),
-                    span=module.span(call),
-                    url=self.url,
-                    extra={"certain": False, "unknown": True},
-                )
-            return None
-        certain = len(raising) == len(choices)
+        if raising:
+            finding = self._finding(model, call, fabrics, choices, raising)
+        elif ctx.report_unknown and any(c.kind is None for c in choices):
+            finding = self._unknown_hint(model, call, choices)
+        else:
+            finding = None
+        return Verdict(self.code, span, finding, explanation)
+
+    def _unknown_hint(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
+        rcv = model.segment(call.func.value)
+        why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(Certainty.UNKNOWN),
+            message=(
+                f"The strategy of `{rcv}` cannot be determined statically ({why}); if it can be "
+                f"DeepSpeed or XLA, `{rcv}.setup_optimizers(...)` raises: prefer `{rcv}.setup(model, optimizer)`."
+            ),
+            span=model.span(call),
+            url=self.url,
+            certainty=Certainty.UNKNOWN,
+        )
+
+    def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
         kinds = {c.kind for c in choices}
         if Kind.XLA_FSDP in kinds or Kind.MODEL_PARALLEL in kinds:
             # joint setup would break the other branch: no fix to plan, only the module setup to show
             other = "XLAFSDPStrategy" if Kind.XLA_FSDP in kinds else "ModelParallelStrategy"
-            plan = Plan(
-                module_setup=find_module_setup(module, call)[1],
+            return Plan(
+                module_setup=find_module_setup(model.module, call)[1],
                 reason=(
                     f"another possible strategy, `{other}`, needs separate setup: branch on "
                     "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
                 ),
             )
-        else:
-            plan = plan_joint_setup(
-                module,
-                call,
-                deepspeed_possible=Kind.DEEPSPEED in kinds,
-                safe_strategies=None not in kinds,
-            )
-        rcv = module.segment(receiver)
+        return plan_joint_setup(
+            model.module,
+            call,
+            deepspeed_possible=Kind.DEEPSPEED in kinds,
+            safe_strategies=None not in kinds,
+        )
+
+    def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
+        certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE
+        plan = self._plan(model, call, choices)
+        rcv = model.segment(call.func.value)
         names = _raise_name(raising)
         origins = ", ".join(dict.fromkeys(_describe(c) for c in raising))
-        if certain:
+        if certainty is Certainty.CERTAIN:
             message = (
                 f"`{rcv}.setup_optimizers(...)` raises RuntimeError under {names} ({origins}): "
                 f"it requires the model and optimizer(s) to be set up jointly with `{rcv}.setup(model, optimizer)`."
@@ -299,28 +313,33 @@ class FAB001(Rule):
             )
         if plan.fix is None and plan.reason:
             message += f" No automatic fix: {plan.reason}."
-        related = []
-        for c in raising:
-            if c.origin is not None:
-                r = Related(f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != module.path else None)
-                if r not in related:
-                    related.append(r)
-        for f in fabrics:
-            if f.origin is not None:
-                path = f.origin.path if f.origin.path != module.path else None
-                if not any(r.span == f.origin.span and r.path == path for r in related):
-                    r = Related(f"{f.class_name} created here", f.origin.span, path)
-                    if r not in related:
-                        related.append(r)
-        if plan.module_setup is not None:
-            related.append(Related("Model set up separately here", module.span(plan.module_setup)))
         return Finding(
             code=self.code,
-            severity=Severity.ERROR if certain else Severity.WARNING,
+            severity=resolve_severity(certainty),
             message=message,
-            span=module.span(call),
-            related=tuple(related),
+            span=model.span(call),
+            related=_related(model, fabrics, raising, plan),
             fix=plan.fix,
             url=self.url,
-            extra={"certain": certain, "strategies": [c.class_name for c in raising]},
+            certainty=certainty,
+            extra={"strategies": [c.class_name for c in raising]},
         )
+
+
+def _related(model: SemanticModel, fabrics: list[FabricInst], raising: list[StrategyChoice], plan: Plan) -> tuple[Related, ...]:
+    here = model.path
+    related: list[Related] = []
+    for c in raising:
+        if c.origin is not None:
+            r = Related(f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != here else None)
+            if r not in related:
+                related.append(r)
+    for f in fabrics:
+        if f.origin is None:
+            continue
+        path = f.origin.path if f.origin.path != here else None
+        if not any(r.span == f.origin.span and r.path == path for r in related):
+            related.append(Related(f"{f.class_name} created here", f.origin.span, path))
+    if plan.module_setup is not None:
+        related.append(Related("Model set up separately here", model.span(plan.module_setup)))
+    return tuple(related)

@@ -1,0 +1,61 @@
+"""The semantic model of one document: what every rule may ask, computed lazily and shared by all
+the rules that run on one version of the document (ruff's ``SemanticModel``, for Fabric)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from fabric_lsp.engine.infer import Inference
+from fabric_lsp.engine.model import Pos, Span
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import FabricInst, Unknown, Value
+from fabric_lsp.engine.workspace import Workspace
+
+
+class SemanticModel:
+    def __init__(self, module: ModuleInfo, workspace: Workspace) -> None:
+        self.module = module
+        self.workspace = workspace
+        self.inference = Inference(workspace)
+
+    @property
+    def path(self) -> Optional[str]:
+        return self.module.path
+
+    # -- syntax --------------------------------------------------------------------------------
+    def method_calls(self, name: str) -> list[ast.Call]:
+        """Calls ``<receiver>.name(...)`` in the document, in order."""
+        return [c for c in self.module.calls_by_name.get(name, []) if isinstance(c.func, ast.Attribute) and c.func.attr == name]
+
+    def span(self, node: ast.AST) -> Span:
+        return self.module.span(node)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.module.segment(node)
+
+    def node_at(self, pos: Pos) -> Optional[ast.AST]:
+        """The innermost expression covering ``pos``."""
+        module = self.module
+        top = module.top_for_line(pos.line + 1)
+        if top is None:
+            return None
+        best = None
+        for node in ast.walk(top):
+            if not isinstance(node, ast.expr) or not hasattr(node, "end_lineno"):
+                continue
+            start, end = module.lines.node_start(node), module.lines.node_end(node)
+            if start <= pos <= end and (best is None or (start >= module.lines.node_start(best) and end <= module.lines.node_end(best))):
+                best = node
+        return best
+
+    # -- values --------------------------------------------------------------------------------
+    def values(self, expr: ast.AST) -> list[Value]:
+        """The alternatives ``expr`` may evaluate to (bounded; ``Unknown`` where it cannot tell)."""
+        return self.inference.evaluate(expr, self.module)
+
+    def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
+        """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
+        empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
+        values = self.values(expr)
+        return [v for v in values if isinstance(v, FabricInst)], [v for v in values if isinstance(v, Unknown)]

@@ -1,0 +1,87 @@
+"""One verdict per site: diagnostics and hover read the same verdict, on every site of the corpus."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fabric_lsp.engine import Analyzer, Certainty, Severity
+from fabric_lsp.engine.explanation import render
+from fabric_lsp.engine.model import Pos, resolve_severity
+from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+PROJECTS = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").exists())
+
+#: what the explanation's headline says for each certainty of the finding at the site
+HEADLINE = {Certainty.CERTAIN: "certainly", Certainty.POSSIBLE: "possibly"}
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_hover_and_diagnostic_agree_at_every_site(project):
+    root = CORPUS / project
+    analyzer = Analyzer(Workspace(root=str(root)), ALL_RULES)
+    sites = 0
+    for path in sorted(root.rglob("*.py")):
+        analysis = analyzer.analysis(path.read_text(), str(path))
+        for verdict in analysis.verdicts:
+            sites += 1
+            assert verdict.explanation is not None
+            shown = render(verdict.explanation, str(path))
+            for pos in (verdict.span.start, verdict.span.end):
+                assert analysis.hover(pos) == shown, f"{path}:{pos.line + 1}: hover is not the site's verdict"
+            headline = verdict.explanation.headline
+            finding = verdict.finding
+            if finding is not None and finding.certainty in HEADLINE:
+                assert HEADLINE[finding.certainty] in headline, (path, verdict)
+            else:
+                assert "certainly" not in headline and "possibly" not in headline, (path, verdict)
+    expected = (root / "expected.json").read_text()
+    if '"line"' in expected:  # a project with findings has sites
+        assert sites
+
+
+def test_guarded_else_branch_hover_is_silent_like_the_diagnostic():
+    src = textwrap.dedent(
+        """
+        from lightning.fabric import Fabric
+        from lightning.fabric.strategies import DeepSpeedStrategy
+        fabric = Fabric(strategy="deepspeed" if big else "ddp")
+        if isinstance(fabric.strategy, DeepSpeedStrategy):
+            model, optimizer = fabric.setup(model, optimizer)
+        else:
+            model = fabric.setup_module(model)
+            optimizer = fabric.setup_optimizers(optimizer)
+        """
+    ).lstrip()
+    analysis = Analyzer(Workspace(), ALL_RULES).analysis(src)
+    assert analysis.findings == []
+    text = analysis.hover(Pos(7, 20))
+    assert text is not None and "DDPStrategy" in text
+    assert "DeepSpeed" not in text.split("\n", 1)[1] and "possibly" not in text
+
+
+def test_unknown_hint_is_a_hint_whatever_the_configuration():
+    src = "from lightning.fabric import Fabric\nfabric = Fabric(strategy=args.strategy)\nopt = fabric.setup_optimizers(opt)\n"
+    (finding,) = Analyzer(Workspace(), ALL_RULES, report_unknown=True).analyze(src)
+    assert finding.certainty is Certainty.UNKNOWN and finding.severity is Severity.HINT
+    assert resolve_severity(finding.certainty, certain=Severity.WARNING, possible=Severity.ERROR, override=Severity.ERROR) is Severity.HINT
+    assert resolve_severity(Certainty.POSSIBLE, possible=Severity.INFORMATION) is Severity.INFORMATION
+    assert resolve_severity(Certainty.CERTAIN, override=Severity.WARNING) is Severity.WARNING
+
+
+def test_a_rule_runs_only_where_its_prefilter_matches():
+    calls = []
+
+    class Probe(type(ALL_RULES[0])):
+        def check(self, model, ctx):
+            calls.append(model.path)
+            return super().check(model, ctx)
+
+    analyzer = Analyzer(Workspace(), [Probe()])
+    analyzer.analysis("import lightning\nfabric.setup_module(model)\n", "a.py")
+    analyzer.analysis("fabric.setup_optimizers(opt)\n", "b.py")
+    assert calls == ["b.py"]

@@ -127,6 +127,12 @@ class FabricLanguageServer(LanguageServer):
         }[severity]
 
     # -- analysis ------------------------------------------------------------------------------
+    def announce(self, uri: str) -> None:
+        """Tell the workspace model that the text of ``uri`` changed (an open buffer's text
+        overrides the disk)."""
+        if self.workspace_model is not None and uri.startswith("file:"):
+            self.workspace_model.changed(to_fs_path(uri))
+
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
         old = self.tasks.pop(uri, None)
         if old is not None:
@@ -304,11 +310,13 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: FabricLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.announce(params.text_document.uri)
     ls.schedule(params.text_document.uri, delay=0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: FabricLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.announce(params.text_document.uri)
     ls.schedule(params.text_document.uri)
 
 
@@ -325,6 +333,7 @@ async def did_save(ls: FabricLanguageServer, params: types.DidSaveTextDocumentPa
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def did_close(ls: FabricLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
+    ls.announce(uri)
     task = ls.tasks.pop(uri, None)
     if task is not None:
         task.cancel()

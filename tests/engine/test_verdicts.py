@@ -77,9 +77,9 @@ def test_a_rule_runs_only_where_its_prefilter_matches():
     calls = []
 
     class Probe(type(ALL_RULES[0])):
-        def check(self, model, ctx):
+        def sites(self, model):
             calls.append(model.path)
-            return super().check(model, ctx)
+            return super().sites(model)
 
     analyzer = Analyzer(Workspace(), [Probe()])
     analyzer.analysis("import lightning\nfabric.setup_module(model)\n", "a.py")

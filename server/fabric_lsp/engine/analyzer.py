@@ -7,6 +7,7 @@ once per document version: diagnostics, code actions and hover all read it.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import re
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from fabric_lsp.engine.explanation import render
+from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
 from fabric_lsp.engine.model import Finding, Pos, Verdict
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.semantic import SemanticModel
@@ -22,6 +24,9 @@ from fabric_lsp.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.rules.base import Rule, RuleContext
+
+#: documents whose last analysis is kept for incremental reuse
+MAX_MEMOS = 64
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
@@ -80,6 +85,8 @@ class Analyzer:
         self.rules = list(rules)
         self.ctx: RuleContext = RuleContext(log=log, report_unknown=report_unknown)
         self.workspace.log = log
+        #: per document path, what its last analysis left for the next (incremental reuse)
+        self._memos: dict[str, DocumentMemo] = {}
 
     def analyze(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> list[Finding]:
         """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
@@ -100,12 +107,57 @@ class Analyzer:
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
+        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown))
+        previous = self._memos.pop(path, None) if path is not None else None
+        if previous is not None and previous.context != memo.context:
+            previous = None
         verdicts: list[Verdict] = []
         for rule in rules:
-            verdicts.extend(rule.check(model, ctx))
+            verdicts.extend(self._run(rule, model, ctx, previous, memo))
+        if path is not None:
+            self._memos[path] = memo
+            while len(self._memos) > MAX_MEMOS:
+                self._memos.pop(next(iter(self._memos)))
         verdicts.sort(key=lambda v: (v.span.start, v.code))
         findings = [v.finding for v in verdicts if v.finding is not None and not _suppressed(module, v.finding)]
         return Analysis(text, path, verdicts, findings, model, rules)
+
+
+    def _run(self, rule: Rule, model: SemanticModel, ctx: RuleContext, previous: Optional[DocumentMemo], memo: DocumentMemo) -> list[Verdict]:
+        """A rule's verdicts, each reused from ``previous`` where still valid, else computed (and
+        one failing site is logged and skipped: it never hides the others)."""
+        module = model.module
+        epoch = self.workspace.epoch_excluding(module.path)
+        out: list[Verdict] = []
+        for site in rule.sites(model):
+            key = site_key(module, rule.code, site)
+            site_memo = previous.reuse(key, module, site, epoch) if previous is not None else None
+            if site_memo is None:
+                site_memo = self._compute(rule, model, site, ctx, epoch)
+                if site_memo is None:
+                    continue
+            if key is not None:
+                memo.sites[key] = site_memo
+            if site_memo.verdict is not None:
+                out.append(site_memo.verdict)
+        return out
+
+    def _compute(self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int) -> Optional[SiteMemo]:
+        module, inference = model.module, model.inference
+        lookups: set[str] = set()
+        external_before = inference.external_lookups
+        module.lookups = lookups
+        try:
+            verdict = rule.verdict(model, site, ctx)
+        except RecursionError:
+            ctx.log(f"{rule.code}: recursion limit at line {site.lineno}; site skipped")
+            return None
+        except Exception as exc:  # one broken site never hides the others
+            ctx.log(f"{rule.code}: inference failed at line {site.lineno}: {type(exc).__name__}: {exc}; site skipped")
+            return None
+        finally:
+            module.lookups = None
+        return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls
     if ev.workspace is None:
         return
     name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
+    ev.external_lookups += 1
     for other in ev.workspace.modules_mentioning(name, exclude=m.path):
         yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
 

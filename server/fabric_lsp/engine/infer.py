@@ -74,6 +74,8 @@ class Inference:
     def __init__(self, workspace: Optional["Workspace"] = None) -> None:
         self.workspace = workspace
         self.budget = Budget()
+        #: how many look-ups went outside the analysed document (other modules, the workspace)
+        self.external_lookups = 0
 
     def start(self) -> None:
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
@@ -352,6 +354,7 @@ class Inference:
         if stmt.level:
             if self.workspace is None or m.path is None:
                 return [Unknown("relative import")]
+            self.external_lookups += 1
             target = self.workspace.resolve_relative(m, base, stmt.level)
             if target is None:
                 return [Unknown("relative import")]
@@ -367,6 +370,7 @@ class Inference:
         if self.workspace is None:
             return [Unknown(f"`{qualname}` is not analysed")]
         # a module of the workspace (or another installed package): find it with jedi
+        self.external_lookups += 1
         module = self.workspace.load_module_named(qualname, ctx.module)
         if module is not None:
             return [ModuleRef(module)]
@@ -468,6 +472,7 @@ class Inference:
             sub = None
             if self.workspace is not None and base.module.name:
                 if not self._module_binds(base.module, attr):
+                    self.external_lookups += 1
                     sub = self.workspace.load_module_named(f"{base.module.name}.{attr}", base.module)
             if sub is not None:
                 return [ModuleRef(sub)]

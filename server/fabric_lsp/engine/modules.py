@@ -45,6 +45,9 @@ class ModuleInfo:
         self._top_loads: dict[int, list[ast.Name]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
         self._globals: dict[ast.AST, set[str]] = {}
+        #: while not None, every identifier looked up in :attr:`index` is added (the names one
+        #: site's verdict depended on: see :mod:`fabric_lsp.engine.incremental`)
+        self.lookups: Optional[set[str]] = None
         self._local_names: dict[ast.AST, set[str]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
@@ -114,13 +117,36 @@ class ModuleInfo:
                 found.setdefault(name, []).append(i)
         return {name: tuple(ids) for name, ids in found.items()}
 
+    @cached_property
+    def top_keys(self) -> list[tuple[int, int]]:
+        """A key per module-level statement that survives edits elsewhere: the hash of its text
+        and how many identical statements come before it."""
+        seen: dict[int, int] = {}
+        keys = []
+        for text in self.top_texts:
+            h = hash(text)
+            seen[h] = seen.get(h, -1) + 1
+            keys.append((h, seen[h]))
+        return keys
+
+    def top_index(self, stmt: ast.stmt) -> int:
+        starts, _, body = self._tops
+        i = bisect.bisect_right(starts, stmt.lineno) - 1
+        while i > 0 and body[i] is not stmt:
+            i -= 1
+        return i
+
     def tops_with(self, name: str) -> list[ast.stmt]:
         """The module-level statements that mention the identifier ``name``, in order."""
+        if self.lookups is not None:
+            self.lookups.add(name)
         body = self._tops[2]
         return [body[i] for i in self.index.get(name, ())]
 
     def tops_with_all(self, *names: str) -> list[ast.stmt]:
         """The module-level statements that mention every one of ``names``."""
+        if self.lookups is not None:
+            self.lookups.update(names)
         common = set.intersection(*(set(self.index.get(n, ())) for n in names))
         body = self._tops[2]
         return [body[i] for i in sorted(common)]
@@ -133,6 +159,8 @@ class ModuleInfo:
 
     def calls_named(self, name: str) -> list[ast.Call]:
         """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
+        if self.lookups is not None:
+            self.lookups.add(name)
         cached = self._calls_cache.get(name)
         if cached is not None:
             return cached

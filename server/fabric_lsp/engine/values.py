@@ -229,6 +229,7 @@ class Evaluator(Protocol):
 
     workspace: Optional[Workspace]
     budget: Budget
+    external_lookups: int
 
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]: ...
 

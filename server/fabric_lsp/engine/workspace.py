@@ -73,6 +73,9 @@ class Workspace:
         self._texts: dict[str, tuple[int, str]] = {}
         self._lock = threading.RLock()
         self.log: Callable[[str], None] = lambda msg: None
+        #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
+        self._epoch = 0
+        self._changes_of: dict[str, int] = {}
 
     # -- jedi ----------------------------------------------------------------------------------
     @property
@@ -275,7 +278,24 @@ class Workspace:
                     out.append(module)
         return out
 
+    def changed(self, path: Optional[str] = None) -> None:
+        """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created
+        file. Cached per-site results that read other modules are kept only while nothing but
+        the analysed document itself has changed."""
+        with self._lock:
+            self._epoch += 1
+            if path is not None:
+                key = os.path.abspath(path)
+                self._changes_of[key] = self._changes_of.get(key, 0) + 1
+
+    def epoch_excluding(self, path: Optional[str]) -> int:
+        """The number of changes announced for anything but ``path``."""
+        with self._lock:
+            own = self._changes_of.get(os.path.abspath(path), 0) if path else 0
+            return self._epoch - own
+
     def invalidate(self, path: Optional[str] = None) -> None:
+        self.changed(path)
         with self._lock:
             self._listing = None
             if path is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from dataclasses import dataclass
@@ -64,8 +65,14 @@ class Rule:
     def codes(self) -> tuple[str, ...]:
         return (self.code,)
 
-    def check(self, model: SemanticModel, ctx: RuleContext) -> list[Verdict]:  # pragma: no cover
-        """One verdict per site the rule looks at (with a finding where it reports one)."""
+    def sites(self, model: SemanticModel) -> list[ast.AST]:  # pragma: no cover
+        """The nodes this rule judges (calls of the APIs it watches), in document order."""
+        raise NotImplementedError
+
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Optional[Verdict]:  # pragma: no cover
+        """The rule's verdict at one site: a finding where it reports one, and what hover says.
+        Messages never embed positions (related information carries them): a verdict reused
+        for a later version of the document moves with its statement."""
         raise NotImplementedError
 
     def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:

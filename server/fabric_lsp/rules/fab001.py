@@ -200,8 +200,7 @@ model, optimizer = fabric.setup(model, optimizer)
 
 
 def _describe(choice: StrategyChoice) -> str:
-    where = f", line {choice.origin.span.start.line + 1}" if choice.origin else ""
-    return f"{choice.label}{where}"
+    return choice.label
 
 
 def _raise_name(choices: list[StrategyChoice]) -> str:
@@ -223,25 +222,14 @@ class FAB001(Rule):
     fixable = True
     prefilter = re.compile(r"\bsetup_optimizers\b")
 
-    def check(self, model: SemanticModel, ctx: RuleContext) -> list[Verdict]:
-        verdicts: list[Verdict] = []
-        for call in model.method_calls("setup_optimizers"):
-            try:
-                verdict = self.check_call(model, call, ctx)
-            except RecursionError:
-                ctx.log(f"FAB001: recursion limit at line {call.lineno}; site skipped")
-                continue
-            except Exception as exc:  # one broken site never hides the others
-                ctx.log(f"FAB001: inference failed at line {call.lineno}: {type(exc).__name__}: {exc}; site skipped")
-                continue
-            if verdict is not None:
-                verdicts.append(verdict)
-        return verdicts
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        return list(model.method_calls("setup_optimizers"))
 
     def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
         return explain_at(model, pos)
 
-    def check_call(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         receiver = call.func.value
         fabrics, unknown = model.fabrics(receiver)
         if not fabrics:

@@ -46,7 +46,33 @@ CASES_BY_NAME = {c.name: c for c in CASES}
 ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
+    "200-kwargs-module-constant-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
+    "201-kwargs-local-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
+    "202-kwargs-dict-call:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
+    "203-kwargs-merged-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
+    "205-kwargs-dict-update-unpacked-with-override:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
+    "206-partial-fabric-called-later:FAB001": "functools.partial(L.Fabric, ...) is not followed",
+    "207-partial-imported-name-tpu:FAB001": "functools.partial(L.Fabric, ...) is not followed",
+    "208-partial-call-overrides-keyword:FAB001": "functools.partial(L.Fabric, ...) is not followed",
+    "210-fabric-subclass-run-super-init:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
+    "211-fabric-subclass-strategy-from-caller:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
+    "212-fabric-subclass-strategy-cli-choice:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
+    "214-launch-partial-annotated-main:FAB001": "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error",
+    "217-guard-type-name-equality:FAB001": "guard by strategy class name is not recognised",
+    "218-guard-dunder-class-name:FAB001": "guard by strategy class name is not recognised",
+    "219-guard-name-lower-substring:FAB001": "guard by strategy class name is not recognised",
+    "220-guard-module-constant-systemexit:FAB001": "guard through a module-level constant is not recognised",
+    "221-guard-imported-frozenset-constant:FAB001": "guard through an imported constant is not recognised",
+    "223-tyro-dataclass-default-deepspeed:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
+    "224-simple-parsing-dataclass:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
+    "226-hf-argument-parser-dataclass:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
+    "227-hydra-structured-config:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
+    "229-tyro-literal-field:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
+    "230-template-method-subclass-other-module:FAB001": "template method overridden in a subclass in another module is not followed",
+    "231-template-method-trainer-registry-cli:FAB001": "template method overridden in a subclass in another module is not followed",
+}
 
 #: Cases the engine gets wrong in one analysed environment only.
 KNOWN_FAILURES_BY_ENV: dict[str, dict[str, str]] = {"no-lightning": {}, "lightning": {}}
@@ -146,7 +172,9 @@ def _check_label(case, rule: str) -> None:
     severities = set(expected.values())
     where = f"{case.name} {rule}"
     if label == "certain":
-        assert expected and severities == {"error"}, f"{where}: a certain case expects errors only"
+        assert expected, f"{where}: a certain case expects findings"
+        # errors, but for findings that are warnings by the rule's design (FAB005's no-op no_backward_sync)
+        assert "error" in severities or rule == "FAB005", f"{where}: a certain case expects errors"
     if label in ("unknown", "silent"):
         assert not expected, f"{where}: an {label} case expects no finding"
     if label == "possible":

@@ -46,32 +46,41 @@ CASES_BY_NAME = {c.name: c for c in CASES}
 ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
+# issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
+_KWARGS = "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed"
+_PARTIAL = "functools.partial(L.Fabric, ...) is not followed"
+_SELF = "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred"
+_LAUNCH_PARTIAL = "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error"
+_CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
+_CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
+_DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen"
+_TEMPLATE_METHOD = "template method overridden in a subclass in another module is not followed"
+
 KNOWN_FAILURES: dict[str, str] = {
-    # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
-    "200-kwargs-module-constant-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
-    "201-kwargs-local-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
-    "202-kwargs-dict-call:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
-    "203-kwargs-merged-dict:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
-    "205-kwargs-dict-update-unpacked-with-override:FAB001": "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed",
-    "206-partial-fabric-called-later:FAB001": "functools.partial(L.Fabric, ...) is not followed",
-    "207-partial-imported-name-tpu:FAB001": "functools.partial(L.Fabric, ...) is not followed",
-    "208-partial-call-overrides-keyword:FAB001": "functools.partial(L.Fabric, ...) is not followed",
-    "210-fabric-subclass-run-super-init:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
-    "211-fabric-subclass-strategy-from-caller:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
-    "212-fabric-subclass-strategy-cli-choice:FAB001": "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred",
-    "214-launch-partial-annotated-main:FAB001": "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error",
-    "217-guard-type-name-equality:FAB001": "guard by strategy class name is not recognised",
-    "218-guard-dunder-class-name:FAB001": "guard by strategy class name is not recognised",
-    "219-guard-name-lower-substring:FAB001": "guard by strategy class name is not recognised",
-    "220-guard-module-constant-systemexit:FAB001": "guard through a module-level constant is not recognised",
-    "221-guard-imported-frozenset-constant:FAB001": "guard through an imported constant is not recognised",
-    "223-tyro-dataclass-default-deepspeed:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
-    "224-simple-parsing-dataclass:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
-    "226-hf-argument-parser-dataclass:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
-    "227-hydra-structured-config:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
-    "229-tyro-literal-field:FAB001": "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen",
-    "230-template-method-subclass-other-module:FAB001": "template method overridden in a subclass in another module is not followed",
-    "231-template-method-trainer-registry-cli:FAB001": "template method overridden in a subclass in another module is not followed",
+    "200-kwargs-module-constant-dict:FAB001": _KWARGS,
+    "201-kwargs-local-dict:FAB001": _KWARGS,
+    "202-kwargs-dict-call:FAB001": _KWARGS,
+    "203-kwargs-merged-dict:FAB001": _KWARGS,
+    "205-kwargs-dict-update-unpacked-with-override:FAB001": _KWARGS,
+    "206-partial-fabric-called-later:FAB001": _PARTIAL,
+    "207-partial-imported-name-tpu:FAB001": _PARTIAL,
+    "208-partial-call-overrides-keyword:FAB001": _PARTIAL,
+    "210-fabric-subclass-run-super-init:FAB001": _SELF,
+    "211-fabric-subclass-strategy-from-caller:FAB001": _SELF,
+    "212-fabric-subclass-strategy-cli-choice:FAB001": _SELF,
+    "214-launch-partial-annotated-main:FAB001": _LAUNCH_PARTIAL,
+    "217-guard-type-name-equality:FAB001": _CLASS_NAME_GUARD,
+    "218-guard-dunder-class-name:FAB001": _CLASS_NAME_GUARD,
+    "219-guard-name-lower-substring:FAB001": _CLASS_NAME_GUARD,
+    "220-guard-module-constant-systemexit:FAB001": _CONSTANT_GUARD,
+    "221-guard-imported-frozenset-constant:FAB001": _CONSTANT_GUARD,
+    "223-tyro-dataclass-default-deepspeed:FAB001": _DATACLASS_CLI,
+    "224-simple-parsing-dataclass:FAB001": _DATACLASS_CLI,
+    "226-hf-argument-parser-dataclass:FAB001": _DATACLASS_CLI,
+    "227-hydra-structured-config:FAB001": _DATACLASS_CLI,
+    "229-tyro-literal-field:FAB001": _DATACLASS_CLI,
+    "230-template-method-subclass-other-module:FAB001": _TEMPLATE_METHOD,
+    "231-template-method-trainer-registry-cli:FAB001": _TEMPLATE_METHOD,
 }
 
 #: Cases the engine gets wrong in one analysed environment only.
@@ -127,7 +136,7 @@ def environment_for(request):
     return get
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _analysis(case_name: str, environment_path):
     return report.analyse(CASES_BY_NAME[case_name], environment_path)
 

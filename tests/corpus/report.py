@@ -37,7 +37,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 CORPUS = Path(__file__).resolve().parent
 LABELS = ("certain", "possible", "guarded", "unknown", "silent")
@@ -168,11 +168,11 @@ def load_cases(root: Path = CORPUS) -> list[Case]:
     return [load_case(d) for d in sorted(root.iterdir()) if d.is_dir() and _CASE_DIR.match(d.name)]
 
 
-def analyse(case: Case, environment_path: Optional[str] = None) -> tuple[dict[Key, str], dict[Key, str]]:
+def analyse(case: Case, environment_path: str | None = None) -> tuple[dict[Key, str], dict[Key, str]]:
     """Every finding of every registered rule on every ``.py`` file, with a fresh workspace rooted at the project."""
     from fabric_lsp.engine import Analyzer
-    from fabric_lsp.rules import ALL_RULES
     from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.rules import ALL_RULES
 
     analyzer = Analyzer(Workspace(root=str(case.path), environment_path=environment_path), ALL_RULES)
     actual: dict[Key, str] = {}
@@ -192,7 +192,7 @@ def judge(case: Case, rule: str, actual: dict[Key, str], messages: dict[Key, str
     return Outcome(case, rule, kept, {k: messages[k] for k in kept if k in messages})
 
 
-def run_case(case: Case, environment_path: Optional[str] = None, rules=None) -> list[Outcome]:
+def run_case(case: Case, environment_path: str | None = None, rules=None) -> list[Outcome]:
     """One outcome per labelled rule of the project (only ``rules`` when given)."""
     actual, messages = analyse(case, environment_path)
     return [judge(case, rule, actual, messages) for rule in case.rules if rules is None or rule in rules]
@@ -230,7 +230,8 @@ _HEADER = (
 def _format_row(label: str, r: dict[str, int]) -> str:
     return (
         f"{label:<9} {r['cases']:>5} {r['exact']:>5} {r['expected']:>6} {r['found']:>5} {r['tp']:>4} {r['fp']:>4} "
-        f"{r['fn']:>4} {r['severity']:>4} {_ratio(r['tp'], r['tp'] + r['fp']):>9} {_ratio(r['tp'], r['tp'] + r['fn']):>7}"
+        f"{r['fn']:>4} {r['severity']:>4} {_ratio(r['tp'], r['tp'] + r['fp']):>9} "
+        f"{_ratio(r['tp'], r['tp'] + r['fn']):>7}"
     )
 
 

@@ -279,7 +279,15 @@ def test_expected_json_format_is_checked(tmp_path):
         report.load_case(d)
 
 
-@pytest.mark.parametrize("case_name", [c.name for c in CASES if c.expected_for("FAB001")])
+def _hover_params():
+    for case in CASES:
+        if case.expected_for("FAB001"):
+            reason = KNOWN_FAILURES.get(_case_key(case.name, "FAB001"))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            yield pytest.param(case.name, id=case.name, marks=marks)
+
+
+@pytest.mark.parametrize("case_name", list(_hover_params()))
 def test_hover_explains_every_finding(case_name):
     """Hovering the receiver of every expected FAB001 finding explains the strategy that raises."""
     from fabric_lsp.engine import Analyzer

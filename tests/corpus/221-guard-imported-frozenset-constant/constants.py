@@ -1,0 +1,1 @@
+NEEDS_JOINT_SETUP = frozenset({"deepspeed", "deepspeed_stage_2"})

@@ -1,0 +1,21 @@
+import argparse
+
+import lightning as L
+import torch
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--strategy", choices=["fsdp", "deepspeed_stage_3"], default="fsdp")
+    args = parser.parse_args()
+    fabric = L.Fabric(accelerator="cuda", devices=4, strategy=args.strategy)
+    fabric.launch()
+    with fabric.init_module(empty_init=True):
+        model = torch.nn.Linear(32, 32)
+    model = fabric.setup_module(model)
+    optimizer = torch.optim.AdamW(model.parameters())
+    optimizer = fabric.setup_optimizers(optimizer)
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import textwrap
 from pathlib import Path
 
@@ -39,9 +41,17 @@ def test_hover_and_diagnostic_agree_at_every_site(project):
                 assert HEADLINE[finding.certainty] in headline, (path, verdict)
             else:
                 assert "certainly" not in headline and "possibly" not in headline, (path, verdict)
-    expected = (root / "expected.json").read_text()
-    if '"line"' in expected:  # a project with findings has sites
+    expected = json.loads((root / "expected.json").read_text())
+    labelled = any(f["code"] == "FAB001" for f in expected.get("findings", []))
+    if labelled and not _known_failure(project):  # a project with FAB001 findings has sites
         assert sites
+
+
+def _known_failure(project: str) -> bool:
+    spec = importlib.util.spec_from_file_location("corpus_cases", CORPUS.parent / "test_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return f"{project}:FAB001" in module.KNOWN_FAILURES
 
 
 def test_guarded_else_branch_hover_is_silent_like_the_diagnostic():

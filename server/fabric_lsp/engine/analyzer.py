@@ -87,6 +87,8 @@ class Analyzer:
         self.workspace.log = log
         #: per document path, what its last analysis left for the next (incremental reuse)
         self._memos: dict[str, DocumentMemo] = {}
+        #: how many site verdicts were computed and how many reused (tests, benchmarks)
+        self.stats = {"computed": 0, "reused": 0}
 
     def analyze(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> list[Finding]:
         """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
@@ -133,9 +135,12 @@ class Analyzer:
             key = site_key(module, rule.code, site)
             site_memo = previous.reuse(key, module, site, epoch) if previous is not None else None
             if site_memo is None:
+                self.stats["computed"] += 1
                 site_memo = self._compute(rule, model, site, ctx, epoch)
                 if site_memo is None:
                     continue
+            else:
+                self.stats["reused"] += 1
             if key is not None:
                 memo.sites[key] = site_memo
             if site_memo.verdict is not None:

@@ -47,8 +47,6 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
 # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
-_KWARGS = "keyword unpacking of a literal dict into Fabric(**kwargs) is not followed"
-_PARTIAL = "functools.partial(L.Fabric, ...) is not followed"
 _SELF = "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred"
 _LAUNCH_PARTIAL = "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error"
 _CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
@@ -57,14 +55,6 @@ _DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra stru
 _TEMPLATE_METHOD = "template method overridden in a subclass in another module is not followed"
 
 KNOWN_FAILURES: dict[str, str] = {
-    "200-kwargs-module-constant-dict:FAB001": _KWARGS,
-    "201-kwargs-local-dict:FAB001": _KWARGS,
-    "202-kwargs-dict-call:FAB001": _KWARGS,
-    "203-kwargs-merged-dict:FAB001": _KWARGS,
-    "205-kwargs-dict-update-unpacked-with-override:FAB001": _KWARGS,
-    "206-partial-fabric-called-later:FAB001": _PARTIAL,
-    "207-partial-imported-name-tpu:FAB001": _PARTIAL,
-    "208-partial-call-overrides-keyword:FAB001": _PARTIAL,
     "210-fabric-subclass-run-super-init:FAB001": _SELF,
     "211-fabric-subclass-strategy-from-caller:FAB001": _SELF,
     "212-fabric-subclass-strategy-cli-choice:FAB001": _SELF,

@@ -109,7 +109,9 @@ class Analyzer:
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
-        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown))
+        # what every verdict may read besides its own statements: the rules, the settings, and
+        # whether the file parsed cleanly (fixes are offered only then)
+        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown, module.parsed.clean))
         previous = self._memos.pop(path, None) if path is not None else None
         if previous is not None and previous.context != memo.context:
             previous = None

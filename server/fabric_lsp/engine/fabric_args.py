@@ -1,6 +1,6 @@
-"""What a ``Fabric(...)`` call's arguments give: the strategies it can have, from the
-``strategy=``, ``accelerator=`` and ``devices=`` arguments (and those a ``Fabric`` subclass passes
-to ``super().__init__``)."""
+"""What a ``Fabric(...)`` call's arguments are, wherever they are written (:class:`FabricArgs`),
+and the strategies they give, from the ``strategy=``, ``accelerator=`` and ``devices=``
+arguments."""
 
 from __future__ import annotations
 
@@ -11,64 +11,103 @@ from fabric_lsp import facts
 from fabric_lsp.facts import Kind
 from fabric_lsp.engine import calls
 from fabric_lsp.engine.modules import FUNC_TYPES
-from fabric_lsp.engine.values import AcceleratorInst, ClassRef, Const, Ctx, Evaluator, Origin, QualRef, Seq, StrategyChoice, StrategyInst, Unknown, Value, short
+from fabric_lsp.engine.values import AcceleratorInst, Arg, ClassRef, Const, Ctx, DictVal, Evaluator, FabricArgs, FabricInst, KwargsVal, Origin, QualRef, Seq, StrategyChoice, StrategyInst, Unknown, Value, short
 
 
-def fabric_choices(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None) -> tuple[StrategyChoice, ...]:
-    kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
-    unpacked = any(kw.arg is None for kw in call.keywords)
-    strategy = kwargs.get("strategy")
-    if cls is not None and strategy is None:
-        # a subclass may pass strategy= to super().__init__
-        forced = subclass_forwarded(ev, cls, call, ctx)
-        if forced is not None:
-            return forced
-    if strategy is None:
-        if unpacked:
-            return (StrategyChoice(None, "strategy from `**kwargs`", "?"),)
-        return auto_choices(ev, kwargs, ctx)
-    out: list[StrategyChoice] = []
-    for v in ev.ev(strategy, ctx):
-        out.extend(choice_of(ev, v, strategy, kwargs, ctx))
-    return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
+#: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
+MAX_ARGUMENT_SETS = 8
+
+def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[FabricArgs]:
+    """The argument sets a list of call keywords gives (``**x`` expanded where it is known)."""
+    sets = [FabricArgs()]
+    for kw in keywords:
+        if kw.arg is not None:
+            part = [FabricArgs(((kw.arg, kw.value, ctx),))]
+        else:
+            part = dict_sets(ev, kw.value, ctx)
+        sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
+    return sets
 
 
-def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx):
+def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[FabricArgs]:
+    """The entries a ``**expr`` may hold: one set per alternative of ``expr``."""
+    out: list[FabricArgs] = []
+    for v in ev.ev(expr, ctx):
+        if isinstance(v, DictVal):
+            out += _display_sets(ev, v.node, v.ctx)
+        elif isinstance(v, KwargsVal):
+            out += keyword_sets(ev, list(v.node.keywords), v.ctx)
+            if v.node.args:  # dict(base, key=...): the positional mapping comes first
+                out = [b.merged(a) for b in dict_sets(ev, v.node.args[0], v.ctx) for a in out]
+        else:
+            out.append(FabricArgs(open=True))
+    return out[:MAX_ARGUMENT_SETS] or [FabricArgs(open=True)]
+
+
+def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[FabricArgs]:
+    sets = [FabricArgs()]
+    for key, value in zip(node.keys, node.values):
+        if key is None:
+            part = dict_sets(ev, value, ctx)
+        elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+            part = [FabricArgs(((key.value, value, ctx),))]
+        else:
+            part = [FabricArgs(open=True)]
+        sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
+    return sets
+
+
+def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None, base: Optional[FabricArgs] = None) -> list[FabricArgs]:
+    """The argument sets of ``Fabric(...)`` (or of a subclass, or of a partial of either):
+    ``base`` holds arguments a ``functools.partial`` already bound."""
+    sets = keyword_sets(ev, list(call.keywords), ctx)
+    if base is not None:
+        sets = [base.merged(s) for s in sets]
+    if cls is not None:
+        forwarded = subclass_forwarded(ev, cls, call, ctx)
+        if forwarded is not None:
+            return forwarded
+    return sets
+
+
+def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -> Optional[list[FabricArgs]]:
+    """The arguments a ``Fabric`` subclass's ``__init__`` passes to ``super().__init__``."""
     for klass in ev.mro(cls):
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == "__init__":
                 env = calls.bind_call(ev, item, call, ctx, skip=1) + ctx.env
                 for sup in ast.walk(item):
-                    if (
-                        isinstance(sup, ast.Call)
-                        and isinstance(sup.func, ast.Attribute)
-                        and sup.func.attr == "__init__"
-                    ):
-                        sctx = Ctx(klass.module, env, ctx.depth)
-                        kwargs = {kw.arg: kw.value for kw in sup.keywords if kw.arg}
-                        if "strategy" in kwargs:
-                            out: list[StrategyChoice] = []
-                            for v in ev.ev(kwargs["strategy"], sctx):
-                                out.extend(choice_of(ev, v, kwargs["strategy"], kwargs, sctx))
-                            return tuple(out)
-                        if not any(kw.arg is None for kw in sup.keywords):
-                            return auto_choices(ev, kwargs, sctx)
+                    if isinstance(sup, ast.Call) and isinstance(sup.func, ast.Attribute) and sup.func.attr == "__init__":
+                        return keyword_sets(ev, list(sup.keywords), Ctx(klass.module, env, ctx.depth))
                 return None
     return None
 
 
-def choice_of(ev: Evaluator, v: Value, expr: ast.AST, kwargs: dict, ctx: Ctx) -> list[StrategyChoice]:
+def fabric_choices(ev: Evaluator, args: FabricArgs) -> tuple[StrategyChoice, ...]:
+    strategy = args.get("strategy")
+    if strategy is None:
+        if args.open:
+            return (StrategyChoice(None, "strategy from `**kwargs`", "?"),)
+        return auto_choices(ev, args)
+    expr, ctx = strategy
+    out: list[StrategyChoice] = []
+    for v in ev.ev(expr, ctx):
+        out.extend(choice_of(ev, v, expr, args, ctx))
+    return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
+
+
+def choice_of(ev: Evaluator, v: Value, expr: ast.AST, args: FabricArgs, ctx: Ctx) -> list[StrategyChoice]:
     if isinstance(v, StrategyInst):
         return [StrategyChoice(v.kind, f"`{v.origin.text}`" if v.origin else v.class_name, v.class_name, v.origin)]
     if isinstance(v, Const) and isinstance(v.value, str):
         text = v.value.strip().lower()
         if text == facts.AUTO_STRATEGY:
-            return list(auto_choices(ev, kwargs, ctx, v.origin))
+            return list(auto_choices(ev, args, v.origin))
         kind = facts.strategy_kind_of_string(text)
         label = v.note or f'strategy="{v.value}"'
         if kind is None:
             return [StrategyChoice(None, label, "?", v.origin)]
-        if kind is Kind.FSDP and text == "fsdp" and tpu_alternatives(ev, kwargs.get("accelerator"), ctx) == [True]:
+        if kind is Kind.FSDP and text == "fsdp" and tpu_alternatives(ev, args.get("accelerator")) == [True]:
             kind = Kind.XLA_FSDP
         return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
     if isinstance(v, Unknown):
@@ -76,11 +115,11 @@ def choice_of(ev: Evaluator, v: Value, expr: ast.AST, kwargs: dict, ctx: Ctx) ->
     return [StrategyChoice(None, "strategy of unknown kind", "?")]
 
 
-def tpu_alternatives(ev: Evaluator, expr: Optional[ast.AST], ctx: Ctx) -> list[Optional[bool]]:
-    if expr is None:
+def tpu_alternatives(ev: Evaluator, arg: Optional[Arg]) -> list[Optional[bool]]:
+    if arg is None:
         return [False]
     out: list[Optional[bool]] = []
-    for v in ev.ev(expr, ctx):
+    for v in ev.ev(*arg):
         if isinstance(v, Const) and isinstance(v.value, str):
             out.append(v.value == "tpu")  # accelerator names are case-sensitive in Lightning
         elif isinstance(v, AcceleratorInst):
@@ -90,28 +129,32 @@ def tpu_alternatives(ev: Evaluator, expr: Optional[ast.AST], ctx: Ctx) -> list[O
     return out
 
 
-def auto_choices(ev: Evaluator, kwargs: dict, ctx: Ctx, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
-    accel = kwargs.get("accelerator")
-    tpu = tpu_alternatives(ev, accel, ctx)
+def auto_choices(ev: Evaluator, args: FabricArgs, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
+    accel = args.get("accelerator")
+    if accel is None and args.open:
+        return (StrategyChoice(None, "accelerator from `**kwargs`", "?"),)
+    tpu = tpu_alternatives(ev, accel)
     out: list[StrategyChoice] = []
-    m = ctx.module
-    accel_origin = Origin(m.span(accel), short(m.segment(accel)), m.path) if accel is not None else origin
+    accel_origin = origin
+    if accel is not None:
+        m = accel[1].module
+        accel_origin = Origin(m.span(accel[0]), short(m.segment(accel[0])), m.path)
     for is_tpu in tpu:
         if is_tpu is None:
             out.append(StrategyChoice(None, "unknown accelerator", "?"))
         elif not is_tpu:
             out.append(StrategyChoice(Kind.SINGLE_DEVICE, "strategy=\"auto\"", "auto", origin))
         else:
-            out.extend(tpu_devices(ev, kwargs.get("devices"), ctx, accel_origin))
+            out.extend(tpu_devices(ev, args.get("devices"), accel_origin))
     return tuple(out)
 
 
-def tpu_devices(ev: Evaluator, expr: Optional[ast.AST], ctx: Ctx, accel_origin: Optional[Origin]) -> list[StrategyChoice]:
+def tpu_devices(ev: Evaluator, arg: Optional[Arg], accel_origin: Optional[Origin]) -> list[StrategyChoice]:
     many = StrategyChoice(Kind.XLA, 'accelerator="tpu" on several devices', "XLAStrategy", accel_origin)
-    if expr is None:
+    if arg is None:
         return [many]
     out = []
-    for v in ev.ev(expr, ctx):
+    for v in ev.ev(*arg):
         n: Optional[int] = None
         if isinstance(v, Const):
             if isinstance(v.value, str):
@@ -160,3 +203,9 @@ def is_fabric_class(ev: Evaluator, v: Value) -> bool:
         base = lightning_base(ev, v)
         return base is not None and facts.is_fabric_class(base)
     return False
+
+
+def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: Optional[ClassRef] = None, base: Optional[FabricArgs] = None) -> list[Value]:
+    """The Fabrics ``call`` builds: one per argument set."""
+    name = cls.name if cls is not None else "Fabric"
+    return [FabricInst(fabric_choices(ev, args), origin, name, args=args) for args in argument_sets(ev, call, ctx, cls, base)]

@@ -39,8 +39,10 @@ from fabric_lsp.engine.values import (
     FabricInst,
     FuncRef,
     Instance,
+    KwargsVal,
     ModuleRef,
     Origin,
+    PartialVal,
     QualRef,
     Seq,
     StrategyChoice,
@@ -588,6 +590,8 @@ class Inference:
                 return [Seq(2, (), ctx), ns] if func.attr == "parse_known_args" else [ns]
         out: list[Value] = []
         callees = self.ev(func, ctx)
+        if isinstance(func, ast.Name) and func.id == "dict" and all(isinstance(c, Unknown) for c in callees):
+            return [KwargsVal(node, ctx)]  # the builtin: a mapping whose entries are known
         for callee in callees:
             out += self.call_value(callee, node, ctx)
         if not out and any(isinstance(c, FuncRef) for c in callees):
@@ -600,7 +604,7 @@ class Inference:
         if isinstance(callee, QualRef):
             q = callee.qualname
             if facts.is_fabric_class(q):
-                return [FabricInst(fabric_args.fabric_choices(self, node, ctx), origin, "Fabric")]
+                return fabric_args.fabric_instances(self, node, ctx, origin)
             kind = facts.strategy_kind_of_class(q)
             if kind is not None:
                 return [StrategyInst(kind, q.rsplit(".", 1)[-1], origin)]
@@ -608,6 +612,8 @@ class Inference:
                 return [AcceleratorInst(True, origin)]
             if q.startswith("lightning.fabric.accelerators."):
                 return [AcceleratorInst(False, origin)]
+            if q == "functools.partial" and node.args:
+                return [PartialVal(tuple(self.ev(node.args[0], ctx)), node, ctx)]
             sourced = cli_sources.call_value(self, q, node, ctx)
             if sourced is not None:
                 return sourced
@@ -619,7 +625,7 @@ class Inference:
             if lineage is not None:
                 q = lineage
                 if facts.is_fabric_class(q):
-                    return [FabricInst(fabric_args.fabric_choices(self, node, ctx, callee), origin, callee.name)]
+                    return fabric_args.fabric_instances(self, node, ctx, origin, callee)
                 kind = facts.strategy_kind_of_class(q)
                 if kind is not None:
                     return [StrategyInst(kind, callee.name, origin)]
@@ -628,7 +634,22 @@ class Inference:
             return [Instance(callee, node, ctx)]
         if isinstance(callee, FuncRef):
             return self.call_function(callee, node, ctx)
+        if isinstance(callee, PartialVal):
+            return self.call_partial(callee, node, ctx, origin)
         return [Unknown("call")]
+
+    def call_partial(self, partial: PartialVal, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
+        """``partial(f, **bound)(**more)``: a Fabric class gets both sets of keywords (the call's
+        win); any other callee is called with the call's arguments."""
+        out: list[Value] = []
+        for func in partial.funcs:
+            if fabric_args.is_fabric_class(self, func):
+                cls = func if isinstance(func, ClassRef) else None
+                for bound in fabric_args.keyword_sets(self, list(partial.node.keywords), partial.ctx):
+                    out += fabric_args.fabric_instances(self, node, ctx, origin, cls, base=bound)
+            else:
+                out += self.call_value(func, node, ctx)
+        return out
 
 
 

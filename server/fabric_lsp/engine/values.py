@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from fabric_lsp.engine.model import Span
@@ -153,12 +153,55 @@ class AcceleratorInst(Value):
 
 
 @dataclass(eq=False)
+class KwargsVal(Value):
+    """A ``dict(key=value, ...)`` call: keyword entries, evaluated lazily."""
+
+    node: ast.Call
+    ctx: "Ctx"
+
+
+@dataclass(eq=False)
+class PartialVal(Value):
+    """``functools.partial(func, *args, **keywords)``."""
+
+    funcs: tuple[Value, ...]
+    node: ast.Call  # the partial(...) call: its keywords are bound
+    ctx: "Ctx"
+
+
+#: one argument's expression and the context it is evaluated in
+Arg = tuple[ast.AST, "Ctx"]
+
+
+@dataclass(frozen=True)
+class FabricArgs:
+    """The keyword arguments one ``Fabric(...)`` gets on one path, wherever they are written:
+    the call, a ``**kwargs`` dict (display, ``dict(...)``, merged dicts), a ``functools.partial``,
+    or a subclass's ``super().__init__(...)``. ``open``: some arguments come from something not
+    seen (an unknown ``**kwargs``), so an argument not listed may still be given."""
+
+    items: tuple[tuple[str, ast.AST, "Ctx"], ...] = ()
+    open: bool = False
+
+    def get(self, name: str) -> Optional[Arg]:
+        for key, expr, ctx in reversed(self.items):
+            if key == name:
+                return expr, ctx
+        return None
+
+    def merged(self, other: FabricArgs) -> FabricArgs:
+        return FabricArgs(self.items + other.items, self.open or other.open)
+
+
+@dataclass(eq=False)
 class FabricInst(Value):
     choices: tuple[StrategyChoice, ...]
     origin: Optional[Origin]  # the Fabric(...) call
     class_name: str = "Fabric"
     #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
     via: tuple = ()
+    #: the arguments it was built with (None: a Fabric known only by its type)
+    args: Optional[FabricArgs] = None
 
 
 def with_step(values: list[Value], origin: Origin) -> list[Value]:
@@ -166,7 +209,7 @@ def with_step(values: list[Value], origin: Origin) -> list[Value]:
     out: list[Value] = []
     for v in values:
         if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
-            v = FabricInst(v.choices, v.origin, v.class_name, v.via + (origin,))
+            v = replace(v, via=v.via + (origin,))
         out.append(v)
     return out
 

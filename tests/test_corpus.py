@@ -47,7 +47,6 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
 # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
-_SELF = "`self` as the Fabric (Fabric subclass calling self.setup_*) is not inferred"
 _LAUNCH_PARTIAL = "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error"
 _CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
 _CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
@@ -55,9 +54,6 @@ _DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra stru
 _TEMPLATE_METHOD = "template method overridden in a subclass in another module is not followed"
 
 KNOWN_FAILURES: dict[str, str] = {
-    "210-fabric-subclass-run-super-init:FAB001": _SELF,
-    "211-fabric-subclass-strategy-from-caller:FAB001": _SELF,
-    "212-fabric-subclass-strategy-cli-choice:FAB001": _SELF,
     "214-launch-partial-annotated-main:FAB001": _LAUNCH_PARTIAL,
     "217-guard-type-name-equality:FAB001": _CLASS_NAME_GUARD,
     "218-guard-dunder-class-name:FAB001": _CLASS_NAME_GUARD,

@@ -140,3 +140,17 @@ def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip:
             if p not in passed:
                 env.append(((id(func), p), (None, call_ctx)))
     return tuple(env)
+
+
+def constructions(ev: Evaluator, cls: ClassRef) -> list[tuple[ast.Call, Ctx]]:
+    """The calls ``cls(...)`` that build instances of ``cls``: in its module and in the other
+    modules of the workspace that mention its name."""
+    m = cls.module
+    out = [(call, Ctx(m)) for call in m.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, Ctx(m)))]
+    if ev.workspace is None:
+        return out
+    ev.external_lookups += 1
+    for other in ev.workspace.modules_mentioning(cls.name, exclude=m.path):
+        ctx = Ctx(other)
+        out += [(call, ctx) for call in other.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, ctx))]
+    return out

@@ -405,7 +405,10 @@ class Inference:
         if is_method and names and names[0] == name:
             if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list):
                 return [ClassRef(cls, m)]
-            return [Instance(ClassRef(cls, m))]
+            ref = ClassRef(cls, m)
+            if fabric_args.is_fabric_class(self, ref):
+                return self.self_fabric(ref, ctx)
+            return [Instance(ref)]
         out: list[Value] = []
         sites = list(calls.call_sites(self, func, m, is_method, cls))
         for site_args, site_ctx, site_call in sites:
@@ -433,6 +436,20 @@ class Inference:
 
 
 
+
+    def self_fabric(self, ref: ClassRef, ctx: Ctx) -> list[Value]:
+        """``self`` in a method of a ``Fabric`` subclass: the Fabrics its constructions build (a
+        subclass of it, built elsewhere, may be ``self`` too); with no construction in view,
+        the arguments its ``__init__`` passes on, from a caller not seen."""
+        out: list[Value] = []
+        for klass in [ref, *self.subclasses(ref)]:
+            for call, call_ctx in calls.constructions(self, klass):
+                out += self.call_value(klass, call, call_ctx)
+        if out:
+            return out
+        unseen = ast.Call(func=ast.Name(ref.name, ast.Load()), args=[], keywords=[])
+        origin = self.origin(ref.node, ref.module)
+        return fabric_args.fabric_instances(self, unseen, Ctx(ref.module, (), ctx.depth), origin, ref)
 
     def _param_default(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
         args = func.args

@@ -21,6 +21,10 @@ _IDENTIFIER_CACHE: dict[str, frozenset[str]] = {}
 _IDENTIFIER_CACHE_SIZE = 20_000
 
 
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+
 def identifiers(text: str) -> frozenset[str]:
     """The identifiers (and keywords) a piece of source text holds."""
     cached = _IDENTIFIER_CACHE.get(text)
@@ -98,11 +102,15 @@ class ModuleInfo:
         """The exact text of each module-level statement (decorators included), in order."""
         starts, ends, _ = self._tops
         lines = self.lines
+        # the text the tree was built from: a statement that a repair replaced reads as such
+        # (repairs keep every line's length in lines, not in characters: use its own offsets)
+        source = self.parsed.repaired if self.parsed.repaired is not None else self.text
+        offsets = lines.starts if source is self.text else _line_starts(source)
         out = []
         for s, e in zip(starts, ends):
-            begin = lines.starts[s - 1] if s - 1 < len(lines.starts) else len(self.text)
-            end = lines.starts[e] if e < len(lines.starts) else len(self.text)
-            out.append(self.text[begin:end])
+            begin = offsets[s - 1] if s - 1 < len(offsets) else len(source)
+            end = offsets[e] if e < len(offsets) else len(source)
+            out.append(source[begin:end])
         return out
 
     @cached_property

@@ -42,6 +42,8 @@ class Parsed:
     #: 0-based line numbers whose statements were replaced because they did not parse.
     broken_lines: set[int] = field(default_factory=set)
     error: str | None = None
+    #: the text the tree was parsed from, when repairs replaced some statements (same lines)
+    repaired: str | None = None
 
     @property
     def clean(self) -> bool:
@@ -97,8 +99,9 @@ def _quick_repair(lines: Lines, error: SyntaxError) -> Parsed | None:
             ending = line[len(line.rstrip("\r\n")) :]
             work[i] = (indent + "pass" + ending) if i == first else ending
             blanked.add(i)
+        source = "".join(work)
         try:
-            return Parsed(_ast_parse("".join(work)), lines, broken_lines=blanked)
+            return Parsed(_ast_parse(source), lines, broken_lines=blanked, repaired=source)
         except SyntaxError as exc:
             error = exc
         except (ValueError, RecursionError, MemoryError):
@@ -183,8 +186,9 @@ def _repair(text: str, lines: Lines, first_error: BaseException) -> Parsed:
     error: BaseException = first_error
     for _ in range(MAX_REPAIRS):
         try:
-            tree = _ast_parse("".join(work))
-            return Parsed(tree, lines, broken_lines=blanked)
+            source = "".join(work)
+            tree = _ast_parse(source)
+            return Parsed(tree, lines, broken_lines=blanked, repaired=source)
         except (SyntaxError, ValueError) as exc:
             error = exc
             lineno = getattr(exc, "lineno", None)

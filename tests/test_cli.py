@@ -62,9 +62,9 @@ def test_bad_input_gets_one_clear_line(tmp_path):
     r = cli("check", tmp_path, cwd=tmp_path)
     assert "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
-    assert any("latin1.py: error: not valid UTF-8" in l for l in lines)
-    assert any("nul.py: error: contains NUL bytes" in l for l in lines)
-    assert not any("empty.py" in l for l in lines)  # found by walking the folder: checked quietly
+    assert any("latin1.py: error: not valid UTF-8" in line for line in lines)
+    assert any("nul.py: error: contains NUL bytes" in line for line in lines)
+    assert not any("empty.py" in line for line in lines)  # found by walking the folder: checked quietly
     assert r.returncode == 0  # the empty file was checked and is clean
     named = cli("check", tmp_path / "empty.py", cwd=tmp_path)
     assert named.returncode == 0 and "empty.py: note: empty file, nothing to check" in named.stderr

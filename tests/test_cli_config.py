@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
 from fabric_lsp.config import (
     LATEST_LIGHTNING,
     Config,
@@ -26,6 +23,8 @@ from fabric_lsp.config import (
     resolve_rules,
 )
 from fabric_lsp.engine.model import Severity
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 TIMEOUT = 20
 
@@ -296,6 +295,7 @@ def test_resolver_rereads_changed_file_and_reports_problems_once(tmp_path):
 
 def test_client_layer_validates_camel_case_and_null_unsets():
     raw = {"extendExclude": ["x/"], "lightningVersion": "2.6", "reportUnknown": 3, "ignore": None, "other": 1, "debounceMs": 0}
+    raw["perFileIgnores"] = {"x.py": ["FAB"]}  # pyproject.toml's only: passed over
     values, problems = client_layer({"fabric-lsp": raw})
     assert values == {"extend-exclude": ("x/",), "lightning-version": "2.6", "debounce-ms": 0}
     assert len(problems) == 1 and "`reportUnknown`" in problems[0]

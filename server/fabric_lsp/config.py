@@ -180,9 +180,10 @@ def _debounce(value: Any) -> int:
     return value
 
 
-def key(default: Any, check: Callable[[Any], Any], *, file: bool = True) -> Any:
-    """A setting: its default and its validator; ``file=False`` for the editor-only ones."""
-    return field(default=default, metadata={"check": check, "file": file})
+def key(default: Any, check: Callable[[Any], Any], *, file: bool = True, editor: bool = True) -> Any:
+    """A setting: its default, its validator, and where it may be set (``[tool.fabric-lsp]``,
+    the editor's settings)."""
+    return field(default=default, metadata={"check": check, "file": file, "editor": editor})
 
 
 # -- globs of per-file-ignores, as ruff matches them (globset: `*` and `?` also match `/`) --------
@@ -315,7 +316,8 @@ class Config:
     select: tuple[str, ...] = key((ALL,), check_selectors)
     extend_select: tuple[str, ...] = key((), check_selectors)
     ignore: tuple[str, ...] = key((), check_selectors)
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = key((), _per_file_ignores)
+    #: The file's only: its globs are relative to the pyproject.toml's folder.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = key((), _per_file_ignores, editor=False)
     severity: tuple[tuple[str, str], ...] = key((), _severity_table)
     report_unknown: bool = key(False, _bool)
     exclude: tuple[str, ...] = key(DEFAULT_EXCLUDE, _exclude_patterns)
@@ -455,7 +457,7 @@ def camel_case(name: str) -> str:
 
 
 #: The editor's spellings (camelCase, and the file's kebab-case) → kebab-case name.
-EDITOR_KEYS = {**{k: k for k in KEYS}, **{camel_case(k): k for k in KEYS}}
+EDITOR_KEYS = {spelling: k for k, f in KEYS.items() if f.metadata["editor"] for spelling in (k, camel_case(k))}
 
 
 @lru_cache(maxsize=64)

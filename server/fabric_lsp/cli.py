@@ -402,12 +402,9 @@ def _progress(total: int):
     return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
 
 
-def _may_have_findings(text: str) -> bool:
-    """The engine's cheap pre-filter: a file it would dismiss unparsed is not worth a worker."""
-    from fabric_lsp.engine import analyzer
-
-    prefilter = getattr(analyzer, "PREFILTER", None)
-    return prefilter is None or bool(prefilter.search(text))
+def _may_have_findings(text: str, config: Config) -> bool:
+    """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
+    return any(rule.prefilter.search(text) for rule in config.enabled_rules())
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
@@ -428,7 +425,7 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
             text, problem, bom = read_source(t.path)
             if text is None:
                 results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
-            elif _may_have_findings(text):
+            elif _may_have_findings(text, t.config):
                 candidates.append(i)
                 continue
             else:

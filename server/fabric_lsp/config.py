@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
-from fabric_lsp.engine.model import Finding, Severity
+from fabric_lsp.engine.model import Finding, Severity, resolve_severity
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -392,14 +392,16 @@ class Config:
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
         """Drop findings of disabled rules; apply per-rule severity overrides (they replace both
-        the certain and the possible severity; ``extra["severity_override"]`` records it)."""
+        the certain and the possible severity, not the hint of an unknown: see
+        :func:`resolve_severity`; ``extra["severity_override"]`` records it)."""
         out = []
         for f in findings:
             if not self.is_enabled(f.code):
                 continue
-            sev = self.severity_override(f.code)
-            if sev is not None:
-                f = replace(f, severity=sev, extra={**f.extra, "severity_override": sev.value})
+            override = self.severity_override(f.code)
+            if override is not None:
+                severity = resolve_severity(f.certainty, override=override)
+                f = replace(f, severity=severity, extra={**f.extra, "severity_override": override.value})
             out.append(f)
         return out
 

@@ -304,6 +304,17 @@ def test_client_layer_validates_camel_case_and_null_unsets():
     assert client_layer([1, 2])[1] and client_layer(None) == ({}, [])
 
 
+def test_severity_override_keeps_the_unknown_hint():
+    from fabric_lsp.engine.model import Certainty, Finding, Pos, Span
+
+    span = Span(Pos(0, 0), Pos(0, 1))
+    certain = Finding("FAB001", Severity.ERROR, "m", span)
+    unknown = Finding("FAB001", Severity.HINT, "m", span, certainty=Certainty.UNKNOWN)
+    config = Config.build([{"severity": (("FAB", "information"),)}])
+    assert [f.severity for f in config.apply([certain, unknown])] == [Severity.INFORMATION, Severity.HINT]
+    assert Config.build([{"ignore": ("FAB001",)}]).apply([certain, unknown]) == []
+
+
 def test_layers_are_rebuilt_not_merged(tmp_path):
     write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\nreport-unknown = true\n'})
     resolver = Resolver([{"severity": (("FAB", "warning"),), "report-unknown": False}])

@@ -62,15 +62,40 @@ def test_bad_input_gets_one_clear_line(tmp_path):
     r = cli("check", tmp_path, cwd=tmp_path)
     assert "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
-    assert any("latin1.py: error: not valid UTF-8" in l for l in lines)
-    assert any("nul.py: error: contains NUL bytes" in l for l in lines)
-    assert any("empty.py: note: empty file" in l for l in lines)
+    assert any("latin1.py: error: not valid UTF-8" in line for line in lines)
+    assert any("nul.py: error: contains NUL bytes" in line for line in lines)
+    assert not any("empty.py" in line for line in lines)  # found by walking the folder: checked quietly
     assert r.returncode == 0  # the empty file was checked and is clean
+    named = cli("check", tmp_path / "empty.py", cwd=tmp_path)
+    assert named.returncode == 0 and "empty.py: note: empty file, nothing to check" in named.stderr
     only_bad = cli("check", tmp_path / "latin1.py", cwd=tmp_path)
     assert only_bad.returncode == 2  # nothing could be checked
     missing = cli("check", tmp_path / "nope.py", cwd=tmp_path)
     assert missing.returncode == 2 and "nope.py: error: no such file or directory" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_folder_of_empty_init_files_is_quiet(tmp_path):
+    for pkg in ("a", "a/b", "c"):
+        (tmp_path / pkg).mkdir(parents=True)
+        (tmp_path / pkg / "__init__.py").write_text("")
+    r = cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "All checks passed (3 files)" in r.stdout
+
+
+def test_rules_lists_every_rule_with_its_fix_availability():
+    from fabric_lsp.rules import ALL_RULES
+
+    r = cli("rules")
+    assert r.returncode == 0
+    header, *rows = r.stdout.splitlines()
+    assert header.split()[:3] == ["code", "fix", "name"]
+    assert len(rows) == len(ALL_RULES)
+    for rule, row in zip(ALL_RULES, rows):
+        code, fix, name, *_ = row.split()
+        assert (code, fix, name) == (rule.code, "yes" if rule.fixable else "no", rule.name)
+        assert row.endswith(rule.summary)
 
 
 def test_usage_errors_exit_2():

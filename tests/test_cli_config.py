@@ -12,11 +12,19 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from fabric_lsp.config import (
+    LATEST_LIGHTNING,
+    Config,
+    Resolver,
+    RuleSelection,
+    client_layer,
+    glob_regex,
+    load_layer,
+    resolve_rules,
+)
+from fabric_lsp.engine.model import Severity
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from fabric_lsp.config import LATEST_LIGHTNING, Config, Resolver, editor_overrides, load
-from fabric_lsp.engine.model import Severity
 
 TIMEOUT = 20
 
@@ -62,6 +70,11 @@ def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.Completed
         timeout=120,
         env=env,
     )
+
+
+def load(path: str) -> tuple[Config | None, list[str]]:
+    layer, problems = load_layer(path)
+    return (None if layer is None else Config.build([layer], source=path)), problems
 
 
 def check_json(cwd: Path, *args: str) -> tuple[list[dict], subprocess.CompletedProcess]:
@@ -115,7 +128,7 @@ def test_all_keys(tmp_path):
     )
     config, problems = load(str(tmp_path / "pyproject.toml"))
     assert problems == []
-    assert config.select == ("FAB",)
+    assert config.select == ("FAB",) and config.enabled_codes == {"FAB001"}
     assert config.severity_override("FAB001") is Severity.WARNING
     assert config.report_unknown is True
     assert config.lightning_version == config.effective_lightning_version == "2.5.1"
@@ -130,12 +143,85 @@ def test_all_keys(tmp_path):
 
 
 def test_select_ignore_prefixes_most_specific_wins():
-    assert not Config(ignore=("FAB",)).is_enabled("FAB001")
-    assert Config(select=("FAB001",), ignore=("FAB",)).is_enabled("FAB001")
-    assert not Config(select=("FAB",), ignore=("FAB001",)).is_enabled("FAB001")
-    assert not Config(select=("FAB0",), ignore=("FAB00",)).is_enabled("FAB001")
-    assert Config(select=("ALL",)).is_enabled("FAB001")
-    assert not Config(select=()).is_enabled("FAB001")
+    def enabled(**layer) -> bool:
+        return Config.build([{k.replace("_", "-"): v for k, v in layer.items()}]).is_enabled("FAB001")
+
+    assert not enabled(ignore=("FAB",))
+    assert enabled(select=("FAB001",), ignore=("FAB",))
+    assert not enabled(select=("FAB",), ignore=("FAB001",))
+    assert not enabled(select=("FAB0",), ignore=("FAB00",))
+    assert not enabled(select=("FAB001",), ignore=("FAB001",))  # a tie: ignore wins
+    assert enabled(select=("ALL",))
+    assert not enabled(select=())
+
+
+CODES = ["FAB001", "FAB002", "FAB010", "FAB101"]
+
+
+@pytest.mark.parametrize(
+    "layers, expected",
+    [
+        ([], CODES),
+        # a layer's select starts over; ignore and extend-select update the layers below
+        ([{"select": ("FAB00",)}], ["FAB001", "FAB002"]),
+        ([{"select": ("FAB00",)}, {"extend-select": ("FAB010",)}], ["FAB001", "FAB002", "FAB010"]),
+        ([{"ignore": ("FAB002",)}, {"select": ("FAB0",)}], ["FAB001", "FAB002", "FAB010"]),
+        ([{"ignore": ("FAB002",)}, {"ignore": ("FAB1",)}], ["FAB001", "FAB010"]),
+        # extend-select re-enables what a layer below ignored
+        ([{"ignore": ("FAB0",)}, {"extend-select": ("FAB002",)}], ["FAB002", "FAB101"]),
+        # within one layer, the more specific selector wins whichever list it is in
+        ([{"select": ("FAB0",), "ignore": ("FAB00",), "extend-select": ("FAB002",)}], ["FAB002", "FAB010"]),
+        # ruff: an empty select with only ignore carries the ignore to the next layer
+        ([{"select": (), "ignore": ("FAB002",)}, {"select": ("FAB00",)}], ["FAB001"]),
+        ([{"select": ("ALL",)}, {"select": ()}], []),
+    ],
+)
+def test_rule_selection_layers_follow_ruff(layers, expected):
+    selections = [RuleSelection(select=("ALL",))] + [RuleSelection.of(layer) for layer in layers]
+    assert sorted(resolve_rules(CODES, selections)) == expected
+
+
+@pytest.mark.parametrize(
+    "pattern, path, matches",
+    [
+        ("**/__init__.py", "__init__.py", True),
+        ("**/__init__.py", "a/b/__init__.py", True),
+        ("tests/*", "tests/a/b.py", True),  # globset's default: `*` also matches `/`
+        ("tests/**/*.py", "tests/b.py", True),
+        ("tests/**/*.py", "src/tests/b.py", False),
+        ("scripts/{gen,old}_*.py", "scripts/old_x.py", True),
+        ("scripts/{gen,old}_*.py", "scripts/new_x.py", False),
+        ("data_[0-9].py", "data_7.py", True),
+        ("data_[!0-9].py", "data_7.py", False),
+        ("a?.py", "ab.py", True),
+        ("a.py", "xa.py", False),
+    ],
+)
+def test_per_file_ignores_globs_match_as_ruffs(pattern, path, matches):
+    assert bool(glob_regex(pattern).match(path)) is matches
+
+
+def test_per_file_ignores(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": """
+                [tool.fabric-lsp]
+                per-file-ignores = { "tests/**" = ["FAB"], "conftest.py" = ["FAB001"], "!src/**" = ["FAB0"] }
+            """
+        },
+    )
+    resolver = Resolver()
+    assert not resolver.drain_problems()
+
+    def enabled(rel: str) -> bool:
+        return resolver.for_file(str(tmp_path / rel)).is_enabled("FAB001")
+
+    assert enabled("src/train.py")
+    assert not enabled("src/tests/conftest.py")  # by its name
+    assert not enabled("tests/unit/test_x.py")
+    assert not enabled("scripts/run.py")  # negated: everything outside src/
+    assert resolver.for_path(str(tmp_path / "scripts" / "run.py")).is_enabled("FAB001")  # the folder's config is untouched
 
 
 @pytest.mark.parametrize(
@@ -151,6 +237,11 @@ def test_select_ignore_prefixes_most_specific_wins():
         ('exclude = "build"', "exclude"),
         ("extend-exclude = [1, 2]", "extend-exclude"),
         ('lightning-version = "latest"', "lightning-version"),
+        ('extend-select = ["FAB9"]', "extend-select"),
+        ('per-file-ignores = { "tests/**" = "FAB001" }', "per-file-ignores"),
+        ('per-file-ignores = ["tests/**"]', "per-file-ignores"),
+        ('per-file-ignores = { "tests/**" = ["NOPE"] }', "per-file-ignores"),
+        ("debounce-ms = 10", "debounce-ms"),  # the editor's only
         ("lightning-version = 2.4", "lightning-version"),
         ("colour = true", "colour"),
     ],
@@ -202,12 +293,38 @@ def test_resolver_rereads_changed_file_and_reports_problems_once(tmp_path):
     assert resolver.drain_problems() == []
 
 
-def test_editor_overrides_validate_camel_case():
-    values, problems = editor_overrides({"extendExclude": ["x/"], "lightningVersion": "2.6", "reportUnknown": 3, "other": 1})
-    assert values == {"extend-exclude": ("x/",), "lightning-version": "2.6"}
+def test_client_layer_validates_camel_case_and_null_unsets():
+    raw = {"extendExclude": ["x/"], "lightningVersion": "2.6", "reportUnknown": 3, "ignore": None, "other": 1, "debounceMs": 0}
+    raw["perFileIgnores"] = {"x.py": ["FAB"]}  # pyproject.toml's only: passed over
+    values, problems = client_layer({"fabric-lsp": raw})
+    assert values == {"extend-exclude": ("x/",), "lightning-version": "2.6", "debounce-ms": 0}
     assert len(problems) == 1 and "`reportUnknown`" in problems[0]
-    config = Config(severity=(("FAB001", "hint"),)).with_overrides({"severity": (("FAB001", "warning"),)})
+    config = Config.build([{"severity": (("FAB001", "hint"),)}, {"severity": (("FAB001", "warning"),)}])
     assert config.severity_override("FAB001") is Severity.WARNING
+    assert client_layer([1, 2])[1] and client_layer(None) == ({}, [])
+
+
+def test_severity_override_keeps_the_unknown_hint():
+    from fabric_lsp.engine.model import Certainty, Finding, Pos, Span
+
+    span = Span(Pos(0, 0), Pos(0, 1))
+    certain = Finding("FAB001", Severity.ERROR, "m", span)
+    unknown = Finding("FAB001", Severity.HINT, "m", span, certainty=Certainty.UNKNOWN)
+    config = Config.build([{"severity": (("FAB", "information"),)}])
+    assert [f.severity for f in config.apply([certain, unknown])] == [Severity.INFORMATION, Severity.HINT]
+    assert Config.build([{"ignore": ("FAB001",)}]).apply([certain, unknown]) == []
+
+
+def test_layers_are_rebuilt_not_merged(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\nreport-unknown = true\n'})
+    resolver = Resolver([{"severity": (("FAB", "warning"),), "report-unknown": False}])
+    path = str(tmp_path / "a.py")
+    assert resolver.for_path(path).severity_override("FAB001") is Severity.WARNING
+    assert resolver.for_path(path).report_unknown is False
+    resolver.set_overrides([{}])  # the client unset both: the file's values are back
+    assert resolver.for_path(path).severity_override("FAB001") is Severity.HINT
+    assert resolver.for_path(path).report_unknown is True
+    assert resolver.drain_problems() == []
 
 
 # -- the CLI ---------------------------------------------------------------------------------------
@@ -221,6 +338,51 @@ def test_cli_ignore_and_select(tmp_path):
     write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nselect = ["FAB001"]\nignore = ["FAB"]\n'})
     findings, proc = check_json(tmp_path)
     assert proc.returncode == 1 and [f["code"] for f in findings] == ["FAB001"]
+
+
+def test_cli_select_extend_select_ignore_flags_layer_over_pyproject(tmp_path):
+    write(tmp_path, {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'})
+    assert run(tmp_path).returncode == 0
+    # --extend-select re-enables a rule the file ignores; --select starts over
+    for flags in (["--extend-select", "FAB001"], ["--select", "FAB"], ["--select", "FAB00,FAB001"], ["--select", "ALL"]):
+        findings, proc = check_json(tmp_path, *flags)
+        assert proc.returncode == 1 and [f["code"] for f in findings] == ["FAB001"], flags
+    # --ignore adds to the selection below it, whatever chose it
+    findings, proc = check_json(tmp_path, "--select", "FAB", "--ignore", "FAB0")
+    assert proc.returncode == 0 and findings == []
+    findings, proc = check_json(tmp_path, "--select", "fab001", "--ignore", "FAB", "--ignore", "FAB001")
+    assert findings == []
+    write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nselect = ["FAB"]\n'})
+    assert check_json(tmp_path, "--ignore", "FAB001")[0] == []
+    assert [f["code"] for f in check_json(tmp_path, "--ignore", "FAB", "--extend-select", "FAB001")[0]] == ["FAB001"]
+
+
+@pytest.mark.parametrize("flag", ["--select", "--extend-select", "--ignore"])
+def test_cli_unknown_selector_is_one_line_usage_error(tmp_path, flag):
+    write(tmp_path, {"train.py": DEEPSPEED})
+    proc = run(tmp_path, flag, "FAB001,FAB999")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"fabric-lsp: error: invalid value for {flag}: 'FAB999' matches no rule (known: FAB001, or a prefix of them, or ALL)"
+    ]
+
+
+def test_cli_per_file_ignores(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.fabric-lsp]\nper-file-ignores = { "tests/**" = ["FAB"], "smoke_*.py" = ["FAB001"] }\n',
+            "src/train.py": DEEPSPEED,
+            "src/smoke_ds.py": DEEPSPEED,
+            "tests/unit/test_train.py": DEEPSPEED,
+        },
+    )
+    findings, proc = check_json(tmp_path)
+    assert [f["filename"].replace(os.sep, "/") for f in findings] == ["src/train.py"]
+    # a file named on the command line and standard input get them too
+    assert run(tmp_path, "tests/unit/test_train.py").returncode == 0
+    proc = run(tmp_path, "--stdin-filename", "src/smoke_2.py", "-", stdin=DEEPSPEED)
+    assert proc.returncode == 0, proc.stdout
 
 
 def test_cli_severity_override_replaces_certain_and_possible(tmp_path):
@@ -320,6 +482,9 @@ def test_cli_show_settings(tmp_path):
     assert proc.returncode == 0
     assert settings["lightning-version"] == "2.2" and settings["report-unknown"] is True
     assert settings["source"] == str(tmp_path / "pyproject.toml")
+    assert settings["enabled-rules"] == ["FAB001"]
+    proc = run(tmp_path, "--show-settings", "--ignore", "FAB", "train.py")
+    assert json.loads(proc.stdout)["enabled-rules"] == []
 
 
 # -- the server ------------------------------------------------------------------------------------
@@ -410,7 +575,8 @@ async def test_server_editor_settings_override_file(client: LanguageClient, tmp_
         tmp_path / "proj",
         {"train.py": DEEPSPEED, "maybe.py": MAYBE_DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'},
     )
-    await start(client, project, {"ignore": [], "severity": {"FAB001": "information"}})
+    # the editor's extendSelect layers over the file's ignore, as ruff's --extend-select does
+    await start(client, project, {"extendSelect": ["FAB001"], "severity": {"FAB001": "information"}})
     for name in ("train.py", "maybe.py"):
         diags = await diagnostics(client, open_file(client, project / name))
         assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Information)]
@@ -456,3 +622,67 @@ async def test_server_respects_exclude(client: LanguageClient, tmp_path):
     await start(client, project)
     assert await diagnostics(client, open_file(client, project / "generated" / "train.py")) == []
     assert len(await diagnostics(client, open_file(client, project / "train.py"))) == 1
+
+
+def change_settings(client: LanguageClient, settings: dict | None) -> None:
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
+
+
+@pytest.mark.asyncio
+async def test_server_unsetting_a_setting_restores_the_default(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nreport-unknown = false\n'})
+    await start(client, project)
+    uri = open_file(client, project / "train.py")
+    assert [(d.code, d.severity) for d in await diagnostics(client, uri)] == [("FAB001", types.DiagnosticSeverity.Error)]
+
+    settings = {"ignore": ["FAB001"], "certainSeverity": "hint"}
+    assert await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": settings})) == []
+    # `ignore: null`: back to the default (nothing ignored); certainSeverity still applies
+    settings = {"ignore": None, "certainSeverity": "hint"}
+    diags = await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": settings}))
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Hint)]
+    # a key no longer sent is back to its default too: nothing is merged onto the old settings
+    diags = await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": {}}))
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Error)]
+    # and a per-rule severity unset falls back to pyproject.toml's, not to the old editor value
+    (project / "pyproject.toml").write_text('[tool.fabric-lsp]\nseverity = { FAB001 = "warning" }\n')
+    settings = {"severity": {"FAB001": "information"}}
+    diags = await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": settings}))
+    assert [d.severity for d in diags] == [types.DiagnosticSeverity.Information]
+    diags = await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": {"severity": None}}))
+    assert [d.severity for d in diags] == [types.DiagnosticSeverity.Warning]
+    assert client.messages == []
+
+
+@pytest.mark.asyncio
+async def test_server_invalid_setting_shows_one_message_and_uses_the_default(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": DEEPSPEED})
+    await start(client, project, {"severity": {"FAB001": "hint"}})
+    uri = open_file(client, project / "train.py")
+    assert [d.severity for d in await diagnostics(client, uri)] == [types.DiagnosticSeverity.Hint]
+
+    settings = {"fabric-lsp": {"ignore": "FAB001", "certainSeverity": "loud", "debounceMs": -1, "severity": {"FAB001": "warning"}}}
+    diags = await republished(client, uri, lambda: change_settings(client, settings))
+    # the invalid keys have their defaults (FAB001 on, an error), the valid one applies
+    assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Warning)]
+    assert len(client.messages) == 1, client.messages
+    message = client.messages[0]
+    assert message.type == types.MessageType.Warning
+    assert all(f"`{k}`" in message.message for k in ("ignore", "certainSeverity", "debounceMs"))
+    assert "`severity`" not in message.message
+    # and the server keeps serving
+    (project / "clean.py").write_text(CLEAN)
+    assert await diagnostics(client, open_file(client, project / "clean.py")) == []
+
+
+@pytest.mark.asyncio
+async def test_server_pulls_settings_with_workspace_configuration(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": DEEPSPEED})
+    await start(client, project)
+    uri = open_file(client, project / "train.py")
+    assert len(await diagnostics(client, uri)) == 1
+    # didChangeConfiguration without settings: the server asks for its section
+    client.set_configuration({"ignore": ["FAB"]}, section="fabric-lsp")
+    assert await republished(client, uri, lambda: change_settings(client, None)) == []
+    client.set_configuration({}, section="fabric-lsp")
+    assert len(await republished(client, uri, lambda: change_settings(client, None))) == 1

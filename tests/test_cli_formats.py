@@ -13,7 +13,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from fabric_lsp.engine.model import Finding, Severity, Span
 from fabric_lsp.output import FileResult, Report
 from fabric_lsp.output.github import render_github

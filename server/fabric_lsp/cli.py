@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING
 
 from fabric_lsp import __version__
 from fabric_lsp.output import FORMATS
+
+if TYPE_CHECKING:
+    from fabric_lsp.config import Config, Resolver
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -48,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--root", help="inference root for cross-module analysis (default: the current folder, or the paths' common folder)")
     check.add_argument("--environment", help="Python interpreter or virtualenv whose packages jedi analyses")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    rules = check.add_argument_group("rule selection", "as ruff's: comma-separated codes or prefixes (FAB, FAB00, FAB001, ALL); repeatable")
+    rules.add_argument("--select", action="append", metavar="CODES", help="the rules to run, instead of `select` in pyproject.toml")
+    rules.add_argument("--extend-select", action="append", metavar="CODES", help="rules to run in addition to those selected")
+    rules.add_argument("--ignore", action="append", metavar="CODES", help="rules not to run, in addition to `ignore` in pyproject.toml")
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code")
@@ -61,7 +70,7 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-file", help="also write the server's log to this file")
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "--version"):
         argv = ["serve", *argv]
@@ -114,9 +123,10 @@ def _rule(code: str) -> int:
 def _rules() -> int:
     from fabric_lsp.rules import ALL_RULES
 
-    for rule in ALL_RULES:
-        fix = "fix" if rule.fixable else "   "
-        print(f"{rule.code}  {fix}  {rule.name}: {rule.summary}")
+    rows = [(r.code, "yes" if r.fixable else "no", r.name, r.summary) for r in ALL_RULES]
+    widths = [max(len(row[i]) for row in [("code", "fix", "name", ""), *rows]) for i in range(3)]
+    for row in [("code", "fix", "name", "summary"), *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3])
     return EXIT_CLEAN
 
 
@@ -142,7 +152,8 @@ def default_jobs() -> int:
 class Task:
     path: str
     shown: str
-    config: object  # fabric_lsp.config.Config
+    config: Config
+    named: bool = False  # named on the command line (not found by walking a folder)
 
 
 @dataclass(frozen=True)
@@ -156,81 +167,77 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def discover(paths: Iterable[str], resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True) -> list[Task]:
+class _Walk:
+    """The Python files under one folder named on the command line, skipping what ``exclude`` /
+    ``extend-exclude`` and (unless disabled) ``.gitignore`` say. The folder itself is never
+    excluded by its own name or its parents' (ruff does the same)."""
+
+    def __init__(self, top: str, resolver: Resolver, respect_gitignore: bool) -> None:
+        from fabric_lsp.config import GitIgnore
+
+        self.top = top
+        self.resolver = resolver
+        self.gitignore = GitIgnore(top) if respect_gitignore else None
+        self.anchors: dict = {}
+
+    def excluded(self, entry: str, is_dir: bool, config: Config) -> bool:
+        # Patterns are relative to the configuration's folder; but when the named folder is
+        # itself excluded there, they apply relative to the named folder instead.
+        root = config.root
+        if root is None or _under(self.top, root):
+            key = (config.source, self.top)
+            if key not in self.anchors:
+                self.anchors[key] = root is None or config.is_excluded(self.top, is_dir=True, root=root)
+            if self.anchors[key]:
+                root = self.top
+        if config.is_excluded(entry, is_dir=is_dir, root=root):
+            return True
+        return self.gitignore is not None and self.gitignore.ignored(entry, is_dir=is_dir)
+
+    def files(self) -> Iterator[tuple[str, Config]]:
+        seen_dirs: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(self.top, followlinks=False):
+            real = os.path.realpath(dirpath)
+            if real in seen_dirs:
+                dirnames[:] = []
+                continue
+            seen_dirs.add(real)
+            config = self.resolver.for_path(dirpath)
+            dirnames[:] = [
+                d for d in sorted(dirnames) if d not in ALWAYS_SKIP and not self.excluded(os.path.join(dirpath, d), True, config)
+            ]
+            for f in sorted(filenames):
+                full = os.path.join(dirpath, f)
+                if f.endswith((".py", ".pyi")) and not self.excluded(full, False, config):
+                    yield full, config.for_file(full)
+
+
+def discover(paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True) -> list[Task]:
     """The Python files to check under ``paths``, each with its configuration.
 
-    Folders are walked recursively (``*.py``, ``*.pyi``), skipping what ``exclude`` /
-    ``extend-exclude`` and (unless disabled) ``.gitignore`` say. A path named on the command line
-    is always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
+    Folders are walked recursively (``*.py``, ``*.pyi``). A path named on the command line is
+    always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
     """
-    from fabric_lsp.config import GitIgnore
-
-    tasks: list[Task] = []
-    seen: set[str] = set()
-
-    def add(path: str, config) -> None:
-        if path not in seen:
-            seen.add(path)
-            tasks.append(Task(path, _display(path), config))
-
+    tasks: dict[str, Task] = {}
     for raw in paths:
         path = os.path.abspath(raw)
         if os.path.isfile(path):
-            config = resolver.for_path(path)
+            config = resolver.for_file(path)
             if force_exclude and config.is_excluded(path):
                 report.problems.append(f"{_display(path)}: note: excluded by `exclude` ({config.source or 'the default excludes'})")
-                continue
-            add(path, config)
+            elif path not in tasks:
+                tasks[path] = Task(path, _display(path), config, named=True)
         elif os.path.isdir(path):
             if force_exclude and resolver.for_path(os.path.dirname(path)).is_excluded(path, is_dir=True):
                 continue
-            gitignore = GitIgnore(path) if respect_gitignore else None
-            anchors: dict = {}
-
-            def excluded(entry: str, is_dir: bool, config) -> bool:
-                # Patterns are relative to the configuration's folder; but a folder named on the
-                # command line is never excluded by its own name or its parents' (ruff does the same).
-                root = config.root
-                if root is None or _under(path, root):
-                    key = (config.source, path)
-                    if key not in anchors:
-                        anchors[key] = root is None or config.is_excluded(path, is_dir=True, root=root)
-                    if anchors[key]:
-                        root = path
-                return config.is_excluded(entry, is_dir=is_dir, root=root)
-
-            seen_dirs: set[str] = set()
-            for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-                real = os.path.realpath(dirpath)
-                if real in seen_dirs:
-                    dirnames[:] = []
-                    continue
-                seen_dirs.add(real)
-                config = resolver.for_path(dirpath)
-                keep = []
-                for d in sorted(dirnames):
-                    full = os.path.join(dirpath, d)
-                    if d in ALWAYS_SKIP or excluded(full, True, config):
-                        continue
-                    if gitignore is not None and gitignore.ignored(full, is_dir=True):
-                        continue
-                    keep.append(d)
-                dirnames[:] = keep
-                for f in sorted(filenames):
-                    if not f.endswith((".py", ".pyi")):
-                        continue
-                    full = os.path.join(dirpath, f)
-                    if excluded(full, False, config):
-                        continue
-                    if gitignore is not None and gitignore.ignored(full):
-                        continue
-                    add(full, config)
+            for full, config in _Walk(path, resolver, respect_gitignore).files():
+                tasks.setdefault(full, Task(full, _display(full), config))
         else:
             report.problems.append(f"{raw}: error: no such file or directory")
-    return tasks
+    return list(tasks.values())
 
 
-def read_source(path: str) -> tuple[Optional[str], Optional[str], bool]:
+def read_source(path: str) -> tuple[str | None, str | None, bool]:
     """(text, problem, had_bom)."""
     try:
         with open(path, "rb") as fh:
@@ -240,7 +247,7 @@ def read_source(path: str) -> tuple[Optional[str], Optional[str], bool]:
     return decode_source(data)
 
 
-def decode_source(data: bytes) -> tuple[Optional[str], Optional[str], bool]:
+def decode_source(data: bytes) -> tuple[str | None, str | None, bool]:
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
         data = data[3:]
@@ -260,16 +267,12 @@ def write_atomic(path: str, text: str, bom: bool) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        except OSError:
-            pass
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
@@ -279,7 +282,7 @@ def _display(path: str) -> str:
     return display_path(path)
 
 
-def _inference_root(paths: list[str], explicit: Optional[str]) -> str:
+def _inference_root(paths: list[str], explicit: str | None) -> str:
     if explicit:
         return os.path.abspath(explicit)
     cwd = os.getcwd()
@@ -295,7 +298,7 @@ def _inference_root(paths: list[str], explicit: Optional[str]) -> str:
 _STATE: dict = {}
 
 
-def _init_state(root: str, environment: Optional[str]) -> None:
+def _init_state(root: str, environment: str | None) -> None:
     from fabric_lsp.engine.workspace import Workspace
 
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
@@ -318,14 +321,18 @@ def _analyzer(config):
     return analyzer
 
 
-def check_text(text: str, path: Optional[str], shown: str, config, mode: Mode, bom: bool = False, write: bool = True):
-    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult."""
+def check_text(
+    text: str, path: str | None, shown: str, config, mode: Mode, bom: bool = False, write: bool = True, named: bool = True
+):
+    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
+    gets a note only when it was ``named`` (on the command line, or standard input)."""
     from fabric_lsp.engine.fixer import fix_text
     from fabric_lsp.output import FileResult
 
     result = FileResult(path or "-", shown, text=text, checked=True)
     if text.strip() == "":
-        result.problems.append(f"{shown}: note: empty file, nothing to check")
+        if named:
+            result.problems.append(f"{shown}: note: empty file, nothing to check")
         if not write and mode.fix:
             result.fixed_text = text
         return result
@@ -346,7 +353,7 @@ def check_text(text: str, path: Optional[str], shown: str, config, mode: Mode, b
                         )
                     )
                 else:
-                    if write:
+                    if write and path is not None:
                         write_atomic(path, fixed.text, bom)
                     result.fixed = fixed.applied
                     text = result.text = fixed.text
@@ -365,9 +372,9 @@ def _check_task(task: Task, mode: Mode):
     from fabric_lsp.output import FileResult
 
     text, problem, bom = read_source(task.path)
-    if problem:
+    if text is None:
         return FileResult(task.path, task.shown, problems=[f"{task.shown}: error: {problem}"])
-    return check_text(text, task.path, task.shown, task.config, mode, bom)
+    return check_text(text, task.path, task.shown, task.config, mode, bom, named=task.named)
 
 
 def _check_chunk(args) -> list:
@@ -395,15 +402,12 @@ def _progress(total: int):
     return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
 
 
-def _may_have_findings(text: str) -> bool:
-    """The engine's cheap pre-filter: a file it would dismiss unparsed is not worth a worker."""
-    from fabric_lsp.engine import analyzer
-
-    prefilter = getattr(analyzer, "PREFILTER", None)
-    return prefilter is None or bool(prefilter.search(text))
+def _may_have_findings(text: str, config: Config) -> bool:
+    """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
+    return any(rule.prefilter.search(text) for rule in config.enabled_rules())
 
 
-def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: Optional[str], jobs: int) -> list:
+def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
     """Check every task; results in task order.
 
     Files are read here first: the ones the engine's pre-filter dismisses (most files of a
@@ -419,13 +423,13 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: Optional[st
     try:
         for i, t in enumerate(tasks):
             text, problem, bom = read_source(t.path)
-            if problem:
+            if text is None:
                 results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
-            elif _may_have_findings(text):
+            elif _may_have_findings(text, t.config):
                 candidates.append(i)
                 continue
             else:
-                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom)
+                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
             if bar is not None:
                 bar.update(1)
         jobs = max(1, min(jobs, len(candidates)))
@@ -446,7 +450,7 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: Optional[st
             bar.close()
 
 
-def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: Optional[str], jobs: int, bar) -> Optional[list]:
+def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar) -> list | None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -481,7 +485,7 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: Optional[st
     return results
 
 
-def _write_output(text: str, output_file: Optional[str]) -> Optional[str]:
+def _write_output(text: str, output_file: str | None) -> str | None:
     """Write the whole output; returns an error message instead of raising."""
     if output_file is None:
         sys.stdout.write(text)
@@ -497,77 +501,75 @@ def _write_output(text: str, output_file: Optional[str]) -> Optional[str]:
     return None
 
 
-def check_command(args) -> int:
-    from fabric_lsp.config import Resolver
-    from fabric_lsp.output import Report, render
+def _selection_layer(args) -> dict:
+    """The command line's layer: --select / --extend-select / --ignore (comma-separated,
+    repeatable) and --environment; raises ConfigError naming the flag."""
+    from fabric_lsp.config import ConfigError, validate
 
-    paths: list[str] = list(args.paths)
-    if "-" in paths and len(paths) > 1:
-        print("fabric-lsp: error: `-` (standard input) cannot be combined with other paths", file=sys.stderr)
-        return EXIT_ERROR
-    stdin = paths == ["-"] or (not paths and args.stdin_filename is not None)
-    if not paths:
-        paths = ["."]
+    layer: dict = {"environment-path": args.environment} if args.environment else {}
+    for name in ("select", "extend-select", "ignore"):
+        given = getattr(args, name.replace("-", "_"))
+        if given is None:
+            continue
+        codes = [c.strip() for arg in given for c in arg.split(",") if c.strip()]
+        try:
+            layer[name] = validate(name, codes)
+        except ConfigError as exc:
+            raise ConfigError(f"invalid value for --{name}: {exc}") from None
+    return layer
+
+
+def _usage_error(args) -> str | None:
+    if "-" in args.paths and len(args.paths) > 1:
+        return "`-` (standard input) cannot be combined with other paths"
     if args.jobs is not None and args.jobs < 1:
-        print(f"fabric-lsp: error: --jobs must be at least 1, got {args.jobs}", file=sys.stderr)
+        return f"--jobs must be at least 1, got {args.jobs}"
+    if _reads_stdin(args) and args.fix and args.diff:
+        return "--fix and --diff cannot be combined on standard input"
+    return None
+
+
+def _reads_stdin(args) -> bool:
+    return args.paths == ["-"] or (not args.paths and args.stdin_filename is not None)
+
+
+def _show_settings(args, resolver: Resolver, target: str) -> int:
+    config = resolver.for_file(target)
+    _warn_config_problems(resolver)
+    shown = json.dumps({"path": _display(target), **config.describe()}, indent=2) + "\n"
+    err = _write_output(shown, args.output_file)
+    if err:
+        print(err, file=sys.stderr)
         return EXIT_ERROR
-    if stdin and args.fix and args.diff:
-        print("fabric-lsp: error: --fix and --diff cannot be combined on standard input", file=sys.stderr)
-        return EXIT_ERROR
+    return EXIT_CLEAN
 
-    resolver = Resolver(environment_path=args.environment)
-    report = Report()
-    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
-    stdin_filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
-    root = _inference_root([stdin_filename] if stdin and stdin_filename else ([] if stdin else paths), args.root)
 
-    if args.show_settings:
-        target = stdin_filename or os.path.abspath(paths[0])
-        config = resolver.for_path(target)
-        for p in resolver.drain_problems():
-            print(f"fabric-lsp: warning: {p}", file=sys.stderr)
-        shown = json.dumps({"path": _display(target), **config.describe()}, indent=2) + "\n"
-        err = _write_output(shown, args.output_file)
-        if err:
-            print(err, file=sys.stderr)
-            return EXIT_ERROR
-        return EXIT_CLEAN
-
-    n_inputs = 0
-    if stdin:
-        n_inputs = 1
-        shown = _display(stdin_filename) if stdin_filename else "-"
-        config = resolver.for_path(stdin_filename or os.path.join(os.getcwd(), "-"))
-        if args.force_exclude and stdin_filename and config.is_excluded(stdin_filename):
-            result = None
-            if mode.fix:  # pass the source through unchanged, as a formatter would
-                sys.stdout.write(sys.stdin.read())
-            n_inputs = 0
-        else:
-            text, problem, bom = decode_source(sys.stdin.buffer.read())
-            if problem:
-                from fabric_lsp.output import FileResult
-
-                result = FileResult(stdin_filename or "-", shown, problems=[f"{shown}: error: {problem}"])
-            else:
-                _init_state(root, args.environment)
-                result = check_text(text, stdin_filename, shown, config, mode, bom, write=False)
-        if result is not None:
-            report.results.append(result)
-    else:
-        tasks = discover(paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore)
-        n_inputs = len(tasks)
-        if tasks:
-            jobs = args.jobs or default_jobs()
-            report.results.extend(run_tasks(tasks, mode, root, args.environment, jobs))
-
+def _warn_config_problems(resolver: Resolver) -> None:
     for p in resolver.drain_problems():
         print(f"fabric-lsp: warning: {p}", file=sys.stderr)
-    for r in report.results:
-        report.problems.extend(r.problems)
-        report.checked += 1 if r.checked else 0
-    for line in report.problems:
-        print(line, file=sys.stderr)
+
+
+def _check_stdin(args, resolver: Resolver, mode: Mode, root: str):
+    """The FileResult of standard input, or None when ``--force-exclude`` excludes it."""
+    from fabric_lsp.output import FileResult
+
+    filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
+    shown = _display(filename) if filename else "-"
+    config = resolver.for_file(filename or os.path.join(os.getcwd(), "-"))
+    if args.force_exclude and filename and config.is_excluded(filename):
+        if mode.fix:  # pass the source through unchanged, as a formatter would
+            sys.stdout.write(sys.stdin.read())
+        return None
+    text, problem, bom = decode_source(sys.stdin.buffer.read())
+    if text is None:
+        return FileResult(filename or "-", shown, problems=[f"{shown}: error: {problem}"])
+    _init_state(root, args.environment)
+    return check_text(text, filename, shown, config, mode, bom, write=False)
+
+
+def _emit(args, report, mode: Mode, stdin: bool) -> str | None:
+    """Write the report (and, for --fix on standard input, the fixed source); an error or None."""
+    from fabric_lsp.output import render
 
     fixed_stdin = stdin and mode.fix and report.results and report.results[0].fixed_text is not None
     if fixed_stdin:
@@ -582,12 +584,11 @@ def check_command(args) -> int:
         output = render(args.format, report, color=color, statistics=args.statistics)
     if fixed_stdin and args.output_file is None:
         sys.stderr.write(output)
-    else:
-        err = _write_output(output, args.output_file)
-        if err:
-            print(err, file=sys.stderr)
-            return EXIT_ERROR
+        return None
+    return _write_output(output, args.output_file)
 
+
+def _exit_code(args, report, n_inputs: int) -> int:
     if n_inputs and report.checked == 0:
         return EXIT_ERROR
     if any("no such file" in p for p in report.problems):
@@ -597,3 +598,49 @@ def check_command(args) -> int:
     if args.diff:
         return EXIT_FINDINGS if any(r.diff for r in report.results) else EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+def check_command(args) -> int:
+    from fabric_lsp.config import ConfigError, Resolver
+    from fabric_lsp.output import Report
+
+    error = _usage_error(args)
+    try:
+        layer = _selection_layer(args)
+    except ConfigError as exc:
+        error = error or str(exc)
+    if error:
+        print(f"fabric-lsp: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+    resolver = Resolver([layer])
+    report = Report()
+    mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
+    stdin = _reads_stdin(args)
+    paths = [p for p in args.paths if p != "-"] or ([] if stdin else ["."])
+    filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
+    root = _inference_root([filename] if stdin and filename else paths, args.root)
+    if args.show_settings:
+        return _show_settings(args, resolver, filename if stdin and filename else os.path.abspath((paths or ["."])[0]))
+
+    if stdin:
+        result = _check_stdin(args, resolver, mode, root)
+        report.results.extend([result] if result is not None else [])
+        n_inputs = len(report.results)
+    else:
+        tasks = discover(paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore)
+        n_inputs = len(tasks)
+        if tasks:
+            report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs()))
+
+    _warn_config_problems(resolver)
+    for r in report.results:
+        report.problems.extend(r.problems)
+        report.checked += 1 if r.checked else 0
+    for line in report.problems:
+        print(line, file=sys.stderr)
+    error = _emit(args, report, mode, stdin)
+    if error:
+        print(error, file=sys.stderr)
+        return EXIT_ERROR
+    return _exit_code(args, report, n_inputs)

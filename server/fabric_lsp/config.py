@@ -1,33 +1,37 @@
-"""Project configuration: the ``[tool.fabric-lsp]`` table of ``pyproject.toml``.
+"""Settings: one schema for ``[tool.fabric-lsp]``, the editor's settings and the command line.
 
-A file is configured by the closest ``pyproject.toml`` above it that has a ``[tool.fabric-lsp]``
-table (a ``pyproject.toml`` without the table is passed over, as ruff does). Keys::
+Every key is declared once, as a field of :class:`Config` (its default) with the function that
+validates it. A file's configuration is rebuilt from scratch, never merged onto an old one::
 
-    [tool.fabric-lsp]
-    select = ["FAB"]                 # rule codes or prefixes ("ALL" for every rule)
-    ignore = ["FAB001"]              # the more specific of select/ignore wins
-    severity = { FAB001 = "warning" }  # error | warning | information | hint
-    report-unknown = false           # hint where the strategy cannot be determined
-    exclude = ["build/"]             # gitignore-style patterns, relative to this file's folder
-    extend-exclude = ["legacy/"]     # added to `exclude` (or to the default excludes)
-    lightning-version = "2.6"        # for version-dependent rules
+    defaults  <-  [tool.fabric-lsp] of the closest pyproject.toml  <-  client layers
 
-An invalid value produces one message naming the key and the file; that key's default applies
-and everything else still works. The editor sends the same settings (camelCase:
-``reportUnknown``, ``extendExclude``, ``lightningVersion``) through ``initializationOptions`` /
-``workspace/didChangeConfiguration``; they override the file's, key by key.
+where the client layers are the command line's flags (``fabric-lsp check``), or the editor's
+``initializationOptions`` then its latest ``workspace/didChangeConfiguration`` settings (or
+``workspace/configuration`` answer). A later layer replaces an earlier one key by key; a key a
+layer leaves out (or sets to ``null``) is taken from the layer below, down to the default. Rule
+selection (``select``, ``extend-select``, ``ignore``) follows ruff: each layer's selectors are
+applied on top of the rules the layers below enabled, the most specific selector wins, and a
+layer's ``select`` starts over. ``per-file-ignores`` then drops rules for matching files.
+
+An invalid value gives one message naming the key and where it came from; that key's default (or
+the layer below) applies and everything else still works. Keys are spelled in kebab-case in
+``pyproject.toml`` and in camelCase by editors (``reportUnknown``); either spelling is accepted
+from the editor.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import sys
 import threading
-from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property, lru_cache
+from typing import Any, Callable
 
-from fabric_lsp.engine.model import Finding, Severity
+from fabric_lsp.engine.model import Finding, Severity, resolve_severity
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -36,6 +40,8 @@ else:  # pragma: no cover - exercised on 3.9/3.10
 
 PYPROJECT = "pyproject.toml"
 TABLE = "fabric-lsp"
+#: The section of the editor's settings (``{"fabric-lsp": {...}}``; a flat object is accepted too).
+SECTION = "fabric-lsp"
 #: The newest Lightning release the rules know about: the default when none is installed.
 LATEST_LIGHTNING = "2.6.6"
 #: Folders never worth walking into (the default ``exclude``, after ruff's); gitignore-style patterns.
@@ -63,100 +69,464 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "venv/",
 )
 SEVERITIES = tuple(s.value for s in Severity)
-
-#: File key → attribute; the editor's camelCase spellings map to the same keys.
-KEYS = {
-    "select": "select",
-    "ignore": "ignore",
-    "severity": "severity",
-    "report-unknown": "report_unknown",
-    "exclude": "exclude",
-    "extend-exclude": "extend_exclude",
-    "lightning-version": "lightning_version",
-}
-EDITOR_KEYS = {
-    "select": "select",
-    "ignore": "ignore",
-    "severity": "severity",
-    "reportUnknown": "report-unknown",
-    "exclude": "exclude",
-    "extendExclude": "extend-exclude",
-    "lightningVersion": "lightning-version",
-}
+#: The selector that means every rule.
+ALL = "ALL"
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}((a|b|rc)\d+)?(\.?(post|dev)\d+)?$")
+MAX_DEBOUNCE_MS = 10_000
+
+#: A validated layer: ``{kebab-case key: normalised value}``, only the keys that layer sets.
+Layer = Mapping[str, Any]
 
 
 class ConfigError(ValueError):
     pass
 
 
-def _rule_codes() -> list[str]:
+# -- validators: each returns the normalised value or raises ConfigError -------------------------
+
+
+def rule_codes() -> list[str]:
+    """Every rule's code, from the registry."""
     from fabric_lsp.rules import ALL_RULES
 
     return [r.code for r in ALL_RULES]
 
 
-def _selectors(key: str, value: Any) -> tuple[str, ...]:
+def _selector(item: Any, codes: Sequence[str]) -> str:
+    if not isinstance(item, str) or not item.strip():
+        raise ConfigError(f"expected a rule code or prefix, got {item!r}")
+    sel = item.strip().upper()
+    if sel != ALL and not any(c.startswith(sel) for c in codes):
+        raise ConfigError(f"{item!r} matches no rule (known: {', '.join(codes)}, or a prefix of them, or ALL)")
+    return sel
+
+
+def check_selectors(value: Any) -> tuple[str, ...]:
+    """A list of rule codes or prefixes (``FAB``, ``FAB00``, ``FAB001``, ``ALL``)."""
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
         raise ConfigError(f"expected a list of rule codes or prefixes, got {value!r}")
-    codes = _rule_codes()
+    codes = rule_codes()
+    return tuple(_selector(item, codes) for item in value)
+
+
+def _severity_name(value: Any) -> str:
+    if not isinstance(value, str) or value.lower() not in SEVERITIES:
+        raise ConfigError(f"expected one of {', '.join(SEVERITIES)}, got {value!r}")
+    return value.lower()
+
+
+def _severity_table(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"expected a table of rule code = severity, got {value!r}")
+    codes = rule_codes()
+    out: dict[str, str] = {}
+    for code, sev in value.items():
+        try:
+            out[_selector(code, codes)] = _severity_name(sev)
+        except ConfigError as exc:
+            raise ConfigError(f"for {code!r}: {exc}") from None
+    return tuple(sorted(out.items()))
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _exclude_patterns(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"expected a list of glob patterns, got {value!r}")
+    try:
+        _spec(tuple(value))
+    except Exception as exc:
+        raise ConfigError(f"invalid pattern in {value!r}: {exc}") from None
+    return tuple(value)
+
+
+def _per_file_ignores(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"expected a table of glob pattern = [rule codes or prefixes], got {value!r}")
     out = []
-    for item in value:
-        if not isinstance(item, str) or not item.strip():
-            raise ConfigError(f"expected a list of rule codes or prefixes, got the item {item!r}")
-        sel = item.strip().upper()
-        if sel != "ALL" and not any(c.startswith(sel) for c in codes):
-            raise ConfigError(f"{item!r} matches no rule (known: {', '.join(codes)})")
-        out.append(sel)
+    for pattern, selectors in value.items():
+        if not isinstance(pattern, str) or not pattern.lstrip("!"):
+            raise ConfigError(f"expected a glob pattern, got {pattern!r}")
+        try:
+            glob_regex(pattern.lstrip("!"))
+        except re.error as exc:
+            raise ConfigError(f"invalid glob {pattern!r}: {exc}") from None
+        try:
+            out.append((pattern, check_selectors(selectors)))
+        except ConfigError as exc:
+            raise ConfigError(f"for {pattern!r}: {exc}") from None
     return tuple(out)
 
 
-def validate(key: str, value: Any) -> Any:
-    """The normalised value of a file key; raises :class:`ConfigError` with the reason."""
-    if key in ("select", "ignore"):
-        return _selectors(key, value)
-    if key == "severity":
-        if not isinstance(value, Mapping):
-            raise ConfigError(f"expected a table of rule code = severity, got {value!r}")
-        out = {}
-        for code, sev in value.items():
-            (sel,) = _selectors(key, [code])
-            if not isinstance(sev, str) or sev.lower() not in SEVERITIES:
-                raise ConfigError(f"severity for {code!r} must be one of {', '.join(SEVERITIES)}, got {sev!r}")
-            out[sel] = sev.lower()
-        return tuple(sorted(out.items()))
-    if key == "report-unknown":
-        if not isinstance(value, bool):
-            raise ConfigError(f"expected true or false, got {value!r}")
-        return value
-    if key in ("exclude", "extend-exclude"):
-        if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"expected a list of glob patterns, got {value!r}")
-        try:
-            _spec(value)
-        except Exception as exc:
-            raise ConfigError(f"invalid pattern in {value!r}: {exc}") from None
-        return tuple(value)
-    if key == "lightning-version":
-        if not isinstance(value, str) or not _VERSION.match(value.strip()):
-            raise ConfigError(f"expected a version string such as \"2.6\" or \"2.6.6\", got {value!r}")
-        return value.strip()
-    raise ConfigError(f"unknown key (known: {', '.join(KEYS)})")
+def _version(value: Any) -> str:
+    if not isinstance(value, str) or not _VERSION.match(value.strip()):
+        raise ConfigError(f'expected a version string such as "2.6" or "2.6.6", got {value!r}')
+    return value.strip()
 
 
-def _spec(patterns: Iterable[str]):
+def _path(value: Any) -> str | None:
+    if not isinstance(value, str):
+        raise ConfigError(f"expected a path, got {value!r}")
+    return value or None
+
+
+def _debounce(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DEBOUNCE_MS:
+        raise ConfigError(f"expected milliseconds from 0 to {MAX_DEBOUNCE_MS}, got {value!r}")
+    return value
+
+
+def key(default: Any, check: Callable[[Any], Any], *, file: bool = True, editor: bool = True) -> Any:
+    """A setting: its default, its validator, and where it may be set (``[tool.fabric-lsp]``,
+    the editor's settings)."""
+    return field(default=default, metadata={"check": check, "file": file, "editor": editor})
+
+
+# -- globs of per-file-ignores, as ruff matches them (globset: `*` and `?` also match `/`) --------
+
+
+def _glob_class(pattern: str, i: int) -> tuple[str, int]:
+    end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
+    if end < 0:
+        return re.escape("["), i + 1
+    body = pattern[i + 1 : end]
+    if body[:1] in ("!", "^"):
+        body = "^" + body[1:]
+    return "[" + body.replace("\\", "\\\\") + "]", end + 1
+
+
+def _glob_alternatives(pattern: str, i: int) -> tuple[str, int]:
+    end = pattern.find("}", i)
+    if end < 0:
+        return re.escape("{"), i + 1
+    options = pattern[i + 1 : end].split(",")
+    return "(?:" + "|".join(_glob_body(o) for o in options) + ")", end + 1
+
+
+def _glob_body(pattern: str) -> str:
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            piece, i = "(?:.*/)?", i + 3  # any number of folders, none included
+        elif c == "*":
+            piece, i = ".*", i + 1
+        elif c == "?":
+            piece, i = ".", i + 1
+        elif c == "[":
+            piece, i = _glob_class(pattern, i)
+        elif c == "{":
+            piece, i = _glob_alternatives(pattern, i)
+        else:
+            piece, i = re.escape(c), i + 1
+        out.append(piece)
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern:
+    """A compiled glob with the semantics of ruff's ``per-file-ignores`` (globset's defaults):
+    ``*`` and ``?`` match ``/`` too, ``**/`` matches any number of folders, ``[...]`` and
+    ``{a,b}`` as usual."""
+    return re.compile(_glob_body(pattern) + r"\Z", re.DOTALL)
+
+
+def _matches(pattern: str, path: str, root: str) -> bool:
+    """Whether a per-file-ignores pattern (relative to ``root``) matches ``path``: its file name,
+    or its path (ruff matches the pattern joined to the project root against the absolute path)."""
+    regex = glob_regex(pattern)
+    if regex.match(os.path.basename(path)):
+        return True
+    if os.path.isabs(pattern):
+        return bool(regex.match(path.replace(os.sep, "/")))
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    return bool(glob_regex(posixpath.normpath(pattern)).match(rel))
+
+
+# -- rule selection, as ruff resolves it ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleSelection:
+    """The selectors of one layer. ``select=None``: the layer did not set it."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, layer: Layer) -> RuleSelection | None:
+        if not any(k in layer for k in ("select", "extend-select", "ignore")):
+            return None
+        return cls(layer.get("select"), layer.get("extend-select", ()), layer.get("ignore", ()))
+
+
+def _specificity(selectors: Iterable[str], code: str) -> int:
+    """How specifically ``selectors`` name ``code``: -1 not at all, 0 ALL, else the prefix length."""
+    best = -1
+    for s in selectors:
+        if s == ALL:
+            best = max(best, 0)
+        elif code.startswith(s):
+            best = max(best, len(s))
+    return best
+
+
+def resolve_rules(codes: Iterable[str], selections: Sequence[RuleSelection]) -> frozenset[str]:
+    """The enabled codes after applying each layer's selection in order (ruff's algorithm:
+    within a layer the most specific selector wins and ``ignore`` wins a tie; a layer with
+    ``select`` replaces the set, one without updates it; an empty ``select`` with only ``ignore``
+    carries that ignore to the next layer)."""
+    codes = list(codes)
+    enabled: set[str] = set()
+    carried: tuple[str, ...] = ()
+    for sel in selections:
+        selects = (sel.select or ()) + sel.extend_select
+        ignores, carried = sel.ignore + carried, ()
+        updates = {}
+        for code in codes:
+            on, off = _specificity(selects, code), _specificity(ignores, code)
+            if on >= 0 or off >= 0:
+                updates[code] = on > off
+        if sel.select is not None:
+            enabled = {c for c, on in updates.items() if on}
+            if not sel.select and not sel.extend_select and sel.ignore:
+                carried = sel.ignore
+        else:
+            enabled |= {c for c, on in updates.items() if on}
+            enabled -= {c for c, on in updates.items() if not on}
+    return frozenset(enabled)
+
+
+# -- the schema -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective settings of one file (or, in the server, of the session).
+
+    The fields made with :func:`key` are the schema: every setting, its default and its
+    validator. The others record where the settings came from.
+    """
+
+    select: tuple[str, ...] = key((ALL,), check_selectors)
+    extend_select: tuple[str, ...] = key((), check_selectors)
+    ignore: tuple[str, ...] = key((), check_selectors)
+    #: The file's only: its globs are relative to the pyproject.toml's folder.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = key((), _per_file_ignores, editor=False)
+    severity: tuple[tuple[str, str], ...] = key((), _severity_table)
+    report_unknown: bool = key(False, _bool)
+    exclude: tuple[str, ...] = key(DEFAULT_EXCLUDE, _exclude_patterns)
+    extend_exclude: tuple[str, ...] = key((), _exclude_patterns)
+    #: Overrides the version of Lightning installed in the analysed environment; read it through
+    #: :attr:`effective_lightning_version`, the one place that decides the version.
+    lightning_version: str | None = key(None, _version)
+    # The editor's only (the command line has flags for what it needs):
+    environment_path: str | None = key(None, _path, file=False)
+    debounce_ms: int = key(150, _debounce, file=False)
+    certain_severity: str = key(Severity.ERROR.value, _severity_name, file=False)
+    possible_severity: str = key(Severity.WARNING.value, _severity_name, file=False)
+
+    #: The pyproject.toml the file's settings came from; None for none.
+    source: str | None = None
+    #: Every layer's rule selection, defaults first (see :func:`resolve_rules`).
+    selections: tuple[RuleSelection, ...] = (RuleSelection(select=(ALL,)),)
+    #: Codes that ``per-file-ignores`` turns off for the file this configuration was made for.
+    file_ignores: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(cls, layers: Iterable[Layer], source: str | None = None) -> Config:
+        """Defaults, then each validated layer on top (see the module's documentation)."""
+        values: dict[str, Any] = {}
+        selections = [RuleSelection(select=(ALL,))]
+        for layer in layers:
+            values.update((k.replace("-", "_"), v) for k, v in layer.items())
+            selection = RuleSelection.of(layer)
+            if selection is not None:
+                selections.append(selection)
+        return cls(source=source, selections=tuple(selections), **values)
+
+    @property
+    def root(self) -> str | None:
+        """The folder exclude and per-file-ignores patterns are relative to."""
+        return os.path.dirname(self.source) if self.source else None
+
+    # -- rules -------------------------------------------------------------------------------
+    @cached_property
+    def enabled_codes(self) -> frozenset[str]:
+        return resolve_rules(rule_codes(), self.selections) - self.file_ignores
+
+    def is_enabled(self, code: str) -> bool:
+        return code in self.enabled_codes
+
+    def enabled_rules(self) -> list:
+        from fabric_lsp.rules import ALL_RULES
+
+        return [r for r in ALL_RULES if self.is_enabled(r.code)]
+
+    def for_file(self, path: str | None) -> Config:
+        """This configuration with ``per-file-ignores`` applied for ``path``."""
+        if not path or not self.per_file_ignores:
+            return self
+        root = self.root or os.getcwd()
+        path = os.path.abspath(path)
+        ignored: set[str] = set()
+        for pattern, selectors in self.per_file_ignores:
+            negated = pattern.startswith("!")
+            if _matches(pattern.lstrip("!"), path, root) != negated:
+                ignored |= {c for c in rule_codes() if _specificity(selectors, c) >= 0}
+        return replace(self, file_ignores=frozenset(ignored)) if ignored else self
+
+    def severity_override(self, code: str) -> Severity | None:
+        """The configured severity for ``code`` (the most specific entry), or None."""
+        found, length = None, -1
+        for sel, sev in self.severity:
+            n = _specificity((sel,), code)
+            if n > length:
+                found, length = sev, n
+        return Severity(found) if found else None
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Drop findings of disabled rules; apply per-rule severity overrides (they replace both
+        the certain and the possible severity, not the hint of an unknown: see
+        :func:`resolve_severity`; ``extra["severity_override"]`` records it)."""
+        out = []
+        for f in findings:
+            if not self.is_enabled(f.code):
+                continue
+            override = self.severity_override(f.code)
+            if override is not None:
+                severity = resolve_severity(f.certainty, override=override)
+                f = replace(f, severity=severity, extra={**f.extra, "severity_override": override.value})
+            out.append(f)
+        return out
+
+    @property
+    def effective_lightning_version(self) -> str:
+        """The Lightning version whose facts apply: the ``lightning-version`` setting, else the
+        version installed in the analysed environment, else the newest the rules know."""
+        return self.lightning_version or installed_lightning_version(self.environment_path) or LATEST_LIGHTNING
+
+    # -- files -------------------------------------------------------------------------------
+    @property
+    def exclude_patterns(self) -> tuple[str, ...]:
+        return tuple(self.exclude) + tuple(self.extend_exclude)
+
+    def is_excluded(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
+        """Whether ``path`` matches ``exclude``/``extend-exclude``. Patterns are relative to
+        ``root`` if given, else to the configuration's folder (the current folder for the
+        defaults). A path outside that folder is matched on its name alone."""
+        root = root or self.root or os.getcwd()
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+        if rel == ".":
+            return False
+        if rel.startswith(".." + os.sep) or rel == "..":
+            rel = os.path.basename(path.rstrip(os.sep))
+        rel = rel.replace(os.sep, "/")
+        return _spec(self.exclude_patterns).match_file(rel + ("/" if is_dir else ""))
+
+    def describe(self) -> dict:
+        """The file keys' effective values (``--show-settings``)."""
+        out: dict[str, Any] = {"source": self.source}
+        for f in fields(self):
+            if f.metadata.get("file"):
+                value = getattr(self, f.name)
+                out[f.name.replace("_", "-")] = dict(value) if f.name in _TABLES else _plain(value)
+        out["lightning-version"] = self.effective_lightning_version
+        out["enabled-rules"] = sorted(self.enabled_codes)
+        return out
+
+
+_TABLES = ("severity", "per_file_ignores")
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+#: kebab-case name → the schema's field.
+KEYS = {f.name.replace("_", "-"): f for f in fields(Config) if "check" in f.metadata}
+FILE_KEYS = tuple(k for k, f in KEYS.items() if f.metadata["file"])
+
+
+def camel_case(name: str) -> str:
+    head, *rest = name.split("-")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+#: The editor's spellings (camelCase, and the file's kebab-case) → kebab-case name.
+EDITOR_KEYS = {spelling: k for k, f in KEYS.items() if f.metadata["editor"] for spelling in (k, camel_case(k))}
+
+
+@lru_cache(maxsize=64)
+def _spec(patterns: tuple[str, ...]):
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(list(patterns))
 
 
-def installed_lightning_version(environment_path: Optional[str] = None) -> Optional[str]:
+# -- reading layers -------------------------------------------------------------------------------
+
+
+def validate(name: str, value: Any) -> Any:
+    """The normalised value of the setting ``name`` (kebab-case); raises :class:`ConfigError`."""
+    spec = KEYS.get(name)
+    if spec is None:
+        raise ConfigError(f"unknown key (known: {', '.join(FILE_KEYS)})")
+    return spec.metadata["check"](value)
+
+
+def parse_table(table: Any, where: str) -> tuple[dict[str, Any], list[str]]:
+    """The validated layer of a ``[tool.fabric-lsp]`` table, and one problem per bad key."""
+    if not isinstance(table, Mapping):
+        return {}, [f"{where}: [tool.{TABLE}] must be a table; using the defaults"]
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, value in table.items():
+        norm = str(name).replace("_", "-")
+        if norm not in FILE_KEYS:
+            problems.append(f"{where}: unknown key `{name}` in [tool.{TABLE}] (known: {', '.join(FILE_KEYS)}); ignored")
+            continue
+        try:
+            values[norm] = validate(norm, value)
+        except ConfigError as exc:
+            problems.append(f"{where}: invalid value for `{name}` in [tool.{TABLE}]: {exc}; using the default")
+    return values, problems
+
+
+def client_layer(raw: Any, where: str = "settings") -> tuple[dict[str, Any], list[str]]:
+    """The validated layer of an editor's settings (``{"fabric-lsp": {...}}`` or the object
+    itself). Keys that are not ours are passed over (editors send their own); ``null`` unsets."""
+    if raw is None:
+        return {}, []
+    if isinstance(raw, Mapping) and isinstance(raw.get(SECTION), Mapping):
+        raw = raw[SECTION]
+    if not isinstance(raw, Mapping):
+        return {}, [f"fabric-lsp: {where} must be an object, got {type(raw).__name__}; using the defaults"]
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for name, value in raw.items():
+        norm = EDITOR_KEYS.get(name)
+        if norm is None or value is None:
+            continue
+        try:
+            values[norm] = validate(norm, value)
+        except ConfigError as exc:
+            problems.append(f"fabric-lsp: invalid value for setting `{name}` ({where}): {exc}; using the default")
+    return values, problems
+
+
+def installed_lightning_version(environment_path: str | None = None) -> str | None:
     """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment
     (a virtualenv folder or an interpreter inside one), else in the running interpreter."""
     import glob
     from importlib import metadata
 
-    search: Optional[list[str]] = None
+    search: list[str] | None = None
     if environment_path:
         env = environment_path
         if os.path.isfile(env):  # .../bin/python
@@ -171,7 +541,7 @@ def installed_lightning_version(environment_path: Optional[str] = None) -> Optio
             if search is None:
                 return metadata.version(name)
             for dist in metadata.distributions(path=search):
-                if (dist.metadata.get("Name") or "").lower().replace("_", "-") == name.replace("_", "-"):
+                if str(dist.metadata["Name"] or "").lower().replace("_", "-") == name.replace("_", "-"):
                     return dist.version
         except metadata.PackageNotFoundError:
             continue
@@ -180,142 +550,13 @@ def installed_lightning_version(environment_path: Optional[str] = None) -> Optio
     return None
 
 
-@dataclass(frozen=True)
-class Config:
-    """The effective configuration of one file."""
-
-    source: Optional[str] = None  # the pyproject.toml it came from; None for the defaults
-    select: tuple[str, ...] = ("ALL",)
-    ignore: tuple[str, ...] = ()
-    severity: tuple[tuple[str, str], ...] = ()
-    report_unknown: bool = False
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: tuple[str, ...] = ()
-    lightning_version: Optional[str] = None  # as configured; see effective_lightning_version
-    environment_path: Optional[str] = field(default=None, compare=False)
-
-    @property
-    def root(self) -> Optional[str]:
-        """The folder exclude patterns are relative to."""
-        return os.path.dirname(self.source) if self.source else None
-
-    # -- rules -------------------------------------------------------------------------------
-    def is_enabled(self, code: str) -> bool:
-        def best(selectors: tuple[str, ...]) -> int:
-            n = -1
-            for s in selectors:
-                if s == "ALL":
-                    n = max(n, 0)
-                elif code.startswith(s):
-                    n = max(n, len(s))
-            return n
-
-        chosen, dropped = best(self.select), best(self.ignore)
-        return chosen >= 0 and chosen > dropped
-
-    def enabled_rules(self) -> list:
-        from fabric_lsp.rules import ALL_RULES
-
-        return [r for r in ALL_RULES if self.is_enabled(r.code)]
-
-    def severity_override(self, code: str) -> Optional[Severity]:
-        """The configured severity for ``code`` (the most specific entry), or None."""
-        found, length = None, -1
-        for sel, sev in self.severity:
-            if (sel == "ALL" or code.startswith(sel)) and (0 if sel == "ALL" else len(sel)) > length:
-                found, length = sev, 0 if sel == "ALL" else len(sel)
-        return Severity(found) if found else None
-
-    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
-        """Drop findings of disabled rules; apply per-rule severity overrides (they replace both
-        the certain and the possible severity; ``extra["severity_override"]`` records it)."""
-        out = []
-        for f in findings:
-            if not self.is_enabled(f.code):
-                continue
-            sev = self.severity_override(f.code)
-            if sev is not None:
-                f = replace(f, severity=sev, extra={**f.extra, "severity_override": sev.value})
-            out.append(f)
-        return out
-
-    @property
-    def effective_lightning_version(self) -> str:
-        return self.lightning_version or installed_lightning_version(self.environment_path) or LATEST_LIGHTNING
-
-    # -- files -------------------------------------------------------------------------------
-    @property
-    def exclude_patterns(self) -> tuple[str, ...]:
-        return tuple(self.exclude) + tuple(self.extend_exclude)
-
-    def is_excluded(self, path: str, is_dir: bool = False, root: Optional[str] = None) -> bool:
-        """Whether ``path`` matches ``exclude``/``extend-exclude``. Patterns are relative to
-        ``root`` if given, else to the configuration's folder (the current folder for the
-        defaults). A path outside that folder is matched on its name alone."""
-        root = root or self.root or os.getcwd()
-        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-        if rel == ".":
-            return False
-        if rel.startswith(".." + os.sep) or rel == "..":
-            rel = os.path.basename(path.rstrip(os.sep))
-        rel = rel.replace(os.sep, "/")
-        return _cached_spec(self.exclude_patterns).match_file(rel + ("/" if is_dir else ""))
-
-    # -- editor ------------------------------------------------------------------------------
-    def with_overrides(self, overrides: Mapping[str, Any]) -> "Config":
-        """A copy with validated file keys (see :func:`validate`) replaced."""
-        if not overrides:
-            return self
-        return replace(self, **{KEYS[k]: v for k, v in overrides.items() if k in KEYS})
-
-    def describe(self) -> dict:
-        return {
-            "source": self.source,
-            "select": list(self.select),
-            "ignore": list(self.ignore),
-            "severity": dict(self.severity),
-            "report-unknown": self.report_unknown,
-            "exclude": list(self.exclude),
-            "extend-exclude": list(self.extend_exclude),
-            "lightning-version": self.effective_lightning_version,
-        }
-
-
-_SPECS: dict[tuple[str, ...], Any] = {}
-
-
-def _cached_spec(patterns: tuple[str, ...]):
-    spec = _SPECS.get(patterns)
-    if spec is None:
-        spec = _SPECS[patterns] = _spec(patterns)
-    return spec
-
-
-def parse_table(table: Any, where: str) -> tuple[dict[str, Any], list[str]]:
-    """Validated ``{file key: value}`` from a ``[tool.fabric-lsp]`` table, and problems."""
-    if not isinstance(table, Mapping):
-        return {}, [f"{where}: [tool.{TABLE}] must be a table; using the defaults"]
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for key, value in table.items():
-        norm = key.replace("_", "-")
-        if norm not in KEYS:
-            problems.append(f"{where}: unknown key `{key}` in [tool.{TABLE}] (known: {', '.join(KEYS)}); ignored")
-            continue
-        try:
-            values[norm] = validate(norm, value)
-        except ConfigError as exc:
-            problems.append(f"{where}: invalid value for `{key}` in [tool.{TABLE}]: {exc}; using the default")
-    return values, problems
-
-
-def load(path: str, environment_path: Optional[str] = None) -> tuple[Optional[Config], list[str]]:
-    """(config, problems) for one ``pyproject.toml``; config is None when it has no table."""
+def _read_toml(path: str) -> tuple[dict | None, list[str], bool]:
+    """(data, problems, configures_us) of one pyproject.toml."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh), [], True
     except OSError as exc:
-        return Config(source=path, environment_path=environment_path), [f"{path}: cannot read: {exc.strerror or exc}; using the defaults"]
+        return None, [f"{path}: cannot read: {exc.strerror or exc}; using the defaults"], True
     except tomllib.TOMLDecodeError as exc:
         # Without parsing it, we cannot know whether it configures fabric-lsp: if it mentions
         # the table, it does (with defaults); otherwise keep looking further up.
@@ -324,31 +565,50 @@ def load(path: str, environment_path: Optional[str] = None) -> tuple[Optional[Co
                 mentions = f"[tool.{TABLE}" in fh.read()
         except OSError:
             mentions = False
-        if not mentions:
-            return None, []
-        return Config(source=path, environment_path=environment_path), [f"{path}: invalid TOML ({exc}); using the defaults"]
+        return None, [f"{path}: invalid TOML ({exc}); using the defaults"] if mentions else [], mentions
+
+
+def load_layer(path: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """(layer, problems) of one ``pyproject.toml``; the layer is None when it has no table."""
+    data, problems, ours = _read_toml(path)
+    if data is None:
+        return ({} if ours else None), problems
     tool = data.get("tool")
     if not isinstance(tool, Mapping) or TABLE not in tool:
         return None, []
-    values, problems = parse_table(tool[TABLE], path)
-    return Config(source=path, environment_path=environment_path).with_overrides(values), problems
+    return parse_table(tool[TABLE], path)
 
 
 class Resolver:
-    """Finds and caches each folder's configuration. A ``pyproject.toml`` is re-read when its
-    modification time or size changes, so a long-lived server sees edits without restarting.
-    Problems found while loading are queued once per (file, content) for :meth:`drain_problems`.
+    """Finds each folder's configuration: the closest pyproject.toml with a ``[tool.fabric-lsp]``
+    table, with the client layers (command line, or editor settings) on top. A pyproject.toml is
+    re-read when its modification time or size changes, so a long-lived server sees edits without
+    restarting. Problems found while loading are queued once per (file, content) for
+    :meth:`drain_problems`.
     """
 
-    def __init__(self, environment_path: Optional[str] = None, stop_at: Optional[str] = None) -> None:
-        self.environment_path = environment_path
+    def __init__(self, overrides: Sequence[Layer] = (), stop_at: str | None = None) -> None:
         self.stop_at = os.path.abspath(stop_at) if stop_at else None
-        self._files: dict[str, tuple[tuple[int, int], Optional[Config]]] = {}
+        # path -> (stamp, the file's layer or None without our table, its Config)
+        self._files: dict[str, tuple[tuple[int, int], dict[str, Any] | None, Config | None]] = {}
         self._pending: list[str] = []
         self._lock = threading.Lock()
-        self.default = Config(environment_path=environment_path)
+        self.overrides: tuple[Layer, ...] = ()
+        self.default = Config()
+        self.set_overrides(overrides)
 
-    def _load_file(self, path: str) -> Optional[Config]:
+    def _build(self, path: str, layer: dict[str, Any] | None) -> Config | None:
+        return None if layer is None else Config.build([layer, *self.overrides], source=path)
+
+    def set_overrides(self, overrides: Sequence[Layer]) -> None:
+        """New client layers: every configuration is rebuilt; the files are not re-read (and
+        their problems not reported again)."""
+        with self._lock:
+            self.overrides = tuple(overrides)
+            self.default = Config.build(self.overrides)
+            self._files = {p: (stamp, layer, self._build(p, layer)) for p, (stamp, layer, _) in self._files.items()}
+
+    def _load_file(self, path: str) -> Config | None:
         try:
             st = os.stat(path)
         except OSError:
@@ -357,14 +617,15 @@ class Resolver:
         with self._lock:
             cached = self._files.get(path)
             if cached is not None and cached[0] == stamp:
-                return cached[1]
-        config, problems = load(path, self.environment_path)
+                return cached[2]
+        layer, problems = load_layer(path)
+        config = self._build(path, layer)
         with self._lock:
-            self._files[path] = (stamp, config)
+            self._files[path] = (stamp, layer, config)
             self._pending.extend(problems)
         return config
 
-    def for_path(self, path: Optional[str]) -> Config:
+    def for_path(self, path: str | None) -> Config:
         """The configuration of a file (or folder): the closest pyproject.toml with our table."""
         if not path:
             path = os.path.join(os.getcwd(), "-")
@@ -382,9 +643,9 @@ class Resolver:
                 return self.default
             directory = parent
 
-    def clear(self) -> None:
-        with self._lock:
-            self._files.clear()
+    def for_file(self, path: str | None) -> Config:
+        """:meth:`for_path` with ``per-file-ignores`` applied for this file."""
+        return self.for_path(path).for_file(path)
 
     def drain_problems(self) -> list[str]:
         with self._lock:
@@ -397,10 +658,10 @@ class GitIgnore:
     the deepest decisive pattern winning, as git does. Outside a git repository, only the
     ``.gitignore`` files at or below ``base`` count."""
 
-    def __init__(self, base: Optional[str] = None) -> None:
+    def __init__(self, base: str | None = None) -> None:
         self.base = os.path.abspath(base) if base else None
         self._specs: dict[str, Any] = {}
-        self._roots: dict[str, Optional[str]] = {}
+        self._roots: dict[str, str | None] = {}
 
     def _load(self, directory: str, name: str = ".gitignore"):
         key = os.path.join(directory, name)
@@ -419,7 +680,7 @@ class GitIgnore:
             self._specs[key] = spec
         return self._specs[key]
 
-    def git_root(self, directory: str) -> Optional[str]:
+    def git_root(self, directory: str) -> str | None:
         if directory in self._roots:
             return self._roots[directory]
         d, found = directory, None
@@ -465,33 +726,22 @@ class GitIgnore:
         return False
 
 
-def editor_overrides(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Validated file keys from the editor's settings (camelCase or file spelling)."""
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for key, value in raw.items():
-        norm = EDITOR_KEYS.get(key) or (key if key in KEYS else None)
-        if norm is None:
-            continue
-        if value is None:  # an editor's "unset": fall back to the file or the default
-            continue
-        try:
-            values[norm] = validate(norm, value)
-        except ConfigError as exc:
-            problems.append(f"fabric-lsp: invalid value for setting `{key}`: {exc}; using the default")
-    return values, problems
 
 
 __all__ = [
     "Config",
     "ConfigError",
-    "GitIgnore",
     "DEFAULT_EXCLUDE",
+    "GitIgnore",
+    "KEYS",
     "LATEST_LIGHTNING",
     "Resolver",
-    "editor_overrides",
+    "RuleSelection",
+    "client_layer",
+    "glob_regex",
     "installed_lightning_version",
-    "load",
+    "load_layer",
     "parse_table",
+    "resolve_rules",
     "validate",
 ]

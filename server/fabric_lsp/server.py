@@ -30,8 +30,7 @@ from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.config import PYPROJECT, Config, Resolver
-from fabric_lsp.options import Options
+from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 
@@ -73,7 +72,9 @@ class FabricLanguageServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=FabricProtocol,
         )
-        self.options = Options()
+        self.options = Config()  # the session's settings: the editor's layers over the defaults
+        self.init_settings: Layer = {}  # initializationOptions, validated
+        self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
         self.encoder = Encoder()
         self.workspace_model: Optional[Workspace] = None
         self.analyzer: Optional[Analyzer] = None
@@ -85,6 +86,7 @@ class FabricLanguageServer(LanguageServer):
         self.root: Optional[str] = None
         self.configs = Resolver()  # [tool.fabric-lsp] of the closest pyproject.toml
         self.supports_watched_files = False
+        self.supports_configuration = False  # workspace/configuration
 
     # -- plumbing ------------------------------------------------------------------------------
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
@@ -100,7 +102,7 @@ class FabricLanguageServer(LanguageServer):
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
         self.analyzer = Analyzer(self.workspace_model, ALL_RULES, log=self.log_message)
-        self.configs = Resolver(self.workspace_model.environment_path)
+        self.configs.set_overrides(self.client_layers())
 
     def _overlay(self, path: str) -> Optional[str]:
         uri = from_fs_path(path)
@@ -172,7 +174,27 @@ class FabricLanguageServer(LanguageServer):
 
     def config_for(self, path: Optional[str]) -> Config:
         """pyproject.toml's [tool.fabric-lsp] for ``path``, with the editor's settings on top."""
-        return self.configs.for_path(path or self.root).with_overrides(self.options.config_overrides)
+        return self.configs.for_path(path or self.root).for_file(path)
+
+    def client_layers(self) -> list[Layer]:
+        env = self.workspace_model.environment_path if self.workspace_model else None
+        return [{"environment-path": env} if env else {}, self.init_settings, self.settings]
+
+    def update_settings(self, raw, where: str) -> None:
+        """Rebuild every setting from the defaults, pyproject.toml and the editor's layers (a key
+        the editor no longer sends, or sends as null, is back to its default); one message
+        for every invalid value."""
+        layer, problems = client_layer(raw, where)
+        if where == "initializationOptions":
+            self.init_settings = layer
+        else:
+            self.settings = layer
+        if problems:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
+        old_env, self.options = self.options.environment_path, Config.build(self.client_layers()[1:])
+        if self.workspace_model is not None and self.options.environment_path != old_env:
+            self.setup_engine()
+        self.configs.set_overrides(self.client_layers())
 
     def show_config_problems(self) -> None:
         problems = self.configs.drain_problems()  # each names its key and pyproject.toml
@@ -288,9 +310,7 @@ server = FabricLanguageServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None:
-    ls.options, problems = Options().merged(params.initialization_options)
-    for p in problems:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
+    ls.update_settings(params.initialization_options, "initializationOptions")
     ls.encoder = Encoder(ls.workspace.position_encoding or "utf-16")
     caps = params.capabilities
     ca = caps.text_document.code_action if caps.text_document else None
@@ -299,6 +319,7 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     ls.supports_document_changes = bool(we and we.document_changes)
     wf = caps.workspace.did_change_watched_files if caps.workspace else None
     ls.supports_watched_files = bool(wf and wf.dynamic_registration)
+    ls.supports_configuration = bool(caps.workspace and caps.workspace.configuration)
     root_uri = None
     if params.workspace_folders:
         root_uri = params.workspace_folders[0].uri
@@ -361,13 +382,16 @@ async def did_change_watched_files(ls: FabricLanguageServer, params: types.DidCh
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: FabricLanguageServer, params: types.DidChangeConfigurationParams) -> None:
-    new, problems = ls.options.merged(params.settings)
-    for p in problems:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
-    env_changed = new.environment_path != ls.options.environment_path
-    ls.options = new
-    if env_changed:
-        ls.setup_engine()
+    settings = params.settings
+    if settings is None and ls.supports_configuration:  # the client wants us to pull them
+        item = types.ConfigurationItem(section=SECTION)
+        try:
+            answer = await asyncio.wait_for(ls.workspace_configuration_async(types.ConfigurationParams(items=[item])), 10)
+            settings = answer[0] if answer else None
+        except Exception as exc:
+            ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
+            return
+    ls.update_settings(settings, "settings")
     for uri in list(ls.workspace.text_documents):
         ls.schedule(uri, delay=0)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Optional
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -22,7 +21,7 @@ class FileResult:
     problems: list[str] = field(default_factory=list)
     fixed: int = 0
     diff: str = ""
-    fixed_text: Optional[str] = None  # --fix on stdin: the fixed source
+    fixed_text: str | None = None  # --fix on stdin: the fixed source
     checked: bool = False
 
 
@@ -45,7 +44,7 @@ class Report:
         return sum(r.fixed for r in self.results)
 
 
-def display_path(path: Optional[str]) -> str:
+def display_path(path: str | None) -> str:
     if not path or path == "-":
         return "-"
     rel = os.path.relpath(path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Any
 
 from fabric_lsp import __version__
 from fabric_lsp.output import Report
@@ -19,7 +19,7 @@ INFORMATION_URI = "https://github.com/fabric-lsp/fabric-lsp"
 _LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
-def _artifact(path: Optional[str], shown: str) -> dict:
+def _artifact(path: str | None, shown: str) -> dict:
     if not path or path == "-":
         return {"uri": "stdin"}
     absolute = os.path.abspath(path)
@@ -109,7 +109,7 @@ def sarif_log(report: Report) -> dict:
     notifications = [
         {"level": "error" if ": error:" in p else "warning", "message": {"text": p}} for p in report.problems
     ]
-    invocation = {"executionSuccessful": True}
+    invocation: dict[str, Any] = {"executionSuccessful": True}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     cwd = os.getcwd()

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from fabric_lsp.engine.model import Finding, Severity
+from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -36,8 +37,6 @@ else:  # pragma: no cover - exercised on 3.9/3.10
 
 PYPROJECT = "pyproject.toml"
 TABLE = "fabric-lsp"
-#: The newest Lightning release the rules know about: the default when none is installed.
-LATEST_LIGHTNING = "2.6.6"
 #: Folders never worth walking into (the default ``exclude``, after ruff's); gitignore-style patterns.
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".bzr/",
@@ -148,36 +147,6 @@ def _spec(patterns: Iterable[str]):
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(list(patterns))
-
-
-def installed_lightning_version(environment_path: Optional[str] = None) -> Optional[str]:
-    """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment
-    (a virtualenv folder or an interpreter inside one), else in the running interpreter."""
-    import glob
-    from importlib import metadata
-
-    search: Optional[list[str]] = None
-    if environment_path:
-        env = environment_path
-        if os.path.isfile(env):  # .../bin/python
-            env = os.path.dirname(os.path.dirname(env))
-        search = glob.glob(os.path.join(env, "lib", "python*", "site-packages")) + glob.glob(
-            os.path.join(env, "Lib", "site-packages")
-        )
-        if not search:
-            return None
-    for name in ("lightning", "lightning-fabric", "lightning_fabric"):
-        try:
-            if search is None:
-                return metadata.version(name)
-            for dist in metadata.distributions(path=search):
-                if (dist.metadata.get("Name") or "").lower().replace("_", "-") == name.replace("_", "-"):
-                    return dist.version
-        except metadata.PackageNotFoundError:
-            continue
-        except Exception:
-            continue
-    return None
 
 
 @dataclass(frozen=True)

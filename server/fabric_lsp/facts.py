@@ -278,7 +278,8 @@ PLUGIN_CLASSES: dict[str, PluginClass] = {
     "DeepSpeedPrecision": PluginClass(_P + "precision.deepspeed", "Precision", None, "Precision"),
     "FSDPPrecision": PluginClass(_P + "precision.fsdp", "Precision", None, "Precision"),
     "XLAPrecision": PluginClass(_P + "precision.xla", "Precision", None, "Precision"),
-    "BitsandbytesPrecision": PluginClass(_P + "precision.bitsandbytes", "Precision", None, "Precision"),
+    # no class attribute of its own: it inherits Precision's "32-true"
+    "BitsandbytesPrecision": PluginClass(_P + "precision.bitsandbytes", "Precision", "32-true", "Precision"),
     # the class attribute is "transformer-engine" whatever the weights dtype
     "TransformerEnginePrecision": PluginClass(
         _P + "precision.transformer_engine", "Precision", "transformer-engine", "Precision"
@@ -293,6 +294,15 @@ PLUGIN_CLASSES: dict[str, PluginClass] = {
     "MPIEnvironment": PluginClass(_P + "environments.mpi", "ClusterEnvironment", external=True),
     "KubeflowEnvironment": PluginClass(_P + "environments.kubeflow", "ClusterEnvironment", external=True),
     "XLAEnvironment": PluginClass(_P + "environments.xla", "ClusterEnvironment", external=False),
+}
+
+#: Precision plugins whose ``precision`` comes from their constructor (the others' is fixed by the class).
+PRECISION_FROM_ARGUMENT = ("HalfPrecision", "MixedPrecision", "DeepSpeedPrecision", "FSDPPrecision", "XLAPrecision")
+#: Registry entries Lightning cannot instantiate: ``STRATEGY_REGISTRY.get(name)`` calls the class
+#: without its required argument and raises ``TypeError`` (class whose ``__init__`` it is, argument).
+STRATEGY_REQUIRED_ARGUMENTS = {
+    "SingleDeviceXLAStrategy": ("SingleDeviceXLAStrategy", "device"),
+    "SingleTPUStrategy": ("SingleDeviceXLAStrategy", "device"),
 }
 
 #: ``precision=`` values (``_PRECISION_INPUT_STR`` + ``_INT`` + ``_STR_ALIAS``, in the message's order).

@@ -250,7 +250,7 @@ def _plugin_is_a(value: Any, ancestor: str) -> bool:
 def _plugin_precision(plugin: Obj) -> Optional[str]:
     cls = _plugin_class(plugin)
     fixed = facts.PLUGIN_CLASSES[cls].precision if cls else None
-    return fixed if cls == "TransformerEnginePrecision" else plugin.arg("precision", fixed)
+    return plugin.arg("precision", fixed) if cls in facts.PRECISION_FROM_ARGUMENT else fixed
 
 
 # ---------------------------------------------------------------------------------- the checks
@@ -377,7 +377,7 @@ class _Connector:
             self._read_strategy_instance(self.strategy_flag)
 
     def _check_names(self, strategy: Any, accelerator: Any) -> None:
-        if strategy != "auto" and strategy not in facts.STRATEGY_REGISTRY and not _strategy_class(strategy):
+        if strategy != "auto" and strategy not in list(facts.STRATEGY_REGISTRY) and not _strategy_class(strategy):
             raise _Raised(
                 "ValueError",
                 f"You selected an invalid strategy name: `strategy={strategy!r}`."
@@ -715,10 +715,20 @@ class _Connector:
         flag = self.strategy_flag
         if isinstance(flag, str):
             cls, params = facts.STRATEGY_REGISTRY[flag]
-            return _Strategy(cls, cls, start_method=str(params.get("start_method", "popen")))
+            if cls in facts.STRATEGY_REQUIRED_ARGUMENTS:
+                owner, argument = facts.STRATEGY_REQUIRED_ARGUMENTS[cls]
+                raise _Raised("TypeError", f"{owner}.__init__() missing 1 required positional argument: '{argument}'")
+            own = facts.STRATEGIES_OWN_CLUSTER_ENVIRONMENT.get(cls)
+            return _Strategy(
+                cls,
+                cls,
+                start_method=str(params.get("start_method", "popen")),
+                cluster_environment=Obj(own) if own else None,
+            )
         base = _strategy_class(flag)
         assert base is not None
-        strategy = _Strategy(flag.cls, base, start_method=flag.arg("start_method", "popen"), device=flag.arg("device"))
+        device = _single_device(base, flag.arg("device"))
+        strategy = _Strategy(flag.cls, base, start_method=flag.arg("start_method", "popen"), device=device)
         if _is_a(base, "ParallelStrategy"):
             strategy.parallel_devices = list(flag.arg("parallel_devices") or [])
             strategy.cluster_environment = self._strategy_cluster_environment(flag)
@@ -847,6 +857,15 @@ class _Connector:
 
 #: Strategy classes that define ``_configure_launcher`` (subclasses inherit it).
 _LAUNCHER_OWNERS = frozenset(c for c, f in facts.STRATEGY_CLASS_FACTS.items() if f.launcher != "none")
+
+
+def _single_device(strategy: str, device: Any) -> Optional[str]:
+    """The root device of a single-device strategy, as ``torch.device`` prints it."""
+    if device is None:
+        return None
+    if _is_a(strategy, "SingleDeviceXLAStrategy"):  # the device's index picks the XLA device
+        return f"xla:{device if isinstance(device, int) else str(device).rpartition(':')[2] or 0}"
+    return f"cuda:{device}" if isinstance(device, int) else str(device)
 
 
 def _check_data_type(devices: Any) -> None:

@@ -33,8 +33,9 @@ import re
 import sys
 import types
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,13 +55,31 @@ NOTEBOOK_CUDA2 = {"cuda": 2, "interactive": True}
 NOTEBOOK_CPU = {"interactive": True}
 WINDOWS = {"start_methods": ["spawn"]}
 #: What ``torchrun --nproc-per-node=2`` and ``srun --ntasks-per-node=2`` set in rank 0.
-TORCHRUN = {"TORCHELASTIC_RUN_ID": "1", "LOCAL_RANK": "0", "RANK": "0", "GROUP_RANK": "0", "WORLD_SIZE": "2",
-            "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
-SRUN = {"SLURM_NTASKS": "2", "SLURM_NTASKS_PER_NODE": "2", "SLURM_JOB_NAME": "train", "SLURM_PROCID": "0",
-        "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURM_JOB_ID": "7", "SLURM_NODELIST": "node1"}
+TORCHRUN = {
+    "TORCHELASTIC_RUN_ID": "1",
+    "LOCAL_RANK": "0",
+    "RANK": "0",
+    "GROUP_RANK": "0",
+    "WORLD_SIZE": "2",
+    "LOCAL_WORLD_SIZE": "2",
+    "MASTER_ADDR": "127.0.0.1",
+    "MASTER_PORT": "29500",
+}
+SRUN = {
+    "SLURM_NTASKS": "2",
+    "SLURM_NTASKS_PER_NODE": "2",
+    "SLURM_JOB_NAME": "train",
+    "SLURM_PROCID": "0",
+    "SLURM_LOCALID": "0",
+    "SLURM_NODEID": "0",
+    "SLURM_JOB_ID": "7",
+    "SLURM_NODELIST": "node1",
+}
 
 
-def obj(cls: str, base: str | None = None, fabric: bool = True, module: str | None = None, **args: Any) -> dict[str, Any]:
+def obj(
+    cls: str, base: str | None = None, fabric: bool = True, module: str | None = None, **args: Any
+) -> dict[str, Any]:
     out: dict[str, Any] = {"obj": cls}
     if module:
         out["module"] = module
@@ -76,10 +95,29 @@ def obj(cls: str, base: str | None = None, fabric: bool = True, module: str | No
 # ------------------------------------------------------------------------------------------ grid
 def _rows_strategy_strings() -> Iterator[dict]:
     names = [
-        "auto", "AUTO", "ddp", "DDP_Spawn", "ddp_fork", "ddp_notebook", "ddp_find_unused_parameters_true",
-        "dp", "deepspeed", "deepspeed_stage_1", "deepspeed_stage_2_offload", "deepspeed_stage_3",
-        "deepspeed_stage_3_offload_nvme", "fsdp", "fsdp_cpu_offload", "xla", "xla_fsdp", "single_xla",
-        "single_tpu", "ddp_sharded", "single_device", "ddp_find_unused_parameters_false", "tpu_spawn",
+        "auto",
+        "AUTO",
+        "ddp",
+        "DDP_Spawn",
+        "ddp_fork",
+        "ddp_notebook",
+        "ddp_find_unused_parameters_true",
+        "dp",
+        "deepspeed",
+        "deepspeed_stage_1",
+        "deepspeed_stage_2_offload",
+        "deepspeed_stage_3",
+        "deepspeed_stage_3_offload_nvme",
+        "fsdp",
+        "fsdp_cpu_offload",
+        "xla",
+        "xla_fsdp",
+        "single_xla",
+        "single_tpu",
+        "ddp_sharded",
+        "single_device",
+        "ddp_find_unused_parameters_false",
+        "tpu_spawn",
     ]
     for host in (CPU, CUDA2, MPS, TPU8):
         for name in names:
@@ -115,8 +153,34 @@ def _rows_accelerators() -> Iterator[dict]:
 
 
 _DEVICES: list[Any] = [
-    "auto", 1, 2, 3, -1, -2, "2", "-1", "0,1", "1,", "1, 3", [0], [1], [0, 1], [0, 0], [1, 3], 0, "0", [], " 0",
-    "[]", "abc", "a,b", True, 2.5, None, ["0"], 8,
+    "auto",
+    1,
+    2,
+    3,
+    -1,
+    -2,
+    "2",
+    "-1",
+    "0,1",
+    "1,",
+    "1, 3",
+    [0],
+    [1],
+    [0, 1],
+    [0, 0],
+    [1, 3],
+    0,
+    "0",
+    [],
+    " 0",
+    "[]",
+    "abc",
+    "a,b",
+    True,
+    2.5,
+    None,
+    ["0"],
+    8,
 ]
 
 
@@ -142,15 +206,39 @@ def _rows_num_nodes() -> Iterator[dict]:
 
 
 _PRECISIONS: list[Any] = [
-    None, "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64-true", "transformer-engine",
-    "transformer-engine-float16", 16, 32, 64, "16", "32", "64", "bf16", "fp16", 16.0, "BF16-mixed", 8,
+    None,
+    "32-true",
+    "16-mixed",
+    "bf16-mixed",
+    "16-true",
+    "bf16-true",
+    "64-true",
+    "transformer-engine",
+    "transformer-engine-float16",
+    16,
+    32,
+    64,
+    "16",
+    "32",
+    "64",
+    "bf16",
+    "fp16",
+    16.0,
+    "BF16-mixed",
+    8,
 ]
 
 
 def _rows_precision() -> Iterator[dict]:
     strategies: list[tuple[Any, dict]] = [
-        ("auto", CPU), ("auto", CUDA1), ("ddp", CUDA2), ("deepspeed", CUDA2), ("fsdp", CUDA2),
-        ("xla", TPU8), (obj("ModelParallelStrategy"), CUDA2), ("auto", MPS),
+        ("auto", CPU),
+        ("auto", CUDA1),
+        ("ddp", CUDA2),
+        ("deepspeed", CUDA2),
+        ("fsdp", CUDA2),
+        ("xla", TPU8),
+        (obj("ModelParallelStrategy"), CUDA2),
+        ("auto", MPS),
     ]
     for strategy, host in strategies:
         for precision in _PRECISIONS:
@@ -167,20 +255,29 @@ def _rows_plugins() -> Iterator[dict]:
     yield {"args": {"plugins": half}, "host": CUDA1}
     yield {"args": {"plugins": [half], "precision": "bf16-true"}, "host": CUDA1}
     yield {"args": {"plugins": [half, obj("DoublePrecision")]}, "host": CPU}
-    yield {"args": {"plugins": [obj("TorchCheckpointIO"), obj("TorchCheckpointIO"), half, obj("Precision")]}, "host": CPU}
+    yield {
+        "args": {"plugins": [obj("TorchCheckpointIO"), obj("TorchCheckpointIO"), half, obj("Precision")]},
+        "host": CPU,
+    }
     yield {"args": {"plugins": [obj("DDPStrategy")]}, "host": CPU}
     yield {"args": {"plugins": obj("DDPStrategy")}, "host": CPU}
     yield {"args": {"plugins": "ddp"}, "host": CPU}
     yield {"args": {"plugins": []}, "host": CPU}
     yield {"args": {"plugins": [obj("DoublePrecision")], "strategy": "ddp"}, "host": CPU}
     yield {"args": {"plugins": [obj("MixedPrecision", precision="16-mixed", device="cuda")]}, "host": CUDA1}
-    yield {"args": {"plugins": [obj("MixedPrecision", precision="16-mixed", device="cuda")], "strategy": "fsdp"}, "host": CUDA2}
+    yield {
+        "args": {"plugins": [obj("MixedPrecision", precision="16-mixed", device="cuda")], "strategy": "fsdp"},
+        "host": CUDA2,
+    }
     yield {"args": {"plugins": [obj("FSDPPrecision", precision="bf16-mixed")], "strategy": "fsdp"}, "host": CUDA2}
     yield {"args": {"plugins": [obj("HalfPrecision")], "strategy": "xla"}, "host": TPU8}
     yield {"args": {"plugins": [obj("HalfPrecision")], "accelerator": "tpu", "devices": 1}, "host": TPU8}
     yield {"args": {"plugins": [obj("HalfPrecision")], "strategy": "xla_fsdp"}, "host": TPU8}
     yield {"args": {"plugins": [obj("XLAPrecision", precision="bf16-true")], "strategy": "xla"}, "host": TPU8}
-    yield {"args": {"plugins": [obj("DeepSpeedPrecision", precision="16-mixed")], "strategy": "deepspeed"}, "host": CUDA2}
+    yield {
+        "args": {"plugins": [obj("DeepSpeedPrecision", precision="16-mixed")], "strategy": "deepspeed"},
+        "host": CUDA2,
+    }
     yield {"args": {"plugins": [obj("HalfPrecision")], "strategy": "deepspeed"}, "host": CUDA2}
     for host in (CPU, CUDA1):
         yield {"args": {"plugins": obj("BitsandbytesPrecision")}, "host": host}
@@ -192,8 +289,16 @@ def _rows_plugins() -> Iterator[dict]:
     yield {"args": {"plugins": [obj("XLACheckpointIO")], "strategy": "xla_fsdp"}, "host": TPU8}
     for strategy in ("ddp", "fsdp", "auto"):
         yield {"args": {"plugins": [obj("LightningEnvironment")], "strategy": strategy}, "host": CUDA2}
-        yield {"args": {"plugins": [obj("TorchElasticEnvironment")], "strategy": strategy}, "host": CUDA2, "env": TORCHRUN}
-    yield {"args": {"plugins": [obj("LightningEnvironment")], "strategy": "fsdp"}, "host": CUDA2, "env": {"LOCAL_RANK": "0"}}
+        yield {
+            "args": {"plugins": [obj("TorchElasticEnvironment")], "strategy": strategy},
+            "host": CUDA2,
+            "env": TORCHRUN,
+        }
+    yield {
+        "args": {"plugins": [obj("LightningEnvironment")], "strategy": "fsdp"},
+        "host": CUDA2,
+        "env": {"LOCAL_RANK": "0"},
+    }
     yield {"args": {"plugins": [obj("LightningEnvironment")], "strategy": "xla"}, "host": TPU8}
 
 
@@ -229,27 +334,62 @@ def _rows_strategy_objects() -> Iterator[dict]:
     yield {"args": {"strategy": obj("SingleDeviceStrategy", device="cpu")}, "host": TPU8}
     yield {"args": {"strategy": obj("DataParallelStrategy")}, "host": CUDA2}
     yield {"args": {"strategy": obj("DataParallelStrategy"), "accelerator": "cpu"}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", fabric=False, module="lightning.pytorch.strategies.ddp")}, "host": CPU}
+    yield {
+        "args": {"strategy": obj("DDPStrategy", fabric=False, module="lightning.pytorch.strategies.ddp")},
+        "host": CPU,
+    }
     # settings given twice: on the strategy and on Fabric
     acc = obj("CPUAccelerator")
     yield {"args": {"strategy": obj("DDPStrategy", accelerator=acc), "accelerator": "cpu"}, "host": CPU}
     yield {"args": {"strategy": obj("DDPStrategy", accelerator=acc)}, "host": CUDA2}
     yield {"args": {"strategy": obj("DDPStrategy", accelerator=obj("CUDAAccelerator"))}, "host": CPU}
     yield {"args": {"strategy": obj("DDPStrategy", precision=obj("DoublePrecision"))}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", precision=obj("DoublePrecision")), "plugins": [obj("Precision")]}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", precision=obj("DoublePrecision")), "precision": "64-true"}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", checkpoint_io=obj("TorchCheckpointIO")), "plugins": [obj("TorchCheckpointIO")]}, "host": CPU}
+    yield {
+        "args": {"strategy": obj("DDPStrategy", precision=obj("DoublePrecision")), "plugins": [obj("Precision")]},
+        "host": CPU,
+    }
+    yield {
+        "args": {"strategy": obj("DDPStrategy", precision=obj("DoublePrecision")), "precision": "64-true"},
+        "host": CPU,
+    }
+    yield {
+        "args": {
+            "strategy": obj("DDPStrategy", checkpoint_io=obj("TorchCheckpointIO")),
+            "plugins": [obj("TorchCheckpointIO")],
+        },
+        "host": CPU,
+    }
     yield {"args": {"strategy": obj("DDPStrategy", checkpoint_io=obj("TorchCheckpointIO"))}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", cluster_environment=obj("LightningEnvironment")), "plugins": [obj("LightningEnvironment")]}, "host": CPU}
-    yield {"args": {"strategy": obj("DDPStrategy", cluster_environment=obj("TorchElasticEnvironment"))}, "host": CPU, "env": TORCHRUN}
-    yield {"args": {"strategy": obj("FSDPStrategy", cluster_environment=obj("TorchElasticEnvironment"))}, "host": CUDA2, "env": TORCHRUN}
+    yield {
+        "args": {
+            "strategy": obj("DDPStrategy", cluster_environment=obj("LightningEnvironment")),
+            "plugins": [obj("LightningEnvironment")],
+        },
+        "host": CPU,
+    }
+    yield {
+        "args": {"strategy": obj("DDPStrategy", cluster_environment=obj("TorchElasticEnvironment"))},
+        "host": CPU,
+        "env": TORCHRUN,
+    }
+    yield {
+        "args": {"strategy": obj("FSDPStrategy", cluster_environment=obj("TorchElasticEnvironment"))},
+        "host": CUDA2,
+        "env": TORCHRUN,
+    }
     yield {"args": {"strategy": obj("FSDPStrategy", precision=obj("HalfPrecision"))}, "host": CUDA2}
     yield {"args": {"strategy": obj("XLAStrategy", precision=obj("HalfPrecision"))}, "host": TPU8}
     # parallel devices on the strategy
     for devices, accelerator, host in (
-        (["cpu", "cpu"], "auto", CPU), (["cpu", "cpu"], "cuda", CUDA2), (["cpu"], "gpu", CUDA2),
-        (["cuda:0", "cuda:1"], "auto", CUDA2), (["cuda:1"], "gpu", CUDA2), (["cuda:0"], "cpu", CUDA2),
-        (["cuda:0", "cuda:1"], "auto", CPU), (["cpu", "cpu"], obj("CPUAccelerator"), CPU), (["cpu"] * 3, "auto", CPU),
+        (["cpu", "cpu"], "auto", CPU),
+        (["cpu", "cpu"], "cuda", CUDA2),
+        (["cpu"], "gpu", CUDA2),
+        (["cuda:0", "cuda:1"], "auto", CUDA2),
+        (["cuda:1"], "gpu", CUDA2),
+        (["cuda:0"], "cpu", CUDA2),
+        (["cuda:0", "cuda:1"], "auto", CPU),
+        (["cpu", "cpu"], obj("CPUAccelerator"), CPU),
+        (["cpu"] * 3, "auto", CPU),
     ):
         args: dict[str, Any] = {"strategy": obj("DDPStrategy", parallel_devices=devices)}
         if accelerator != "auto":
@@ -297,7 +437,11 @@ def _rows_env() -> Iterator[dict]:
         yield {"args": {"strategy": strategy}, "host": CUDA2, "env": TORCHRUN}
         yield {"args": {"strategy": strategy}, "host": CUDA2, "env": {"LOCAL_RANK": "0"}}
     yield {"args": {"strategy": "fsdp"}, "host": CUDA2, "env": SRUN}
-    yield {"args": {"strategy": "fsdp"}, "host": CUDA2, "env": {k: v for k, v in SRUN.items() if k != "SLURM_NTASKS_PER_NODE"}}
+    yield {
+        "args": {"strategy": "fsdp"},
+        "host": CUDA2,
+        "env": {k: v for k, v in SRUN.items() if k != "SLURM_NTASKS_PER_NODE"},
+    }
     yield {"args": {"strategy": "fsdp"}, "host": CUDA2, "env": {**SRUN, "SLURM_JOB_NAME": "bash"}}
     yield {"args": {"strategy": "fsdp"}, "host": CUDA2, "env": {**SRUN, "SLURM_NTASKS": "1"}}
     # torchelastic with one visible GPU: device ids are not checked
@@ -309,8 +453,15 @@ def _rows_env() -> Iterator[dict]:
 def grid() -> list[dict]:
     rows: list[dict] = []
     for make in (
-        _rows_strategy_strings, _rows_accelerators, _rows_devices, _rows_num_nodes, _rows_precision,
-        _rows_plugins, _rows_strategy_objects, _rows_hosts, _rows_env,
+        _rows_strategy_strings,
+        _rows_accelerators,
+        _rows_devices,
+        _rows_num_nodes,
+        _rows_precision,
+        _rows_plugins,
+        _rows_strategy_objects,
+        _rows_hosts,
+        _rows_env,
     ):
         rows.extend(make())
     for row in rows:
@@ -346,8 +497,15 @@ def _host(host: dict, env: dict) -> Iterator[list[str]]:
     cuda_n, tpu_n = host.get("cuda", 0), host.get("tpu", 0)
     base = {k: v for k, v in os.environ.items() if not k.startswith(_CLEARED_PREFIXES) and k not in _CLEARED}
     warned: list[str] = []
-    xla_flag = ["accelerators.xla", "strategies.single_xla", "strategies.xla_fsdp",
-                "strategies.launchers.xla", "plugins.precision.xla", "plugins.environments.xla", "plugins.io.xla"]
+    xla_flag = [
+        "accelerators.xla",
+        "strategies.single_xla",
+        "strategies.xla_fsdp",
+        "strategies.launchers.xla",
+        "plugins.precision.xla",
+        "plugins.environments.xla",
+        "plugins.io.xla",
+    ]
     with contextlib.ExitStack() as stack:
         enter = stack.enter_context
         enter(mock.patch.dict(os.environ, {**base, **env}, clear=True))
@@ -395,7 +553,7 @@ def build(value: Any) -> Any:
         return [build(v) for v in value]
     if not (isinstance(value, dict) and "obj" in value):
         return value
-    cls = _class(value["obj"], value.get("base"), value.get("fabric", True))
+    cls: Any = _class(value["obj"], value.get("base"), value.get("fabric", True))
     args = {k: build(v) for k, v in value.get("args", {}).items()}
     if "parallel_devices" in args:
         args["parallel_devices"] = [torch.device(d) for d in args["parallel_devices"]]

@@ -12,7 +12,7 @@ class they name.
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 
 class Kind(enum.Enum):
@@ -197,9 +197,9 @@ FSDP_ALIASES = ("fsdp", "fsdp_cpu_offload")
 
 class StrategyClass(NamedTuple):
     module: str  # defining module (objects' default repr names it)
-    parent: Optional[str]  # Fabric base class (isinstance checks walk this chain)
+    parent: str | None  # Fabric base class (isinstance checks walk this chain)
     launcher: str  # "ddp" (by start method), "script" (subprocess unless processes exist), "xla", "none"
-    precision_plugin: Optional[str]  # the plugin class the strategy insists on (``precision`` setter)
+    precision_plugin: str | None  # the plugin class the strategy insists on (``precision`` setter)
     checkpoint_io: str  # "any", "xla" (XLACheckpointIO only), "none" (setting one raises)
     wraps_module: bool  # setup_module returns a wrapper, so calls of other methods bypass it (FAB003)
 
@@ -219,9 +219,7 @@ STRATEGY_CLASS_FACTS: dict[str, StrategyClass] = {
     "DDPStrategy": StrategyClass(_S + "ddp", "ParallelStrategy", "ddp", None, "any", True),
     "DeepSpeedStrategy": StrategyClass(_S + "deepspeed", "DDPStrategy", "ddp", None, "any", True),
     "FSDPStrategy": StrategyClass(_S + "fsdp", "ParallelStrategy", "script", "FSDPPrecision", "none", True),
-    "ModelParallelStrategy": StrategyClass(
-        _S + "model_parallel", "ParallelStrategy", "script", None, "none", False
-    ),
+    "ModelParallelStrategy": StrategyClass(_S + "model_parallel", "ParallelStrategy", "script", None, "none", False),
     "XLAStrategy": StrategyClass(_S + "xla", "ParallelStrategy", "xla", "XLAPrecision", "xla", False),
     # XLAFSDP wraps the root module in XlaFullyShardedDataParallel (strategies/xla_fsdp.py:222)
     "XLAFSDPStrategy": StrategyClass(_S + "xla_fsdp", "ParallelStrategy", "xla", "XLAPrecision", "xla", True),
@@ -264,9 +262,9 @@ ACCELERATOR_BASES = {"TPUAccelerator": "XLAAccelerator"}
 class PluginClass(NamedTuple):
     module: str
     category: str  # "Precision", "CheckpointIO", "ClusterEnvironment" (the connector's plugin kinds)
-    precision: Optional[str] = None  # the ``precision`` attribute when fixed by the class
-    parent: Optional[str] = None  # Fabric base class, for isinstance checks
-    external: Optional[bool] = None  # cluster environments: processes created outside Lightning
+    precision: str | None = None  # the ``precision`` attribute when fixed by the class
+    parent: str | None = None  # Fabric base class, for isinstance checks
+    external: bool | None = None  # cluster environments: processes created outside Lightning
 
 
 _P = "lightning.fabric.plugins."
@@ -397,12 +395,12 @@ def version_tuple(version: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def has_feature(feature: str, version: Optional[str] = None) -> bool:
+def has_feature(feature: str, version: str | None = None) -> bool:
     """Whether Lightning ``version`` (default: the latest known) has ``feature`` (a key of ``SINCE``)."""
     return version_tuple(version or LATEST_LIGHTNING) >= SINCE[feature]
 
 
-def installed_lightning_version(environment_path: Optional[str] = None) -> Optional[str]:
+def installed_lightning_version(environment_path: str | None = None) -> str | None:
     """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment (a
     virtualenv folder or an interpreter inside one), else in the running interpreter — read from
     the package metadata, never by importing the package."""
@@ -418,7 +416,7 @@ def installed_lightning_version(environment_path: Optional[str] = None) -> Optio
             except metadata.PackageNotFoundError:
                 continue
         for dist in metadata.distributions(path=search):
-            if (dist.metadata.get("Name") or "").lower().replace("_", "-") == name:
+            if (dist.metadata["Name"] or "").lower().replace("_", "-") == name:
                 return dist.version
     return None
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fabric_lsp import config, facts
 from fabric_lsp.engine.lightning import (
     CPU,
@@ -105,7 +104,12 @@ def test_resolve_per_host_describes_each_assumption() -> None:
     tpu = out["on TPU with 8 devices"]
     assert (tpu.kind, tpu.launcher, tpu.num_processes) == (Kind.XLA_FSDP, Launcher.XLA, 8)
     cuda = out["on CUDA with 8 devices"]
-    assert (cuda.kind, cuda.precision_plugin, cuda.world_size, cuda.wraps_module) == (Kind.FSDP, "FSDPPrecision", 8, True)
+    assert (cuda.kind, cuda.precision_plugin, cuda.world_size, cuda.wraps_module) == (
+        Kind.FSDP,
+        "FSDPPrecision",
+        8,
+        True,
+    )
 
 
 def test_resolve_strategy_and_derived_facts() -> None:

@@ -22,7 +22,7 @@ import enum
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable
 
 from fabric_lsp import facts
 from fabric_lsp.facts import Kind
@@ -48,8 +48,8 @@ class Obj:
 
     cls: str
     args: tuple[tuple[str, Any], ...] = ()
-    base: Optional[str] = None
-    module: Optional[str] = None
+    base: str | None = None
+    module: str | None = None
     fabric: bool = True
 
     def arg(self, name: str, default: Any = None) -> Any:
@@ -131,24 +131,24 @@ class Outcome:
     """What ``Fabric(...)`` becomes on ``host``: ``error`` is set when construction raises."""
 
     host: Host
-    error: Optional[ConnectorError] = None
+    error: ConnectorError | None = None
     warnings: tuple[str, ...] = ()
-    strategy: Optional[str] = None  # class name (a user subclass keeps its own name)
-    strategy_base: Optional[str] = None  # the Fabric class it is
-    accelerator: Optional[str] = None  # class name
+    strategy: str | None = None  # class name (a user subclass keeps its own name)
+    strategy_base: str | None = None  # the Fabric class it is
+    accelerator: str | None = None  # class name
     devices: tuple[str, ...] = ()  # parallel devices, or the single device
     num_nodes: int = 1
-    precision: Optional[str] = None  # the precision plugin's ``precision``
-    precision_plugin: Optional[str] = None  # class name
-    launcher: Optional[Launcher] = None
-    cluster_environment: Optional[str] = None
+    precision: str | None = None  # the precision plugin's ``precision``
+    precision_plugin: str | None = None  # class name
+    launcher: Launcher | None = None
+    cluster_environment: str | None = None
 
     @property
-    def kind(self) -> Optional[Kind]:
+    def kind(self) -> Kind | None:
         return facts.strategy_kind_of_class_name(self.strategy_base) if self.strategy_base else None
 
     @property
-    def wraps_module(self) -> Optional[bool]:
+    def wraps_module(self) -> bool | None:
         """Whether ``setup_module`` wraps the model (then calls of methods other than ``forward``
         bypass the strategy: FAB003)."""
         if self.strategy_base is None:
@@ -167,7 +167,7 @@ class Outcome:
         return self.num_processes * (self.num_nodes if _has_num_nodes(self.strategy_base) else 1)
 
 
-def resolve(args: FabricArgs, host: Host = CPU, env: Optional[Mapping[str, str]] = None) -> Outcome:
+def resolve(args: FabricArgs, host: Host = CPU, env: Mapping[str, str] | None = None) -> Outcome:
     """What Lightning 2.6.6 makes of ``Fabric(**args)`` on ``host`` with environment variables ``env``
     (``LT_*`` set by ``fabric run``, cluster variables; ``None``: none set)."""
     run = _Connector(host, dict(env or {}))
@@ -179,15 +179,15 @@ def resolve(args: FabricArgs, host: Host = CPU, env: Optional[Mapping[str, str]]
 
 
 def resolve_per_host(
-    args: FabricArgs, env: Optional[Mapping[str, str]] = None, hosts: Iterable[Host] = DEFAULT_HOSTS
+    args: FabricArgs, env: Mapping[str, str] | None = None, hosts: Iterable[Host] = DEFAULT_HOSTS
 ) -> dict[str, Outcome]:
     """``resolve`` under each hardware assumption, keyed by its description ("on CUDA with 8 devices")."""
     return {host.describe(): resolve(args, host, env) for host in hosts}
 
 
 def resolve_strategy(
-    args: FabricArgs, host: Host = CPU, env: Optional[Mapping[str, str]] = None
-) -> Union[tuple[Kind, str], ConnectorError]:
+    args: FabricArgs, host: Host = CPU, env: Mapping[str, str] | None = None
+) -> tuple[Kind, str] | ConnectorError:
     """The strategy's kind and class name, or the error ``Fabric(...)`` raises."""
     out = resolve(args, host, env)
     if out.error is not None:
@@ -199,7 +199,7 @@ def resolve_strategy(
 # ------------------------------------------------------------------------------ class hierarchy
 def _strategy_chain(cls: str) -> list[str]:
     chain: list[str] = []
-    current: Optional[str] = cls
+    current: str | None = cls
     while current is not None and current in facts.STRATEGY_CLASS_FACTS:
         chain.append(current)
         current = facts.STRATEGY_CLASS_FACTS[current].parent
@@ -210,11 +210,11 @@ def _is_a(cls: str, ancestor: str) -> bool:
     return ancestor in _strategy_chain(cls)
 
 
-def _has_num_nodes(cls: Optional[str]) -> bool:
+def _has_num_nodes(cls: str | None) -> bool:
     return cls is not None and any(_is_a(cls, c) for c in facts.STRATEGIES_WITH_NUM_NODES)
 
 
-def _fabric_class(obj: Obj, table: Mapping[str, Any]) -> Optional[str]:
+def _fabric_class(obj: Obj, table: Mapping[str, Any]) -> str | None:
     """The Fabric class ``obj`` is an instance of (its own or its declared base), if any."""
     if not obj.fabric:
         return None
@@ -223,18 +223,18 @@ def _fabric_class(obj: Obj, table: Mapping[str, Any]) -> Optional[str]:
     return obj.base if obj.base in table else None
 
 
-def _strategy_class(value: Any) -> Optional[str]:
+def _strategy_class(value: Any) -> str | None:
     return _fabric_class(value, facts.STRATEGY_CLASS_FACTS) if isinstance(value, Obj) else None
 
 
-def _accelerator_class(value: Any) -> Optional[str]:
+def _accelerator_class(value: Any) -> str | None:
     if not isinstance(value, Obj):
         return None
     cls = _fabric_class(value, facts.ACCELERATOR_MODULES)
     return facts.ACCELERATOR_BASES.get(cls, cls) if cls else None
 
 
-def _plugin_class(value: Any) -> Optional[str]:
+def _plugin_class(value: Any) -> str | None:
     return _fabric_class(value, facts.PLUGIN_CLASSES) if isinstance(value, Obj) else None
 
 
@@ -247,7 +247,7 @@ def _plugin_is_a(value: Any, ancestor: str) -> bool:
     return False
 
 
-def _plugin_precision(plugin: Obj) -> Optional[str]:
+def _plugin_precision(plugin: Obj) -> str | None:
     cls = _plugin_class(plugin)
     fixed = facts.PLUGIN_CLASSES[cls].precision if cls else None
     return plugin.arg("precision", fixed) if cls in facts.PRECISION_FROM_ARGUMENT else fixed
@@ -275,8 +275,8 @@ class _Strategy:
     base: str  # Fabric class
     start_method: str = "popen"
     parallel_devices: list[str] = field(default_factory=list)
-    cluster_environment: Optional[Obj] = None
-    device: Optional[str] = None
+    cluster_environment: Obj | None = None
+    device: str | None = None
 
 
 class _Connector:
@@ -289,18 +289,18 @@ class _Connector:
         self.strategy_flag: Any = "auto"
         self.accelerator_flag: Any = "auto"
         self.precision_input: Any = "32-true"
-        self.precision_instance: Optional[Obj] = None
-        self.cluster_environment_flag: Optional[Obj] = None
+        self.precision_instance: Obj | None = None
+        self.cluster_environment_flag: Obj | None = None
         self.parallel_devices: list[str] = []
-        self.checkpoint_io: Optional[Obj] = None
+        self.checkpoint_io: Obj | None = None
         self.devices_flag: Any = "auto"
         self.num_nodes_flag = 1
         self.accelerator = ""
         self.accelerator_kind = ""
         self.cluster_environment = "LightningEnvironment"
         self.cluster_external = False
-        self.strategy: Optional[_Strategy] = None
-        self.precision: Optional[tuple[str, Optional[str]]] = None
+        self.strategy: _Strategy | None = None
+        self.precision: tuple[str, str | None] | None = None
         self.launcher = Launcher.NONE
 
     def connect(self, a: FabricArgs) -> None:
@@ -396,9 +396,8 @@ class _Connector:
     def _check_mps(self, strategy: Any, accelerator: Any) -> None:
         is_str = isinstance(strategy, str)
         is_parallel = (
-            (_strategy_class(strategy) is not None and _is_a(_strategy_class(strategy) or "", "ParallelStrategy"))
-            or (is_str and ("ddp" in strategy or "dp" in strategy or "deepspeed" in strategy))
-        )
+            _strategy_class(strategy) is not None and _is_a(_strategy_class(strategy) or "", "ParallelStrategy")
+        ) or (is_str and ("ddp" in strategy or "dp" in strategy or "deepspeed" in strategy))
         is_mps = self.host.mps and (
             accelerator in ("mps", "auto", "gpu", None) or _accelerator_class(accelerator) == "MPSAccelerator"
         )
@@ -409,7 +408,7 @@ class _Connector:
                 f" MPS accelerator. Either explicitly set `accelerator='cpu'` or change the strategy.",
             )
 
-    def _convert_precision(self, precision: Any) -> Optional[str]:
+    def _convert_precision(self, precision: Any) -> str | None:
         """``_convert_precision_to_unified_args``."""
         if precision is None:
             return None
@@ -428,7 +427,7 @@ class _Connector:
             precision = facts.PRECISION_ALIASES[precision]
         return precision
 
-    def _read_plugins(self, plugins: Iterable[Any], precision_input: Optional[str]) -> None:
+    def _read_plugins(self, plugins: Iterable[Any], precision_input: str | None) -> None:
         kinds: Counter[str] = Counter()
         for plugin in plugins:
             cls = _plugin_class(plugin)
@@ -469,7 +468,9 @@ class _Connector:
                     "ValueError", "cluster_environment set through both strategy class and plugins, choose one"
                 )
             self.cluster_environment_flag = own
-        devices = strategy.arg("parallel_devices") if _is_a(_strategy_class(strategy) or "", "ParallelStrategy") else None
+        devices = (
+            strategy.arg("parallel_devices") if _is_a(_strategy_class(strategy) or "", "ParallelStrategy") else None
+        )
         if devices:
             self._take_parallel_devices(strategy, list(devices))
 
@@ -479,7 +480,9 @@ class _Connector:
             return
         if name == "accelerator":
             if self.accelerator_flag != "auto":
-                raise _Raised("ValueError", "accelerator set through both strategy class and accelerator flag, choose one")
+                raise _Raised(
+                    "ValueError", "accelerator set through both strategy class and accelerator flag, choose one"
+                )
             self.accelerator_flag = value
         elif name == "precision":
             if self.precision_instance:
@@ -491,7 +494,7 @@ class _Connector:
             self.checkpoint_io = value
 
     @staticmethod
-    def _strategy_cluster_environment(strategy: Obj) -> Optional[Obj]:
+    def _strategy_cluster_environment(strategy: Obj) -> Obj | None:
         cls = _strategy_class(strategy) or ""
         if not _is_a(cls, "ParallelStrategy"):
             return None
@@ -588,7 +591,7 @@ class _Connector:
     def _all_gpus(self, kind: str) -> list[int]:
         return list(range(self.host.cuda)) if kind == "CUDAAccelerator" else ([0] if self.host.mps else [])
 
-    def _parse_gpu_ids(self, devices: Any, kind: str) -> Optional[list[int]]:
+    def _parse_gpu_ids(self, devices: Any, kind: str) -> list[int] | None:
         _check_data_type(devices)
         if (isinstance(devices, int) and devices == 0) or str(devices).strip() in ("0", "[]"):
             return None
@@ -609,7 +612,7 @@ class _Connector:
                 )
         return gpus
 
-    def _gpus_to_list(self, devices: Any, kind: str) -> Optional[list[int]]:
+    def _gpus_to_list(self, devices: Any, kind: str) -> list[int] | None:
         if isinstance(devices, (list, tuple)):
             return list(devices)
         if not devices:
@@ -669,7 +672,7 @@ class _Connector:
         else:
             self._set_cluster_environment("LightningEnvironment")
 
-    def _set_cluster_environment(self, cls: str, base: Optional[str] = None) -> None:
+    def _set_cluster_environment(self, cls: str, base: str | None = None) -> None:
         self.cluster_environment = cls
         external = facts.PLUGIN_CLASSES[base or cls].external
         self.cluster_external = "LOCAL_RANK" in self.env if external is None else external
@@ -735,7 +738,7 @@ class _Connector:
         return strategy
 
     # -- precision -----------------------------------------------------------------------------
-    def _check_and_init_precision(self) -> tuple[str, Optional[str]]:
+    def _check_and_init_precision(self) -> tuple[str, str | None]:
         assert self.strategy is not None
         base = self.strategy.base
         plugin = self.precision_instance
@@ -765,11 +768,12 @@ class _Connector:
         if self.precision_input not in accepted:
             raise _Raised(
                 "ValueError",
-                f"`precision={self.precision_input!r})` is not supported in {name}. `precision` must be one of: {accepted}.",
+                f"`precision={self.precision_input!r})` is not supported in {name}."
+                f" `precision` must be one of: {accepted}.",
             )
         return str(self.precision_input)
 
-    def _generic_precision(self) -> tuple[str, Optional[str]]:
+    def _generic_precision(self) -> tuple[str, str | None]:
         if self.precision_input == "16-mixed" and self.accelerator_flag == "cpu":
             self.warnings.append(
                 "You passed `Fabric(accelerator='cpu', precision='16-mixed')` but AMP with fp16 is not supported on "
@@ -780,7 +784,11 @@ class _Connector:
         if cls is None:
             raise _Raised("RuntimeError", "No precision set")
         fixed = facts.PLUGIN_CLASSES[cls].precision
-        return cls, fixed if cls in ("Precision", "DoublePrecision", "TransformerEnginePrecision") else self.precision_input
+        return cls, fixed if cls in (
+            "Precision",
+            "DoublePrecision",
+            "TransformerEnginePrecision",
+        ) else self.precision_input
 
     # -- strategy, part 2 ----------------------------------------------------------------------
     def _lazy_init_strategy(self, s: _Strategy) -> None:
@@ -793,16 +801,15 @@ class _Connector:
             if s.parallel_devices:
                 self.parallel_devices = s.parallel_devices
         self.launcher = self._configure_launcher(s)
-        if self.host.interactive and self.launcher is not Launcher.NONE:
-            if self.launcher.value not in facts.INTERACTIVE_LAUNCHERS:
-                raise _Raised(
-                    "RuntimeError",
-                    f"`Fabric(strategy={self.strategy_flag!r})` is not compatible with an interactive"
-                    " environment. Run your code as a script, or choose one of the compatible strategies:"
-                    " `Fabric(strategy='dp'|'ddp_notebook')`."
-                    " In case you are spawning processes yourself, make sure to include the Fabric"
-                    " creation inside the worker function.",
-                )
+        if self.host.interactive and self.launcher.value not in (Launcher.NONE.value, *facts.INTERACTIVE_LAUNCHERS):
+            raise _Raised(
+                "RuntimeError",
+                f"`Fabric(strategy={self.strategy_flag!r})` is not compatible with an interactive"
+                " environment. Run your code as a script, or choose one of the compatible strategies:"
+                " `Fabric(strategy='dp'|'ddp_notebook')`."
+                " In case you are spawning processes yourself, make sure to include the Fabric"
+                " creation inside the worker function.",
+            )
         xla_strategy = any(_is_a(s.base, c) for c in ("SingleDeviceXLAStrategy", "XLAStrategy", "XLAFSDPStrategy"))
         if self.accelerator_kind == "XLAAccelerator" and not xla_strategy:
             raise _Raised(
@@ -820,7 +827,9 @@ class _Connector:
             plugin = self.precision_instance or Obj(self.precision[0])
             if not _plugin_is_a(plugin, required):
                 name = facts.STRATEGY_PRECISION_SETTER_NAME[cls]
-                raise _Raised("TypeError", f"The {name} strategy can only work with the `{required}` plugin, found {plugin}")
+                raise _Raised(
+                    "TypeError", f"The {name} strategy can only work with the `{required}` plugin, found {plugin}"
+                )
             return
 
     def _check_checkpoint_io(self, s: _Strategy) -> None:
@@ -832,7 +841,9 @@ class _Connector:
             if rule == "none":
                 raise _Raised("NotImplementedError", f"The `{s.cls}` does not support setting a `CheckpointIO` plugin.")
             if rule == "xla" and not _plugin_is_a(io, "XLACheckpointIO"):
-                raise _Raised("TypeError", f"The XLA strategy can only work with the `XLACheckpointIO` plugin, found {io}")
+                raise _Raised(
+                    "TypeError", f"The XLA strategy can only work with the `XLACheckpointIO` plugin, found {io}"
+                )
             if rule != "any":
                 return
 
@@ -859,7 +870,7 @@ class _Connector:
 _LAUNCHER_OWNERS = frozenset(c for c, f in facts.STRATEGY_CLASS_FACTS.items() if f.launcher != "none")
 
 
-def _single_device(strategy: str, device: Any) -> Optional[str]:
+def _single_device(strategy: str, device: Any) -> str | None:
     """The root device of a single-device strategy, as ``torch.device`` prints it."""
     if device is None:
         return None

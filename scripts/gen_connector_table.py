@@ -15,7 +15,7 @@ holds ``fabric_lsp.engine.lightning`` to every row.
 
 The hardware is mocked the way Lightning's own tests do it: ``num_cuda_devices``,
 ``MPSAccelerator.is_available``, ``XLAAccelerator.is_available``/``auto_device_count`` with
-``torch_xla`` stubbed, ``_IS_INTERACTIVE`` and ``torch.multiprocessing.get_all_start_methods``.
+``torch_xla`` stubbed (and installed only on TPU hosts), ``_IS_INTERACTIVE`` and ``torch.multiprocessing.get_all_start_methods``.
 ``transformer_engine`` is stubbed as installed and ``BitsandbytesPrecision`` is built without its
 ``__init__`` (the connector only checks its type). The accelerator registry's name set is iterated
 sorted (Lightning iterates a ``set``, so the order of names in two messages varies per process).
@@ -175,6 +175,8 @@ _DEVICES: list[Any] = [
     " 0",
     "[]",
     "abc",
+    "00",
+    "-0",
     "a,b",
     True,
     2.5,
@@ -516,7 +518,7 @@ def _host(host: dict, env: dict) -> Iterator[list[str]]:
         enter(mock.patch.object(xla.XLAAccelerator, "is_available", staticmethod(lambda: tpu_n > 0)))
         enter(mock.patch.object(xla.XLAAccelerator, "auto_device_count", staticmethod(lambda: tpu_n)))
         enter(mock.patch.object(xla, "_using_pjrt", lambda: True))
-        for name in xla_flag:
+        for name in xla_flag if tpu_n else ():  # elsewhere the real (unmet) requirement stays
             enter(mock.patch(f"lightning.fabric.{name}._XLA_AVAILABLE", True))
         enter(mock.patch.object(transformer_engine, "_TRANSFORMER_ENGINE_AVAILABLE", True))
         enter(mock.patch.object(connector, "_IS_INTERACTIVE", bool(host.get("interactive"))))

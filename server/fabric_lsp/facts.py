@@ -303,6 +303,22 @@ STRATEGY_REQUIRED_ARGUMENTS = {
     "SingleTPUStrategy": ("SingleDeviceXLAStrategy", "device"),
 }
 
+#: Classes whose constructor needs ``torch_xla`` (raising ``ModuleNotFoundError`` without it).
+XLA_CLASSES = frozenset(
+    {
+        "XLAAccelerator",
+        "TPUAccelerator",
+        "XLAStrategy",
+        "XLAFSDPStrategy",
+        "SingleDeviceXLAStrategy",
+        "SingleTPUStrategy",
+        "XLAPrecision",
+        "XLACheckpointIO",
+        "XLAEnvironment",
+    }
+)
+TORCH_XLA_MISSING = "Requirement 'torch_xla>=1.13' not met. HINT: Try running `pip install -U 'torch_xla>=1.13'`"
+
 #: ``precision=`` values (``_PRECISION_INPUT_STR`` + ``_INT`` + ``_STR_ALIAS``, in the message's order).
 PRECISION_INPUTS: tuple[object, ...] = (
     "transformer-engine",

@@ -34,7 +34,8 @@ from fabric_lsp.facts import Kind
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "tests" / "data" / "connector_outcomes.json"
 GENERATOR = ROOT / "scripts" / "gen_connector_table.py"
-ROWS: list[dict] = json.loads(TABLE.read_text(encoding="utf-8"))["rows"]
+RECORDED = json.loads(TABLE.read_text(encoding="utf-8"))
+ROWS: list[dict] = RECORDED["rows"]
 
 
 def decode(value: Any) -> Any:
@@ -86,6 +87,7 @@ def test_adapter_matches_the_real_connector(row: dict) -> None:
 
 def test_table_covers_every_outcome_family() -> None:
     """The grid reaches each error the connector raises and each strategy and launcher."""
+    assert RECORDED["lightning"] == facts.LATEST_LIGHTNING
     outcomes = [r["outcome"] for r in ROWS]
     messages = {o["error"][1].split("`")[0][:40] for o in outcomes if "error" in o}
     strategies = {o["strategy"] for o in outcomes if "strategy" in o}
@@ -101,6 +103,9 @@ def test_resolve_per_host_describes_each_assumption() -> None:
     out = resolve_per_host(FabricArgs(strategy="fsdp"))
     assert set(out) == {"on CPU", "on CUDA with 1 device", "on CUDA with 8 devices", "on MPS", "on TPU with 8 devices"}
     assert out["on CPU"].error is not None and out["on CPU"].error.type == "ValueError"
+    assert Host(cuda=2, interactive=True, start_methods=("spawn",)).describe() == (
+        "on CUDA with 2 devices in a notebook without fork"
+    )
     tpu = out["on TPU with 8 devices"]
     assert (tpu.kind, tpu.launcher, tpu.num_processes) == (Kind.XLA_FSDP, Launcher.XLA, 8)
     cuda = out["on CUDA with 8 devices"]
@@ -130,6 +135,15 @@ def test_cli_override_is_reported_per_environment() -> None:
     assert resolve(args, Host(cuda=2), {"LT_STRATEGY": "ddp"}).kind is Kind.DDP
     err = resolve(args, Host(cuda=2), {"LT_STRATEGY": "ddp", "LT_CLI_USED": "1"}).error
     assert err is not None and "conflicts with the value `--strategy=ddp`" in err.message
+
+
+def test_lsf_jobs_create_their_processes() -> None:
+    """LSF is detected from jsrun's variables (not in the table: LSFEnvironment reads the rank file and
+    this machine's hostname when Lightning builds it)."""
+    lsf = {name: "1" for name in facts.LSF_VARIABLES}
+    out = resolve(FabricArgs(strategy="fsdp"), Host(cuda=2), lsf)
+    assert (out.cluster_environment, out.launcher) == ("LSFEnvironment", Launcher.NONE)
+    assert resolve(FabricArgs(strategy="fsdp"), Host(cuda=2)).launcher is Launcher.SUBPROCESS_SCRIPT
 
 
 # -- versions ------------------------------------------------------------------------------------

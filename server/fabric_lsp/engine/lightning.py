@@ -81,7 +81,10 @@ class FabricArgs:
 @dataclass(frozen=True)
 class Host:
     """A hardware assumption: visible CUDA devices, an Apple MPS GPU, TPU chips, a notebook/REPL,
-    and the platform's ``multiprocessing`` start methods (Windows has only ``spawn``)."""
+    and the platform's ``multiprocessing`` start methods (Windows has only ``spawn``).
+
+    ``torch_xla`` is taken to be installed exactly on TPU hosts; deepspeed, transformer_engine and
+    bitsandbytes are taken to be installed (without them their strategy/plugin raises ImportError)."""
 
     cuda: int = 0
     mps: bool = False
@@ -172,6 +175,8 @@ def resolve(args: FabricArgs, host: Host = CPU, env: Mapping[str, str] | None = 
     (``LT_*`` set by ``fabric run``, cluster variables; ``None``: none set)."""
     run = _Connector(host, dict(env or {}))
     try:
+        for value in (args.accelerator, args.strategy, args.plugins):
+            run.construct(value)
         run.connect(args)
     except _Raised as exc:
         return Outcome(host, ConnectorError(exc.type, exc.message), tuple(run.warnings))
@@ -302,6 +307,21 @@ class _Connector:
         self.strategy: _Strategy | None = None
         self.precision: tuple[str, str | None] | None = None
         self.launcher = Launcher.NONE
+
+    def construct(self, value: Any) -> None:
+        """The user's code building the objects it passes: Fabric's XLA classes need torch_xla."""
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                self.construct(item)
+        elif isinstance(value, Obj):
+            for _, arg in value.args:
+                self.construct(arg)
+            if value.fabric and (value.cls in facts.XLA_CLASSES or value.base in facts.XLA_CLASSES):
+                self._require_xla()
+
+    def _require_xla(self) -> None:
+        if not self.host.tpu:
+            raise _Raised("ModuleNotFoundError", facts.TORCH_XLA_MISSING)
 
     def connect(self, a: FabricArgs) -> None:
         accelerator = self._argument_from_env("accelerator", a.accelerator, "auto")
@@ -559,6 +579,8 @@ class _Connector:
             kind = _accelerator_class(flag) or flag.cls
         else:
             self.accelerator = kind = facts.ACCELERATOR_REGISTRY[flag]
+            if kind in facts.XLA_CLASSES:
+                self._require_xla()
         if not self._available(kind):
             names = [n for n in sorted(facts.ACCELERATOR_REGISTRY) if self._available(facts.ACCELERATOR_REGISTRY[n])]
             raise _Raised(
@@ -638,9 +660,8 @@ class _Connector:
         return [f"cuda:{i}" for i in devices]
 
     def _mps_devices(self, devices: Any) -> list[str]:
-        parsed = self._parse_gpu_ids(devices, "MPSAccelerator")
-        if parsed is None:
-            raise _Raised("AssertionError", "")
+        parsed = self._parse_gpu_ids(devices, "MPSAccelerator")  # a parsed list again: never None here
+        assert parsed is not None
         return [f"mps:{i}" for i in range(len(parsed))]
 
     def _tpu_devices(self, devices: Any) -> list[str]:
@@ -721,6 +742,8 @@ class _Connector:
             if cls in facts.STRATEGY_REQUIRED_ARGUMENTS:
                 owner, argument = facts.STRATEGY_REQUIRED_ARGUMENTS[cls]
                 raise _Raised("TypeError", f"{owner}.__init__() missing 1 required positional argument: '{argument}'")
+            if cls in facts.XLA_CLASSES:
+                self._require_xla()
             own = facts.STRATEGIES_OWN_CLUSTER_ENVIRONMENT.get(cls)
             return _Strategy(
                 cls,

@@ -15,7 +15,8 @@ holds ``fabric_lsp.engine.lightning`` to every row.
 
 The hardware is mocked the way Lightning's own tests do it: ``num_cuda_devices``,
 ``MPSAccelerator.is_available``, ``XLAAccelerator.is_available``/``auto_device_count`` with
-``torch_xla`` stubbed (and installed only on TPU hosts), ``_IS_INTERACTIVE`` and ``torch.multiprocessing.get_all_start_methods``.
+``torch_xla`` stubbed (and installed only on TPU hosts), ``_IS_INTERACTIVE`` and
+``torch.multiprocessing.get_all_start_methods``.
 ``transformer_engine`` is stubbed as installed and ``BitsandbytesPrecision`` is built without its
 ``__init__`` (the connector only checks its type). The accelerator registry's name set is iterated
 sorted (Lightning iterates a ``set``, so the order of names in two messages varies per process).

@@ -608,6 +608,12 @@ def run_row(row: dict) -> dict:
         }
 
 
+def dump(table: dict) -> str:
+    """One row per line: small, and a changed outcome shows as a one-line diff."""
+    rows = ",\n".join(json.dumps(row, ensure_ascii=False) for row in table["rows"])
+    return f'{{"lightning": {json.dumps(table["lightning"])}, "rows": [\n{rows}\n]}}\n'
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stdout", action="store_true", help="print the table instead of writing it")
@@ -620,7 +626,7 @@ def main() -> int:
         row["outcome"] = run_row(row)
         rows.append(row)
     table = {"lightning": lightning.__version__, "rows": rows}
-    text = json.dumps(table, indent=1, ensure_ascii=False) + "\n"
+    text = dump(table)
     if options.stdout:
         sys.stdout.write(text)
     else:

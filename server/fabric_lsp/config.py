@@ -32,6 +32,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Callable
 
 from fabric_lsp.engine.model import Finding, Severity, resolve_severity
+from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,8 +43,6 @@ PYPROJECT = "pyproject.toml"
 TABLE = "fabric-lsp"
 #: The section of the editor's settings (``{"fabric-lsp": {...}}``; a flat object is accepted too).
 SECTION = "fabric-lsp"
-#: The newest Lightning release the rules know about: the default when none is installed.
-LATEST_LIGHTNING = "2.6.6"
 #: Folders never worth walking into (the default ``exclude``, after ruff's); gitignore-style patterns.
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".bzr/",
@@ -518,36 +517,6 @@ def client_layer(raw: Any, where: str = "settings") -> tuple[dict[str, Any], lis
         except ConfigError as exc:
             problems.append(f"fabric-lsp: invalid value for setting `{name}` ({where}): {exc}; using the default")
     return values, problems
-
-
-def installed_lightning_version(environment_path: str | None = None) -> str | None:
-    """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment
-    (a virtualenv folder or an interpreter inside one), else in the running interpreter."""
-    import glob
-    from importlib import metadata
-
-    search: list[str] | None = None
-    if environment_path:
-        env = environment_path
-        if os.path.isfile(env):  # .../bin/python
-            env = os.path.dirname(os.path.dirname(env))
-        search = glob.glob(os.path.join(env, "lib", "python*", "site-packages")) + glob.glob(
-            os.path.join(env, "Lib", "site-packages")
-        )
-        if not search:
-            return None
-    for name in ("lightning", "lightning-fabric", "lightning_fabric"):
-        try:
-            if search is None:
-                return metadata.version(name)
-            for dist in metadata.distributions(path=search):
-                if str(dist.metadata["Name"] or "").lower().replace("_", "-") == name.replace("_", "-"):
-                    return dist.version
-        except metadata.PackageNotFoundError:
-            continue
-        except Exception:
-            continue
-    return None
 
 
 def _read_toml(path: str) -> tuple[dict | None, list[str], bool]:

@@ -12,6 +12,7 @@ class they name.
 from __future__ import annotations
 
 import enum
+from typing import NamedTuple
 
 
 class Kind(enum.Enum):
@@ -159,3 +160,290 @@ def strategy_kind_of_class_name(name: str) -> Kind | None:
 
 def strategy_kind_of_string(value: str) -> Kind | None:
     return STRATEGY_STRINGS.get(value.strip().lower())
+
+
+# --------------------------------------------------------------------------------------------------
+# The accelerator connector (``lightning/fabric/connector.py``) as data, for ``engine/lightning.py``.
+# Checked against the real 2.6.6 connector by ``scripts/gen_connector_table.py``.
+# --------------------------------------------------------------------------------------------------
+
+#: ``STRATEGY_REGISTRY`` of Fabric 2.6.6: name → (class, constructor arguments that matter here).
+STRATEGY_REGISTRY: dict[str, tuple[str, dict[str, object]]] = {
+    "ddp": ("DDPStrategy", {"start_method": "popen"}),
+    "ddp_spawn": ("DDPStrategy", {"start_method": "spawn"}),
+    "ddp_fork": ("DDPStrategy", {"start_method": "fork"}),
+    "ddp_notebook": ("DDPStrategy", {"start_method": "fork"}),
+    "ddp_find_unused_parameters_true": ("DDPStrategy", {"start_method": "popen"}),
+    "dp": ("DataParallelStrategy", {}),
+    "deepspeed": ("DeepSpeedStrategy", {}),
+    "deepspeed_stage_1": ("DeepSpeedStrategy", {"stage": 1}),
+    "deepspeed_stage_1_offload": ("DeepSpeedStrategy", {"stage": 1}),
+    "deepspeed_stage_2": ("DeepSpeedStrategy", {"stage": 2}),
+    "deepspeed_stage_2_offload": ("DeepSpeedStrategy", {"stage": 2}),
+    "deepspeed_stage_3": ("DeepSpeedStrategy", {"stage": 3}),
+    "deepspeed_stage_3_offload": ("DeepSpeedStrategy", {"stage": 3}),
+    "deepspeed_stage_3_offload_nvme": ("DeepSpeedStrategy", {"stage": 3}),
+    "fsdp": ("FSDPStrategy", {}),
+    "fsdp_cpu_offload": ("FSDPStrategy", {}),
+    "single_xla": ("SingleDeviceXLAStrategy", {}),
+    "xla_fsdp": ("XLAFSDPStrategy", {}),
+    "xla": ("XLAStrategy", {}),
+    "single_tpu": ("SingleTPUStrategy", {}),
+}
+#: Strategy names the connector treats specially (``_DDP_FORK_ALIASES``, ``_FSDP_ALIASES``).
+DDP_FORK_ALIASES = ("ddp_fork", "ddp_notebook")
+FSDP_ALIASES = ("fsdp", "fsdp_cpu_offload")
+
+
+class StrategyClass(NamedTuple):
+    module: str  # defining module (objects' default repr names it)
+    parent: str | None  # Fabric base class (isinstance checks walk this chain)
+    launcher: str  # "ddp" (by start method), "script" (subprocess unless processes exist), "xla", "none"
+    precision_plugin: str | None  # the plugin class the strategy insists on (``precision`` setter)
+    checkpoint_io: str  # "any", "xla" (XLACheckpointIO only), "none" (setting one raises)
+    wraps_module: bool  # setup_module returns a wrapper, so calls of other methods bypass it (FAB003)
+
+
+_S = "lightning.fabric.strategies."
+STRATEGY_CLASS_FACTS: dict[str, StrategyClass] = {
+    "Strategy": StrategyClass(_S + "strategy", None, "none", None, "any", False),
+    "ParallelStrategy": StrategyClass(_S + "parallel", "Strategy", "none", None, "any", False),
+    "SingleDeviceStrategy": StrategyClass(_S + "single_device", "Strategy", "none", None, "any", False),
+    "SingleDeviceXLAStrategy": StrategyClass(
+        _S + "single_xla", "SingleDeviceStrategy", "none", "XLAPrecision", "xla", False
+    ),
+    "SingleTPUStrategy": StrategyClass(
+        "lightning.fabric._graveyard.tpu", "SingleDeviceXLAStrategy", "none", "XLAPrecision", "xla", False
+    ),
+    "DataParallelStrategy": StrategyClass(_S + "dp", "ParallelStrategy", "none", None, "any", True),
+    "DDPStrategy": StrategyClass(_S + "ddp", "ParallelStrategy", "ddp", None, "any", True),
+    "DeepSpeedStrategy": StrategyClass(_S + "deepspeed", "DDPStrategy", "ddp", None, "any", True),
+    "FSDPStrategy": StrategyClass(_S + "fsdp", "ParallelStrategy", "script", "FSDPPrecision", "none", True),
+    "ModelParallelStrategy": StrategyClass(_S + "model_parallel", "ParallelStrategy", "script", None, "none", False),
+    "XLAStrategy": StrategyClass(_S + "xla", "ParallelStrategy", "xla", "XLAPrecision", "xla", False),
+    # XLAFSDP wraps the root module in XlaFullyShardedDataParallel (strategies/xla_fsdp.py:222)
+    "XLAFSDPStrategy": StrategyClass(_S + "xla_fsdp", "ParallelStrategy", "xla", "XLAPrecision", "xla", True),
+}
+#: Strategies whose constructor sets ``num_nodes`` / has ``cluster_environment`` of its own.
+STRATEGIES_WITH_NUM_NODES = ("DDPStrategy", "FSDPStrategy", "ModelParallelStrategy")
+STRATEGIES_OWN_CLUSTER_ENVIRONMENT = {"XLAStrategy": "XLAEnvironment", "XLAFSDPStrategy": "XLAEnvironment"}
+#: The message each strategy's ``precision`` setter raises with when handed another plugin.
+STRATEGY_PRECISION_SETTER_NAME = {
+    "FSDPStrategy": "FSDP",
+    "XLAStrategy": "XLA",
+    "SingleDeviceXLAStrategy": "XLA",
+    "XLAFSDPStrategy": "XLA FSDP",
+}
+#: Launchers that work in a notebook / REPL (``is_interactive_compatible``).
+INTERACTIVE_LAUNCHERS = ("fork", "xla")
+#: Start methods of ``multiprocessing`` per platform (``torch.multiprocessing.get_all_start_methods()``).
+START_METHODS_POSIX = ("fork", "spawn", "forkserver")
+START_METHODS_WINDOWS = ("spawn",)
+
+#: Accelerator registry (name → class), in registration order; ``auto``/``gpu`` are handled apart.
+ACCELERATOR_REGISTRY: dict[str, str] = {
+    "cpu": "CPUAccelerator",
+    "cuda": "CUDAAccelerator",
+    "mps": "MPSAccelerator",
+    "tpu": "XLAAccelerator",
+}
+ACCELERATOR_MODULES: dict[str, str] = {
+    "Accelerator": "lightning.fabric.accelerators.accelerator",
+    "CPUAccelerator": "lightning.fabric.accelerators.cpu",
+    "CUDAAccelerator": "lightning.fabric.accelerators.cuda",
+    "MPSAccelerator": "lightning.fabric.accelerators.mps",
+    "XLAAccelerator": "lightning.fabric.accelerators.xla",
+    "TPUAccelerator": "lightning.fabric._graveyard.tpu",
+}
+#: Accelerator class → the class it is (``TPUAccelerator`` is a deprecated alias subclass).
+ACCELERATOR_BASES = {"TPUAccelerator": "XLAAccelerator"}
+
+
+class PluginClass(NamedTuple):
+    module: str
+    category: str  # "Precision", "CheckpointIO", "ClusterEnvironment" (the connector's plugin kinds)
+    precision: str | None = None  # the ``precision`` attribute when fixed by the class
+    parent: str | None = None  # Fabric base class, for isinstance checks
+    external: bool | None = None  # cluster environments: processes created outside Lightning
+
+
+_P = "lightning.fabric.plugins."
+PLUGIN_CLASSES: dict[str, PluginClass] = {
+    "Precision": PluginClass(_P + "precision.precision", "Precision", "32-true"),
+    "DoublePrecision": PluginClass(_P + "precision.double", "Precision", "64-true", "Precision"),
+    "HalfPrecision": PluginClass(_P + "precision.half", "Precision", "16-true", "Precision"),
+    "MixedPrecision": PluginClass(_P + "precision.amp", "Precision", None, "Precision"),
+    "DeepSpeedPrecision": PluginClass(_P + "precision.deepspeed", "Precision", None, "Precision"),
+    "FSDPPrecision": PluginClass(_P + "precision.fsdp", "Precision", None, "Precision"),
+    "XLAPrecision": PluginClass(_P + "precision.xla", "Precision", None, "Precision"),
+    # no class attribute of its own: it inherits Precision's "32-true"
+    "BitsandbytesPrecision": PluginClass(_P + "precision.bitsandbytes", "Precision", "32-true", "Precision"),
+    # the class attribute is "transformer-engine" whatever the weights dtype
+    "TransformerEnginePrecision": PluginClass(
+        _P + "precision.transformer_engine", "Precision", "transformer-engine", "Precision"
+    ),
+    "CheckpointIO": PluginClass(_P + "io.checkpoint_io", "CheckpointIO"),
+    "TorchCheckpointIO": PluginClass(_P + "io.torch_io", "CheckpointIO", parent="CheckpointIO"),
+    "XLACheckpointIO": PluginClass(_P + "io.xla", "CheckpointIO", parent="TorchCheckpointIO"),
+    "LightningEnvironment": PluginClass(_P + "environments.lightning", "ClusterEnvironment", external=None),
+    "TorchElasticEnvironment": PluginClass(_P + "environments.torchelastic", "ClusterEnvironment", external=True),
+    "SLURMEnvironment": PluginClass(_P + "environments.slurm", "ClusterEnvironment", external=True),
+    "LSFEnvironment": PluginClass(_P + "environments.lsf", "ClusterEnvironment", external=True),
+    "MPIEnvironment": PluginClass(_P + "environments.mpi", "ClusterEnvironment", external=True),
+    "KubeflowEnvironment": PluginClass(_P + "environments.kubeflow", "ClusterEnvironment", external=True),
+    "XLAEnvironment": PluginClass(_P + "environments.xla", "ClusterEnvironment", external=False),
+}
+
+#: Precision plugins whose ``precision`` comes from their constructor (the others' is fixed by the class).
+PRECISION_FROM_ARGUMENT = ("HalfPrecision", "MixedPrecision", "DeepSpeedPrecision", "FSDPPrecision", "XLAPrecision")
+#: Registry entries Lightning cannot instantiate: ``STRATEGY_REGISTRY.get(name)`` calls the class
+#: without its required argument and raises ``TypeError`` (class whose ``__init__`` it is, argument).
+STRATEGY_REQUIRED_ARGUMENTS = {
+    "SingleDeviceXLAStrategy": ("SingleDeviceXLAStrategy", "device"),
+    "SingleTPUStrategy": ("SingleDeviceXLAStrategy", "device"),
+}
+
+#: Classes whose constructor needs ``torch_xla`` (raising ``ModuleNotFoundError`` without it).
+XLA_CLASSES = frozenset(
+    {
+        "XLAAccelerator",
+        "TPUAccelerator",
+        "XLAStrategy",
+        "XLAFSDPStrategy",
+        "SingleDeviceXLAStrategy",
+        "SingleTPUStrategy",
+        "XLAPrecision",
+        "XLACheckpointIO",
+        "XLAEnvironment",
+    }
+)
+TORCH_XLA_MISSING = "Requirement 'torch_xla>=1.13' not met. HINT: Try running `pip install -U 'torch_xla>=1.13'`"
+
+#: ``precision=`` values (``_PRECISION_INPUT_STR`` + ``_INT`` + ``_STR_ALIAS``, in the message's order).
+PRECISION_INPUTS: tuple[object, ...] = (
+    "transformer-engine",
+    "transformer-engine-float16",
+    "16-true",
+    "16-mixed",
+    "bf16-true",
+    "bf16-mixed",
+    "32-true",
+    "64-true",
+    64,
+    32,
+    16,
+    "64",
+    "32",
+    "16",
+    "bf16",
+)
+#: Legacy spellings and what they mean (``_PRECISION_INPUT_STR_ALIAS_CONVERSION``).
+PRECISION_ALIASES = {"64": "64-true", "32": "32-true", "16": "16-mixed", "bf16": "bf16-mixed"}
+#: Precisions each precision plugin accepts (its constructor raises otherwise), and its message name.
+PRECISION_PLUGIN_ACCEPTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "DeepSpeedPrecision": ("DeepSpeed", ("32-true", "16-true", "bf16-true", "16-mixed", "bf16-mixed")),
+    "FSDPPrecision": ("FSDP", ("32-true", "16-true", "bf16-true", "16-mixed", "bf16-mixed")),
+    "XLAPrecision": ("XLA", ("32-true", "16-true", "bf16-true")),
+}
+#: ``ModelParallelStrategy`` accepts only these (checked by the connector itself).
+MODEL_PARALLEL_PRECISIONS = ("32-true", "bf16-mixed", "bf16-true", "16-true")
+#: Precision input → plugin class for strategies without a plugin of their own.
+GENERIC_PRECISION_PLUGINS = {
+    "16-true": "HalfPrecision",
+    "bf16-true": "HalfPrecision",
+    "32-true": "Precision",
+    "64-true": "DoublePrecision",
+    "transformer-engine": "TransformerEnginePrecision",
+    "transformer-engine-float16": "TransformerEnginePrecision",
+    "16-mixed": "MixedPrecision",
+    "bf16-mixed": "MixedPrecision",
+}
+
+#: Environment variables ``fabric run`` sets (``LT_<NAME>``), in the order the connector reads them.
+CLI_ARGUMENTS = ("accelerator", "strategy", "devices", "num_nodes", "precision")
+CLI_DEFAULTS: dict[str, object] = {
+    "accelerator": "auto",
+    "strategy": "auto",
+    "devices": "auto",
+    "num_nodes": 1,
+    "precision": None,
+}
+#: Cluster environments detected from the process environment, by priority (``_Connector``): the
+#: variables that must all be set. SLURM is detected by ``SLURM_NTASKS`` unless the job is named
+#: ``bash``/``interactive``; MPI needs mpi4py and an MPI world and is not modelled.
+TORCHELASTIC_VARIABLE = "TORCHELASTIC_RUN_ID"
+SLURM_VARIABLE = "SLURM_NTASKS"
+SLURM_INTERACTIVE_JOB_NAMES = ("bash", "interactive")
+LSF_VARIABLES = ("LSB_JOBID", "LSB_DJOB_RANKFILE", "JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_SIZE")
+
+
+# --------------------------------------------------------------------------------------------------
+# Per-version facts (the catalogue's version history, checked in the wheels); default 2.6.6.
+# --------------------------------------------------------------------------------------------------
+
+#: The newest Lightning release the rules know about: the default when none is installed.
+LATEST_LIGHTNING = "2.6.6"
+#: Feature → the first version that has it.
+SINCE: dict[str, tuple[int, ...]] = {
+    # `.backward()` on a set-up module's output raises unless `fabric.backward` is used (FAB004)
+    "backward_check": (2, 3),
+    # `_FabricModule.mark_forward_method` (FAB003's fix)
+    "mark_forward_method": (2, 3),
+    # calling a non-forward method of a wrapped module raises (2.0–2.1 only warn) (FAB003)
+    "forward_redirection_error": (2, 2),
+    # DeepSpeedPrecision accepts "bf16-true"
+    "deepspeed_bf16_true": (2, 1),
+}
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"2.6.6"`` → ``(2, 6, 6)``; pre-release and local parts are dropped (``"2.3.0rc1"`` → ``(2, 3, 0)``)."""
+    parts: list[int] = []
+    for piece in version.strip().split(".")[:3]:
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def has_feature(feature: str, version: str | None = None) -> bool:
+    """Whether Lightning ``version`` (default: the latest known) has ``feature`` (a key of ``SINCE``)."""
+    return version_tuple(version or LATEST_LIGHTNING) >= SINCE[feature]
+
+
+def installed_lightning_version(environment_path: str | None = None) -> str | None:
+    """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment (a
+    virtualenv folder or an interpreter inside one), else in the running interpreter — read from
+    the package metadata, never by importing the package."""
+    from importlib import metadata
+
+    search = _site_packages(environment_path) if environment_path else None
+    if environment_path and not search:
+        return None
+    for name in ("lightning", "lightning-fabric"):
+        if search is None:
+            try:
+                return metadata.version(name)
+            except metadata.PackageNotFoundError:
+                continue
+        for dist in metadata.distributions(path=search):
+            if (dist.metadata["Name"] or "").lower().replace("_", "-") == name:
+                return dist.version
+    return None
+
+
+def _site_packages(environment_path: str) -> list[str]:
+    import glob
+    import os
+
+    env = environment_path
+    if os.path.isfile(env):  # .../bin/python
+        env = os.path.dirname(os.path.dirname(env))
+    return glob.glob(os.path.join(env, "lib", "python*", "site-packages")) + glob.glob(
+        os.path.join(env, "Lib", "site-packages")
+    )

@@ -1,4 +1,4 @@
-"""What a ``Fabric(...)`` call's arguments are, wherever they are written (:class:`FabricArgs`),
+"""What a ``Fabric(...)`` call's arguments are, wherever they are written (:class:`ArgumentSet`),
 and the strategies they give, from the ``strategy=``, ``accelerator=`` and ``devices=``
 arguments."""
 
@@ -11,27 +11,27 @@ from fabric_lsp import facts
 from fabric_lsp.facts import Kind
 from fabric_lsp.engine import calls
 from fabric_lsp.engine.modules import FUNC_TYPES
-from fabric_lsp.engine.values import AcceleratorInst, Arg, ClassRef, Const, Ctx, DictVal, Evaluator, FabricArgs, FabricInst, KwargsVal, Origin, QualRef, Seq, StrategyChoice, StrategyInst, Unknown, Value, short
+from fabric_lsp.engine.values import AcceleratorInst, Arg, ClassRef, Const, Ctx, DictVal, Evaluator, ArgumentSet, FabricInst, KwargsVal, Origin, QualRef, Seq, StrategyChoice, StrategyInst, Unknown, Value, short
 
 
 #: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
 MAX_ARGUMENT_SETS = 8
 
-def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[FabricArgs]:
+def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[ArgumentSet]:
     """The argument sets a list of call keywords gives (``**x`` expanded where it is known)."""
-    sets = [FabricArgs()]
+    sets = [ArgumentSet()]
     for kw in keywords:
         if kw.arg is not None:
-            part = [FabricArgs(((kw.arg, kw.value, ctx),))]
+            part = [ArgumentSet(((kw.arg, kw.value, ctx),))]
         else:
             part = dict_sets(ev, kw.value, ctx)
         sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
     return sets
 
 
-def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[FabricArgs]:
+def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[ArgumentSet]:
     """The entries a ``**expr`` may hold: one set per alternative of ``expr``."""
-    out: list[FabricArgs] = []
+    out: list[ArgumentSet] = []
     for v in ev.ev(expr, ctx):
         if isinstance(v, DictVal):
             out += _display_sets(ev, v.node, v.ctx)
@@ -40,24 +40,24 @@ def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[FabricArgs]:
             if v.node.args:  # dict(base, key=...): the positional mapping comes first
                 out = [b.merged(a) for b in dict_sets(ev, v.node.args[0], v.ctx) for a in out]
         else:
-            out.append(FabricArgs(open=True))
-    return out[:MAX_ARGUMENT_SETS] or [FabricArgs(open=True)]
+            out.append(ArgumentSet(open=True))
+    return out[:MAX_ARGUMENT_SETS] or [ArgumentSet(open=True)]
 
 
-def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[FabricArgs]:
-    sets = [FabricArgs()]
+def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[ArgumentSet]:
+    sets = [ArgumentSet()]
     for key, value in zip(node.keys, node.values):
         if key is None:
             part = dict_sets(ev, value, ctx)
         elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-            part = [FabricArgs(((key.value, value, ctx),))]
+            part = [ArgumentSet(((key.value, value, ctx),))]
         else:
-            part = [FabricArgs(open=True)]
+            part = [ArgumentSet(open=True)]
         sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
     return sets
 
 
-def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None, base: Optional[FabricArgs] = None) -> list[FabricArgs]:
+def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None, base: Optional[ArgumentSet] = None) -> list[ArgumentSet]:
     """The argument sets of ``Fabric(...)`` (or of a subclass, or of a partial of either):
     ``base`` holds arguments a ``functools.partial`` already bound."""
     sets = keyword_sets(ev, list(call.keywords), ctx)
@@ -70,7 +70,7 @@ def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRe
     return sets
 
 
-def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -> Optional[list[FabricArgs]]:
+def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -> Optional[list[ArgumentSet]]:
     """The arguments a ``Fabric`` subclass's ``__init__`` passes to ``super().__init__``."""
     for klass in ev.mro(cls):
         for item in klass.node.body:
@@ -83,7 +83,7 @@ def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -
     return None
 
 
-def fabric_choices(ev: Evaluator, args: FabricArgs) -> tuple[StrategyChoice, ...]:
+def fabric_choices(ev: Evaluator, args: ArgumentSet) -> tuple[StrategyChoice, ...]:
     strategy = args.get("strategy")
     if strategy is None:
         if args.open:
@@ -96,7 +96,7 @@ def fabric_choices(ev: Evaluator, args: FabricArgs) -> tuple[StrategyChoice, ...
     return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
 
 
-def choice_of(ev: Evaluator, v: Value, expr: ast.AST, args: FabricArgs, ctx: Ctx) -> list[StrategyChoice]:
+def choice_of(ev: Evaluator, v: Value, expr: ast.AST, args: ArgumentSet, ctx: Ctx) -> list[StrategyChoice]:
     if isinstance(v, StrategyInst):
         return [StrategyChoice(v.kind, f"`{v.origin.text}`" if v.origin else v.class_name, v.class_name, v.origin)]
     if isinstance(v, Const) and isinstance(v.value, str):
@@ -129,7 +129,7 @@ def tpu_alternatives(ev: Evaluator, arg: Optional[Arg]) -> list[Optional[bool]]:
     return out
 
 
-def auto_choices(ev: Evaluator, args: FabricArgs, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
+def auto_choices(ev: Evaluator, args: ArgumentSet, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
     accel = args.get("accelerator")
     if accel is None and args.open:
         return (StrategyChoice(None, "accelerator from `**kwargs`", "?"),)
@@ -205,7 +205,7 @@ def is_fabric_class(ev: Evaluator, v: Value) -> bool:
     return False
 
 
-def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: Optional[ClassRef] = None, base: Optional[FabricArgs] = None) -> list[Value]:
+def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: Optional[ClassRef] = None, base: Optional[ArgumentSet] = None) -> list[Value]:
     """The Fabrics ``call`` builds: one per argument set."""
     name = cls.name if cls is not None else "Fabric"
     return [FabricInst(fabric_choices(ev, args), origin, name, args=args) for args in argument_sets(ev, call, ctx, cls, base)]

@@ -624,11 +624,13 @@ class Inference:
                 return fabric_args.fabric_instances(self, node, ctx, origin)
             kind = facts.strategy_kind_of_class(q)
             if kind is not None:
-                return [StrategyInst(kind, q.rsplit(".", 1)[-1], origin)]
+                name = q.rsplit(".", 1)[-1]
+                return [StrategyInst(kind, name, origin, call=node, ctx=ctx, base=name)]
             if facts.is_xla_accelerator_class(q):
-                return [AcceleratorInst(True, origin)]
+                return [AcceleratorInst(True, origin, "XLAAccelerator", "XLAAccelerator")]
             if q.startswith("lightning.fabric.accelerators."):
-                return [AcceleratorInst(False, origin)]
+                name = q.rsplit(".", 1)[-1]
+                return [AcceleratorInst(False, origin, name, name)]
             if q == "functools.partial" and node.args:
                 return [PartialVal(tuple(self.ev(node.args[0], ctx)), node, ctx)]
             sourced = cli_sources.call_value(self, q, node, ctx)
@@ -645,9 +647,9 @@ class Inference:
                     return fabric_args.fabric_instances(self, node, ctx, origin, callee)
                 kind = facts.strategy_kind_of_class(q)
                 if kind is not None:
-                    return [StrategyInst(kind, callee.name, origin)]
+                    return [StrategyInst(kind, callee.name, origin, call=node, ctx=ctx, base=q.rsplit(".", 1)[-1])]
                 if facts.is_xla_accelerator_class(q):
-                    return [AcceleratorInst(True, origin)]
+                    return [AcceleratorInst(True, origin, callee.name, "XLAAccelerator")]
             return [Instance(callee, node, ctx)]
         if isinstance(callee, FuncRef):
             return self.call_function(callee, node, ctx)

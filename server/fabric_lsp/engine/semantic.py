@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
@@ -59,3 +60,9 @@ class SemanticModel:
         empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
         values = self.values(expr)
         return [v for v in values if isinstance(v, FabricInst)], [v for v in values if isinstance(v, Unknown)]
+
+    def scenarios(self, fabric: FabricInst) -> list[Scenario]:
+        """What Lightning makes of ``fabric`` on each path and kind of machine the code can
+        choose: strategy, accelerator, devices, processes, precision, launcher — or the error
+        ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`)."""
+        return scenarios(self.inference, fabric)

@@ -144,12 +144,18 @@ class StrategyInst(Value):
     class_name: str
     origin: Optional[Origin]
     via: tuple = ()
+    #: the constructor call (its keywords are read lazily) and Fabric's own class it is
+    call: Optional[ast.Call] = None
+    ctx: Optional["Ctx"] = None
+    base: Optional[str] = None
 
 
 @dataclass(eq=False)
 class AcceleratorInst(Value):
     tpu: bool
     origin: Optional[Origin]
+    class_name: str = ""
+    base: Optional[str] = None  # Fabric's own accelerator class it is
 
 
 @dataclass(eq=False)
@@ -174,7 +180,7 @@ Arg = tuple[ast.AST, "Ctx"]
 
 
 @dataclass(frozen=True)
-class FabricArgs:
+class ArgumentSet:
     """The keyword arguments one ``Fabric(...)`` gets on one path, wherever they are written:
     the call, a ``**kwargs`` dict (display, ``dict(...)``, merged dicts), a ``functools.partial``,
     or a subclass's ``super().__init__(...)``. ``open``: some arguments come from something not
@@ -189,8 +195,8 @@ class FabricArgs:
                 return expr, ctx
         return None
 
-    def merged(self, other: FabricArgs) -> FabricArgs:
-        return FabricArgs(self.items + other.items, self.open or other.open)
+    def merged(self, other: ArgumentSet) -> ArgumentSet:
+        return ArgumentSet(self.items + other.items, self.open or other.open)
 
 
 @dataclass(eq=False)
@@ -201,7 +207,7 @@ class FabricInst(Value):
     #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
     via: tuple = ()
     #: the arguments it was built with (None: a Fabric known only by its type)
-    args: Optional[FabricArgs] = None
+    args: Optional[ArgumentSet] = None
 
 
 def with_step(values: list[Value], origin: Origin) -> list[Value]:

@@ -53,32 +53,6 @@ KIND_CLASS_NAME = {
     Kind.BASE: "Strategy",
 }
 
-#: Strategy registry strings (compared lower-cased, as the connector does).
-STRATEGY_STRINGS: dict[str, Kind] = {
-    "deepspeed": Kind.DEEPSPEED,
-    "deepspeed_stage_1": Kind.DEEPSPEED,
-    "deepspeed_stage_1_offload": Kind.DEEPSPEED,
-    "deepspeed_stage_2": Kind.DEEPSPEED,
-    "deepspeed_stage_2_offload": Kind.DEEPSPEED,
-    "deepspeed_stage_3": Kind.DEEPSPEED,
-    "deepspeed_stage_3_offload": Kind.DEEPSPEED,
-    "deepspeed_stage_3_offload_nvme": Kind.DEEPSPEED,
-    "xla": Kind.XLA,
-    "tpu_spawn": Kind.XLA,  # 1.9 only
-    "xla_fsdp": Kind.XLA_FSDP,
-    "fsdp": Kind.FSDP,
-    "fsdp_cpu_offload": Kind.FSDP,
-    "ddp": Kind.DDP,
-    "ddp_spawn": Kind.DDP,
-    "ddp_fork": Kind.DDP,
-    "ddp_notebook": Kind.DDP,
-    "ddp_find_unused_parameters_true": Kind.DDP,
-    "ddp_find_unused_parameters_false": Kind.DDP,
-    "dp": Kind.DP,
-    "single_xla": Kind.SINGLE_XLA,
-    "single_tpu": Kind.SINGLE_XLA,
-    "single_device": Kind.SINGLE_DEVICE,
-}
 
 #: ``strategy="auto"`` / omitted: decided by accelerator and devices (see ``connector.py``).
 AUTO_STRATEGY = "auto"
@@ -190,6 +164,8 @@ STRATEGY_REGISTRY: dict[str, tuple[str, dict[str, object]]] = {
     "xla": ("XLAStrategy", {}),
     "single_tpu": ("SingleTPUStrategy", {}),
 }
+#: The registry's names → the kind of strategy each builds (compared lower-cased, as the connector does).
+STRATEGY_STRINGS: dict[str, Kind] = {name: _STRATEGY_MODULES[cls][1] for name, (cls, _) in STRATEGY_REGISTRY.items()}
 #: Strategy names the connector treats specially (``_DDP_FORK_ALIASES``, ``_FSDP_ALIASES``).
 DDP_FORK_ALIASES = ("ddp_fork", "ddp_notebook")
 FSDP_ALIASES = ("fsdp", "fsdp_cpu_offload")
@@ -447,3 +423,16 @@ def _site_packages(environment_path: str) -> list[str]:
     return glob.glob(os.path.join(env, "lib", "python*", "site-packages")) + glob.glob(
         os.path.join(env, "Lib", "site-packages")
     )
+
+
+#: Fabric's strategies that run only on TPUs (through torch_xla): code that names one means a TPU
+#: machine even without ``accelerator="tpu"``.
+XLA_STRATEGY_CLASSES = frozenset({"XLAStrategy", "XLAFSDPStrategy", "SingleDeviceXLAStrategy", "SingleTPUStrategy"})
+
+
+def names_tpu_strategy(strategy: object) -> bool:
+    """Whether a ``strategy=`` value (a registry name, or a class name) is one of the XLA family."""
+    if isinstance(strategy, str):
+        entry = STRATEGY_REGISTRY.get(strategy.strip().lower())
+        return entry is not None and entry[0] in XLA_STRATEGY_CLASSES
+    return False

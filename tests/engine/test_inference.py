@@ -38,14 +38,16 @@ RAISING_STRINGS = [s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_s
 SILENT_STRINGS = [s for s, k in facts.STRATEGY_STRINGS.items() if not k.raises_on_separated_setup] + ["auto"]
 
 
-@pytest.mark.parametrize("name", RAISING_STRINGS + ["DeepSpeed_Stage_3", "XLA", " deepspeed "])
+@pytest.mark.parametrize("name", RAISING_STRINGS + ["DeepSpeed_Stage_3", "XLA"])
 def test_every_raising_strategy_string_is_an_error(name, analysed_env):
     src = program(f'fabric = Fabric(strategy="{name}")')
     assert severities(src, analysed_env) == [(4, "error")]
 
 
-@pytest.mark.parametrize("name", SILENT_STRINGS)
+@pytest.mark.parametrize("name", [*SILENT_STRINGS, " deepspeed ", "tpu_spawn", "ddp_find_unused_parameters_false"])
 def test_non_raising_strategy_strings_are_silent(name, analysed_env):
+    """Names Lightning 2.6.6 rejects in ``Fabric(...)`` itself (the connector lower-cases but does
+    not strip; ``tpu_spawn`` is 1.x) never reach ``setup_optimizers``."""
     assert severities(program(f'fabric = Fabric(strategy="{name}")'), analysed_env) == []
 
 

@@ -18,6 +18,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from fabric_lsp import facts
 from fabric_lsp.engine import lightning
 from fabric_lsp.engine.values import (
     AcceleratorInst,
@@ -34,6 +35,16 @@ from fabric_lsp.engine.values import (
     short,
 )
 
+#: Values tried for an argument whose value is not known (the strategy has none: an unknown
+#: strategy makes the scenario unknown). A scenario built from such a value is *assumed* in that
+#: argument: a rule may use it only when its answer does not depend on the assumption.
+REPRESENTATIVES: dict[str, tuple[Any, ...]] = {
+    "accelerator": ("auto",),
+    "devices": (1, 2),
+    "num_nodes": (1,),
+    "precision": (None,),
+    "plugins": (None,),
+}
 #: at most this many scenarios per Fabric
 MAX_SCENARIOS = 48
 #: the arguments the connector reads, with Fabric's defaults
@@ -56,6 +67,22 @@ class Scenario:
     #: argument name → where the value of this scenario was written
     origins: tuple[tuple[str, Origin], ...] = ()
     unknown: tuple[str, ...] = ()
+    #: argument name → how the value reads in a message (`strategy="deepspeed"`, a CLI choice …)
+    labels: tuple[tuple[str, str], ...] = ()
+    #: arguments whose value is not known, taken from :data:`REPRESENTATIVES`
+    assumed: tuple[str, ...] = ()
+
+    @property
+    def group(self) -> tuple:
+        """Scenarios that differ only in assumed values share a group: a rule whose answer is
+        the same across a group does not depend on what is not known."""
+        if self.args is None or self.outcome is None:
+            return (id(self),)
+        known = tuple((n, repr(getattr(self.args, n))) for n in CONNECTOR_ARGS if n not in self.assumed)
+        return known + (self.outcome.host, self.assumed)
+
+    def label(self, name: str) -> Optional[str]:
+        return dict(self.labels).get(name)
 
     @property
     def known(self) -> bool:
@@ -80,7 +107,11 @@ def scenarios(ev: Evaluator, fabric: FabricInst) -> list[Scenario]:
     """What ``fabric`` can be: one scenario per combination of argument values and machine."""
     if fabric.args is None:
         return [Scenario(None, None, unknown=("a Fabric known only by its type",))]
-    per_arg = [_alternatives(ev, fabric.args, name) for name in CONNECTOR_ARGS]
+    return scenarios_of(ev, fabric.args)
+
+
+def scenarios_of(ev: Evaluator, args: ArgumentSet) -> list[Scenario]:
+    per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
     for combo in itertools.islice(itertools.product(*per_arg), MAX_SCENARIOS):
         out += _resolved(combo)
@@ -96,6 +127,8 @@ class _Choice:
     origin: Optional[Origin] = None
     unknown: Optional[str] = None  # why the value is not known
     written: bool = False  # False: Fabric's default
+    label: Optional[str] = None
+    assumed: bool = False  # a representative value for one not known
 
 
 _DEFAULTS = {"accelerator": "auto", "strategy": "auto", "devices": "auto", "num_nodes": 1, "precision": None, "plugins": None}
@@ -105,7 +138,7 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
     arg = args.get(name)
     if arg is None:
         if args.open:
-            return [_Choice(name, unknown=f"`{name}` may come from `**kwargs`")]
+            return _unknown(name, None, f"`{name}` may come from `**kwargs`", None)
         return [_Choice(name, _DEFAULTS[name])]
     expr, ctx = arg
     out = []
@@ -113,10 +146,34 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
         value, why = concrete(ev, v)
         origin = getattr(v, "origin", None) or Origin(ctx.module.span(expr), short(ctx.module.segment(expr)), ctx.module.path)
         if why is None:
-            out.append(_Choice(name, value, origin, written=True))
+            out.append(_Choice(name, value, origin, written=True, label=_label(name, v, value, origin)))
         else:
-            out.append(_Choice(name, origin=origin, unknown=f"`{name}`: {why}", written=True))
-    return out or [_Choice(name, unknown=f"`{name}` is not known statically")]
+            label = f"`{short(ctx.module.segment(expr), 40)}` is not known statically"
+            out += _unknown(name, origin, f"`{name}`: {why}", label)
+    return _distinct(out) or _unknown(name, None, f"`{name}` is not known statically", None)
+
+
+def _unknown(name: str, origin: Optional[Origin], why: str, label: Optional[str]) -> list[_Choice]:
+    reps = REPRESENTATIVES.get(name)
+    if reps is None:
+        return [_Choice(name, origin=origin, unknown=why, written=True, label=label)]
+    return [_Choice(name, rep, origin, written=True, label=label, assumed=True) for rep in reps]
+
+
+def _distinct(choices: list[_Choice]) -> list[_Choice]:
+    out: list[_Choice] = []
+    for c in choices:
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def _label(name: str, v: Value, value: Any, origin: Optional[Origin]) -> str:
+    if isinstance(v, Const) and v.note:
+        return v.note
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return f"{name}={value!r}".replace("'", '"')
+    return f"`{origin.text}`" if origin is not None else f"{name}=..."
 
 
 def concrete(ev: Evaluator, v: Value) -> tuple[Any, Optional[str]]:
@@ -158,19 +215,62 @@ def _resolved(combo: tuple[_Choice, ...]) -> list[Scenario]:
     origins = tuple((c.name, c.origin) for c in combo if c.written and c.origin is not None)
     unknown = tuple(c.unknown for c in combo if c.unknown)
     if unknown:
-        return [Scenario(None, None, origins, unknown)]
+        return [Scenario(None, None, origins, unknown, tuple((c.name, c.label) for c in combo if c.label), tuple(c.name for c in combo if c.assumed))]
     values = {c.name: c.value for c in combo}
     args = lightning.FabricArgs(**values)
-    return [Scenario(args, lightning.resolve(args, host), origins) for host in _hosts(values["accelerator"])]
+    labels = tuple((c.name, c.label) for c in combo if c.label)
+    assumed = tuple(c.name for c in combo if c.assumed)
+    hosts = _sized(_hosts(values["accelerator"], values["strategy"]), values["devices"])
+    return [Scenario(args, lightning.resolve(args, host), origins, labels=labels, assumed=assumed) for host in hosts]
 
 
-def _hosts(accelerator: Any) -> tuple[lightning.Host, ...]:
+def _hosts(accelerator: Any, strategy: Any) -> tuple[lightning.Host, ...]:
+    """The machines a configuration means: the accelerator's, else a TPU for an XLA strategy,
+    else a CPU machine and a CUDA machine."""
     if isinstance(accelerator, lightning.Obj):
         name = (accelerator.base or accelerator.cls).replace("Accelerator", "").lower()
         return _HOSTS_BY_ACCELERATOR.get("tpu" if name in ("xla", "tpu") else name, (CPU, CUDA))
-    if isinstance(accelerator, str):
+    if isinstance(accelerator, str) and accelerator.lower() != "auto":
         return _HOSTS_BY_ACCELERATOR.get(accelerator.lower(), (CPU, CUDA))
+    if isinstance(strategy, lightning.Obj):
+        if (strategy.base or strategy.cls) in facts.XLA_STRATEGY_CLASSES:
+            return (TPU,)
+    elif facts.names_tpu_strategy(strategy):
+        return (TPU,)
     return (CPU, CUDA)
+
+
+def _wanted(devices: Any) -> int:
+    """How many devices (or the highest index + 1) ``devices`` asks for; 0 when it does not say."""
+    if isinstance(devices, bool):
+        return 0
+    if isinstance(devices, int):
+        return devices
+    if isinstance(devices, str):
+        text = devices.strip()
+        if text.lstrip("-").isdigit():
+            return int(text)
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        return max((int(p) + 1 for p in parts if p.isdigit()), default=0) if "," in text else 0
+    if isinstance(devices, (list, tuple)) and all(isinstance(d, int) and not isinstance(d, bool) for d in devices):
+        return max((d + 1 for d in devices), default=0)
+    return 0
+
+
+def _sized(hosts: tuple[lightning.Host, ...], devices: Any) -> tuple[lightning.Host, ...]:
+    """The machines sized for what the code asks: a machine with as many chips as ``devices``
+    requests (a TPU host has 4 or 8 chips; a CUDA machine at least 8 devices)."""
+    n = _wanted(devices)
+    if n <= 1:
+        return hosts
+    out = []
+    for h in hosts:
+        if h.tpu:
+            h = lightning.Host(tpu=n)
+        elif h.cuda and n > h.cuda:
+            h = lightning.Host(cuda=n)
+        out.append(h)
+    return tuple(out)
 
 
 def argument_node(args: ArgumentSet, name: str) -> Optional[tuple[ast.AST, Ctx]]:

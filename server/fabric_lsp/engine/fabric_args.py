@@ -8,10 +8,9 @@ import ast
 from typing import Optional
 
 from fabric_lsp import facts
-from fabric_lsp.facts import Kind
-from fabric_lsp.engine import calls
+from fabric_lsp.engine import calls, configuration
 from fabric_lsp.engine.modules import FUNC_TYPES
-from fabric_lsp.engine.values import AcceleratorInst, Arg, ClassRef, Const, Ctx, DictVal, Evaluator, ArgumentSet, FabricInst, KwargsVal, Origin, QualRef, Seq, StrategyChoice, StrategyInst, Unknown, Value, short
+from fabric_lsp.engine.values import ClassRef, Ctx, DictVal, Evaluator, ArgumentSet, FabricInst, KwargsVal, Origin, QualRef, StrategyChoice, Value
 
 
 #: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
@@ -84,102 +83,49 @@ def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -
 
 
 def fabric_choices(ev: Evaluator, args: ArgumentSet) -> tuple[StrategyChoice, ...]:
-    strategy = args.get("strategy")
-    if strategy is None:
-        if args.open:
-            return (StrategyChoice(None, "strategy from `**kwargs`", "?"),)
-        return auto_choices(ev, args)
-    expr, ctx = strategy
+    """The strategies a Fabric built with ``args`` can have, as Lightning's connector resolves
+    them (:mod:`fabric_lsp.engine.lightning`) on each machine the configuration means. A
+    configuration for which ``Fabric(...)`` itself raises reaches no later call: it adds no
+    choice, unless every one does."""
     out: list[StrategyChoice] = []
-    for v in ev.ev(expr, ctx):
-        out.extend(choice_of(ev, v, expr, args, ctx))
-    return tuple(out) or (StrategyChoice(None, "unknown strategy", "?"),)
+    failing: list[StrategyChoice] = []
+    groups: dict[tuple, list[configuration.Scenario]] = {}
+    for scenario in configuration.scenarios_of(ev, args):
+        groups.setdefault(scenario.group, []).append(scenario)
+    for group in groups.values():
+        for choice, fails in _group_choices(group):
+            target = failing if fails else out
+            if choice not in target:
+                target.append(choice)
+    return tuple(out or failing[:1]) or (StrategyChoice(None, "unknown strategy", "?"),)
 
 
-def choice_of(ev: Evaluator, v: Value, expr: ast.AST, args: ArgumentSet, ctx: Ctx) -> list[StrategyChoice]:
-    if isinstance(v, StrategyInst):
-        return [StrategyChoice(v.kind, f"`{v.origin.text}`" if v.origin else v.class_name, v.class_name, v.origin)]
-    if isinstance(v, Const) and isinstance(v.value, str):
-        text = v.value.strip().lower()
-        if text == facts.AUTO_STRATEGY:
-            return list(auto_choices(ev, args, v.origin))
-        kind = facts.strategy_kind_of_string(text)
-        label = v.note or f'strategy="{v.value}"'
-        if kind is None:
-            return [StrategyChoice(None, label, "?", v.origin)]
-        if kind is Kind.FSDP and text == "fsdp" and tpu_alternatives(ev, args.get("accelerator")) == [True]:
-            kind = Kind.XLA_FSDP
-        return [StrategyChoice(kind, label, facts.KIND_CLASS_NAME[kind], v.origin)]
-    if isinstance(v, Unknown):
-        return [StrategyChoice(None, f"`{short(ctx.module.segment(expr), 40)}` is not known statically", "?")]
-    return [StrategyChoice(None, "strategy of unknown kind", "?")]
+def _group_choices(group: list[configuration.Scenario]) -> list[tuple[StrategyChoice, bool]]:
+    """A group's choice (scenarios that differ only in values not known): its strategy when the
+    unknown values do not change it, else an unknown choice."""
+    choices = [(_choice(s), s.outcome is not None and s.outcome.error is not None) for s in group]
+    working = [c for c, fails in choices if not fails]
+    kinds = {c.kind for c in working}
+    if len(group) > 1 and (len(kinds) > 1 or (working and len(working) < len(choices))):
+        assumed = ", ".join(f"`{n}`" for n in group[0].assumed)
+        return [(StrategyChoice(None, f"the strategy depends on {assumed}, which is not known statically", "?"), False)]
+    return choices
 
 
-def tpu_alternatives(ev: Evaluator, arg: Optional[Arg]) -> list[Optional[bool]]:
-    if arg is None:
-        return [False]
-    out: list[Optional[bool]] = []
-    for v in ev.ev(*arg):
-        if isinstance(v, Const) and isinstance(v.value, str):
-            out.append(v.value == "tpu")  # accelerator names are case-sensitive in Lightning
-        elif isinstance(v, AcceleratorInst):
-            out.append(v.tpu)
-        else:
-            out.append(None)
-    return out
-
-
-def auto_choices(ev: Evaluator, args: ArgumentSet, origin: Optional[Origin] = None) -> tuple[StrategyChoice, ...]:
-    accel = args.get("accelerator")
-    if accel is None and args.open:
-        return (StrategyChoice(None, "accelerator from `**kwargs`", "?"),)
-    tpu = tpu_alternatives(ev, accel)
-    out: list[StrategyChoice] = []
-    accel_origin = origin
-    if accel is not None:
-        m = accel[1].module
-        accel_origin = Origin(m.span(accel[0]), short(m.segment(accel[0])), m.path)
-    for is_tpu in tpu:
-        if is_tpu is None:
-            out.append(StrategyChoice(None, "unknown accelerator", "?"))
-        elif not is_tpu:
-            out.append(StrategyChoice(Kind.SINGLE_DEVICE, "strategy=\"auto\"", "auto", origin))
-        else:
-            out.extend(tpu_devices(ev, args.get("devices"), accel_origin))
-    return tuple(out)
-
-
-def tpu_devices(ev: Evaluator, arg: Optional[Arg], accel_origin: Optional[Origin]) -> list[StrategyChoice]:
-    many = StrategyChoice(Kind.XLA, 'accelerator="tpu" on several devices', "XLAStrategy", accel_origin)
-    if arg is None:
-        return [many]
-    out = []
-    for v in ev.ev(*arg):
-        n: Optional[int] = None
-        if isinstance(v, Const):
-            if isinstance(v.value, str):
-                s = v.value.strip()
-                if s == "auto":
-                    n = 2
-                elif s.lstrip("-").isdigit():
-                    n = int(s)
-                elif "," in s:
-                    n = len([x for x in s.split(",") if x.strip()])
-            elif isinstance(v.value, int) and not isinstance(v.value, bool):
-                n = v.value
-        elif isinstance(v, Seq):
-            n = v.length
-        listed = isinstance(v, Seq) or (isinstance(v, Const) and isinstance(v.value, str) and "," in v.value)
-        if n is None:
-            out.append(StrategyChoice(None, "unknown number of TPU devices", "?"))
-        elif n == 1:
-            out.append(StrategyChoice(Kind.SINGLE_XLA, "one TPU device", "SingleDeviceXLAStrategy", accel_origin))
-        elif n == 0 or listed:
-            # Lightning accepts 1, the chip count or [i]: a longer list raises in Fabric()
-            out.append(StrategyChoice(None, "TPU devices Lightning rejects", "?"))
-        else:
-            out.append(many)
-    return out
+def _choice(s: configuration.Scenario) -> StrategyChoice:
+    origin = s.origin("strategy") or s.origin("accelerator") or s.origin("devices")
+    if s.outcome is None:
+        label = s.label("strategy") or "; ".join(s.unknown)
+        return StrategyChoice(None, label, "?", origin if s.label("strategy") else None)
+    if s.outcome.error is not None:
+        return StrategyChoice(None, f"`Fabric(...)` raises {s.outcome.error.type} {s.outcome.host.describe()}", "?", origin)
+    label = s.label("strategy")
+    if label is None:
+        written = [s.label(n) for n in ("accelerator", "devices") if s.label(n)]
+        label = ", ".join(x for x in written if x) or 'strategy="auto"'
+    kind = s.outcome.kind
+    name = s.outcome.strategy or "?"
+    return StrategyChoice(kind, label, name if kind is not None else "?", origin)
 
 
 def lightning_base(ev: Evaluator, cls: ClassRef) -> Optional[str]:

@@ -19,6 +19,7 @@ Screenshots of every step go to tests/.artifacts/vscode/.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -203,11 +204,14 @@ def _vsix_sources() -> list[Path]:
     return sources
 
 
+_built: list[Path] = []  # the .vsix built by this test session, if any
+
+
 def _vsix(tmp: Path) -> Path:
     """The .vsix built from the current sources: the install script's if it is up to date, else
     one built now with `npm run package` (type check, esbuild, bundling the server from PyPI)."""
     newest_source = max(p.stat().st_mtime for p in _vsix_sources())
-    built = sorted(CLIENT.glob("fabric-lsp-*.vsix"), key=lambda p: p.stat().st_mtime)
+    built = sorted([*CLIENT.glob("fabric-lsp-*.vsix"), *_built], key=lambda p: p.stat().st_mtime)
     if built and built[-1].stat().st_mtime >= newest_source:
         return built[-1]
     vsix = tmp / "fabric-lsp.vsix"
@@ -219,14 +223,15 @@ def _vsix(tmp: Path) -> Path:
         timeout=600,
     )
     assert result.returncode == 0, f"npm run package failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    _built.append(vsix)
     return vsix
 
 
-def _bare_venv(path: Path, packages: dict[str, str] | None = None) -> Path:
-    """A fresh venv without pip or fabric-lsp (its base is the Python running the tests), with
-    `packages` ({"module/file.py": text}) written into its site-packages. Returns its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
-    site = path / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+def _bare_venv(path: Path, packages: dict[str, str] | None = None, base: str = sys.executable) -> Path:
+    """A fresh venv of `base` without pip or fabric-lsp, with `packages` ({"module/file.py": text})
+    written into its site-packages. Returns its python."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    (site,) = path.glob("lib/python3.*/site-packages")
     for name, text in (packages or {}).items():
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text(text)
@@ -760,3 +765,88 @@ def test_server_crash_at_start_shows_one_notification(code_server, tmp_path):
     logs = _extension_logs(code_server)
     assert "simulated crash at start" in logs, logs
     assert logs.count("the server exited before it finished starting") == 1, logs
+
+
+# --------------------------------------------------------------------------------------------
+# The bundled server under every Python the extension may meet
+
+
+def _python_version(python: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys; print('%d %d' % sys.version_info[:2])"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    major, minor = out.stdout.split() if out.returncode == 0 else ("0", "0")
+    return int(major), int(minor)
+
+
+def _pythons() -> dict[str, str]:
+    """{"3.X": interpreter} for each Python >= 3.9 found here: the one running the tests, those on
+    PATH and pyenv's."""
+    candidates = [sys.executable, *(shutil.which(f"python3.{minor}") for minor in range(9, 15))]
+    candidates += sorted(str(p) for p in Path(os.path.expanduser("~/.pyenv/versions")).glob("3.*/bin/python3"))
+    found: dict[str, str] = {}
+    for candidate in filter(None, candidates):
+        version = _python_version(candidate)
+        if version and version >= (3, 9):
+            found.setdefault("%d.%d" % version, candidate)
+    return dict(sorted(found.items(), key=lambda item: tuple(map(int, item[0].split(".")))))
+
+
+PYTHONS = _pythons()
+
+
+@pytest.fixture(scope="module")
+def bundle(tools, tmp_path_factory) -> Path:
+    """The extension folder of the .vsix, unpacked: bundled/tool and bundled/libs as installed."""
+    import zipfile
+
+    unpacked = tmp_path_factory.mktemp("vsix")
+    with zipfile.ZipFile(_vsix(unpacked)) as archive:
+        archive.extractall(unpacked)
+    return unpacked / "extension"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("version", list(PYTHONS))
+async def test_bundled_server_runs_on_python(version, bundle, tmp_path):
+    """`<venv python> -I bundled/tool/fabric_lsp_server.py`, as the extension starts it, with a fresh
+    venv of each Python >= 3.9 found here (none has fabric-lsp; the bundle's dependencies are
+    resolved for 3.9 and for every OS): it speaks LSP, analyses that venv (its own `tqdm`, named
+    like a bundled module, is followed) and publishes FAB001."""
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities, make_test_lsp_client
+
+    python = _bare_venv(tmp_path / "venv", USER_PACKAGE, base=PYTHONS[version])
+    workspace = _workspace(tmp_path / "project", {"train_helper.py": USES_USER_PACKAGE, "train.py": DEEPSPEED}, {})
+    client = make_test_lsp_client()
+    await client.start_io(str(python), "-I", str(bundle / "bundled" / "tool" / "fabric_lsp_server.py"), cwd=str(workspace))
+    try:
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual_studio_code"),
+                root_uri=workspace.as_uri(),
+                initialization_options={"environmentPath": str(python), "debounceMs": 0},
+            )
+        )
+        assert result.server_info is not None and result.server_info.name == "fabric-lsp"
+        for name in ("train_helper.py", "train.py"):
+            path = workspace / name
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=path.read_text())
+                )
+            )
+        for name, text in (("train_helper.py", USES_USER_PACKAGE), ("train.py", DEEPSPEED)):
+            uri = (workspace / name).as_uri()
+            deadline = time.monotonic() + 60
+            while not client.diagnostics.get(uri) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            line = _flagged_position(text)[0] - 1
+            found = [(d.code, d.severity, d.range.start.line) for d in client.diagnostics.get(uri, [])]
+            assert found == [("FAB001", types.DiagnosticSeverity.Error, line)], (name, found)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -20,6 +20,7 @@ Screenshots of every step go to tests/.artifacts/vscode/.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -32,8 +33,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-import fabric_lsp
 
 # The first test may install the tools (see `tools`), so it may take longer than the default 300 s.
 INSTALL_TIMEOUT = 420
@@ -197,7 +196,8 @@ def tools() -> dict[str, str]:
 
 def _vsix_sources() -> list[Path]:
     """What the .vsix is built from: the extension, the bundling script and the server."""
-    sources = [CLIENT / name for name in ("package.json", "package-lock.json", "README.md", "tsconfig.json", ".vscodeignore")]
+    names = ("package.json", "package-lock.json", "README.md", "tsconfig.json", ".vscodeignore")
+    sources = [CLIENT / name for name in names]
     sources += [ROOT / "pyproject.toml", ROOT / "README.md"]
     for folder in (CLIENT / "src", CLIENT / "scripts", CLIENT / "bundled" / "tool", ROOT / "server"):
         sources += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
@@ -309,10 +309,8 @@ def _stop(process: subprocess.Popen) -> None:
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait(timeout=10)
 
 
@@ -571,7 +569,9 @@ def test_bundled_server_analyses_the_interpreters_packages(code_server, tmp_path
     interpreter's own `tqdm` (which creates a DeepSpeed Fabric) is the one followed."""
     python = _bare_venv(tmp_path / "venv", USER_PACKAGE)
     workspace = _workspace(
-        tmp_path / "project-user-package", {"train_helper.py": USES_USER_PACKAGE}, {"fabric-lsp.interpreter": str(python)}
+        tmp_path / "project-user-package",
+        {"train_helper.py": USES_USER_PACKAGE},
+        {"fabric-lsp.interpreter": str(python)},
     )
     flagged, column = _flagged_position(USES_USER_PACKAGE)
     _drive(
@@ -600,6 +600,8 @@ def test_import_strategy_from_environment(code_server, tmp_path):
         ARTIFACTS / "from-environment",
         expect=[{"file": "train_deepspeed.py", "severity": "error", "position": f"[Ln {flagged}, Col {column}]"}],
     )
+    import fabric_lsp  # the project's, installed in the venv running this test
+
     installed = Path(fabric_lsp.__file__).parent
     _assert_logged(
         code_server,
@@ -659,7 +661,9 @@ def test_missing_interpreter_shows_one_notification(code_server, tmp_path):
     """An interpreter that does not exist: one notification that names it and says what to do."""
     python = tmp_path / "no-such-venv" / "bin" / "python"
     workspace = _workspace(
-        tmp_path / "project-without-interpreter", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+        tmp_path / "project-without-interpreter",
+        {"train_deepspeed.py": DEEPSPEED},
+        {"fabric-lsp.interpreter": str(python)},
     )
     final = _drive(
         code_server,
@@ -740,7 +744,12 @@ def test_broken_install_shows_one_notification(code_server, tmp_path):
         workspace,
         ARTIFACTS / "broken-install",
         files={"error": "train_deepspeed.py"},
-        expectNotification=[str(python), "dependencies are missing", "pygls", "pip install --force-reinstall fabric-lsp"],
+        expectNotification=[
+            str(python),
+            "dependencies are missing",
+            "pygls",
+            "pip install --force-reinstall fabric-lsp",
+        ],
     )
     assert final["notifications"] == 1, final
 
@@ -774,7 +783,10 @@ def test_server_crash_at_start_shows_one_notification(code_server, tmp_path):
 def _python_version(python: str) -> tuple[int, int] | None:
     try:
         out = subprocess.run(
-            [python, "-c", "import sys; print('%d %d' % sys.version_info[:2])"], capture_output=True, text=True, timeout=30
+            [python, "-c", "import sys; print('%d %d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -791,7 +803,7 @@ def _pythons() -> dict[str, str]:
     for candidate in filter(None, candidates):
         version = _python_version(candidate)
         if version and version >= (3, 9):
-            found.setdefault("%d.%d" % version, candidate)
+            found.setdefault(f"{version[0]}.{version[1]}", candidate)
     return dict(sorted(found.items(), key=lambda item: tuple(map(int, item[0].split(".")))))
 
 
@@ -822,7 +834,8 @@ async def test_bundled_server_runs_on_python(version, bundle, tmp_path):
     python = _bare_venv(tmp_path / "venv", USER_PACKAGE, base=PYTHONS[version])
     workspace = _workspace(tmp_path / "project", {"train_helper.py": USES_USER_PACKAGE, "train.py": DEEPSPEED}, {})
     client = make_test_lsp_client()
-    await client.start_io(str(python), "-I", str(bundle / "bundled" / "tool" / "fabric_lsp_server.py"), cwd=str(workspace))
+    launcher = bundle / "bundled" / "tool" / "fabric_lsp_server.py"
+    await client.start_io(str(python), "-I", str(launcher), cwd=str(workspace))
     try:
         result = await client.initialize_session(
             types.InitializeParams(

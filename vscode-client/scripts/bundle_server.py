@@ -30,10 +30,10 @@ try:
     from packaging.specifiers import SpecifierSet
     from packaging.utils import canonicalize_name
 except ImportError:  # packaging is not installed; pip always vendors it
-    from pip._vendor.packaging.markers import default_environment
-    from pip._vendor.packaging.requirements import Requirement
-    from pip._vendor.packaging.specifiers import SpecifierSet
-    from pip._vendor.packaging.utils import canonicalize_name
+    from pip._vendor.packaging.markers import default_environment  # type: ignore[assignment,no-redef]
+    from pip._vendor.packaging.requirements import Requirement  # type: ignore[assignment,no-redef]
+    from pip._vendor.packaging.specifiers import SpecifierSet  # type: ignore[assignment,no-redef]
+    from pip._vendor.packaging.utils import canonicalize_name  # type: ignore[assignment,no-redef]
 
 CLIENT = Path(__file__).resolve().parents[1]
 REPO = CLIENT.parent
@@ -87,7 +87,7 @@ def marker_environments() -> list[dict[str, str]]:
     envs = []
     for python in PYTHONS:
         for sys_platform, system, os_name in PLATFORMS:
-            env = dict(default_environment())
+            env: dict[str, str] = {key: str(value) for key, value in default_environment().items()}
             env.update(
                 python_version=python,
                 python_full_version=f"{python}.0",
@@ -105,7 +105,7 @@ def marker_environments() -> list[dict[str, str]]:
 def installed(target: Path) -> dict[str, tuple[str, list[str], str]]:
     """{canonical name: (version, Requires-Dist lines, Requires-Python)} of the distributions in
     ``target``."""
-    dists = {}
+    dists: dict[str, tuple[str, list[str], str]] = {}
     for info in target.glob("*.dist-info"):
         metadata = email.parser.Parser().parsestr((info / "METADATA").read_text(encoding="utf-8"), headersonly=True)
         requires = metadata.get_all("Requires-Dist") or []

@@ -9,7 +9,8 @@ for DDP; non-ASCII identifiers; the interpreter's own packages analysed, not the
 on save with the user's `fabric-lsp.path` executable; `importStrategy: fromEnvironment` (the
 installed server, or the bundled one when there is none); the interpreter from the Python
 extension; the restart command; a settings change; exactly one notification when the interpreter
-is missing, the installed server broken, or the server crashing.
+is missing or too old, the installed server broken, or the server crashing. And the bundled server
+over LSP (pytest-lsp) under every Python >= 3.9 found on the machine.
 
 Tools come from .ci/install.d/20-vscode.sh. When they are missing the test fails if CI is set
 (.ci/run should have installed them); otherwise it runs that script on first use (apt needs root
@@ -672,6 +673,26 @@ def test_missing_interpreter_shows_one_notification(code_server, tmp_path):
         ARTIFACTS / "missing-interpreter",
         files={"error": "train_deepspeed.py"},
         expectNotification=[str(python), "was not found", "Python: Select Interpreter"],
+    )
+    assert final["notifications"] == 1, final
+
+
+def test_old_python_shows_one_notification(code_server, tmp_path):
+    """An interpreter older than 3.9 (a stand-in that answers the extension's check as Python 3.8
+    does): one notification that names it and its version, no server started."""
+    python = tmp_path / "python3.8"
+    python.write_text('#!/bin/sh\n# answers the interpreter check as Python 3.8 does\necho "$0"\necho 3.8.18\nexit 4\n')
+    python.chmod(0o755)
+    workspace = _workspace(
+        tmp_path / "project-old-python", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+    )
+    final = _drive(
+        code_server,
+        "missing-server",
+        workspace,
+        ARTIFACTS / "old-python",
+        files={"error": "train_deepspeed.py"},
+        expectNotification=["fabric-lsp needs Python 3.9 or newer", str(python), "3.8.18"],
     )
     assert final["notifications"] == 1, final
 

@@ -6,9 +6,11 @@
 #     $FABRIC_LSP_EDITOR_TOOLS/code-server-$CODE_SERVER_VERSION (default /opt/fabric-lsp-editors),
 #     shared by every clone of the repo on the machine
 #   - npm ci in vscode-client/ (extension build tools) and tests/editors/vscode/ (playwright-core)
-#   - the extension package vscode-client/fabric-lsp-<version>.vsix
-# Idempotent: what is already there is kept (a rerun takes a few seconds, mostly the .vsix build).
-# Needs Node.js >= 20 with npm, and root (or sudo) for apt. No download outside the registries.
+#   - the extension package vscode-client/fabric-lsp-<version>.vsix, built by `npm run package`
+#     (the fabric-lsp server and its pure-Python dependencies bundled in it, from PyPI)
+# Idempotent: what is already there is kept (a rerun takes a minute or so, mostly the .vsix build).
+# Needs Node.js >= 20 with npm, python3 >= 3.9 with pip, and root (or sudo) for apt. No download
+# outside the registries (Debian, npm, PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -25,6 +27,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 command -v node >/dev/null || { say "node (Node.js >= 20) is required"; exit 1; }
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then say "Node.js >= 20 is required, found $(node -v)"; exit 1; fi
+python3 -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null && python3 -m pip --version >/dev/null 2>&1 \
+  || { say "python3 >= 3.9 with pip is required (npm run package bundles the server with it)"; exit 1; }
 
 # 1. Debian packages ----------------------------------------------------------------------------
 apt_pkgs=()
@@ -106,11 +110,12 @@ npm_ci "$repo/vscode-client"
 npm_ci "$repo/tests/editors/vscode"
 
 # 4. The .vsix ------------------------------------------------------------------------------------
-# `vsce package` runs the vscode:prepublish script: type check + esbuild bundle.
+# `npm run package` runs vsce, whose vscode:prepublish script type checks, bundles the extension
+# with esbuild and the server into bundled/libs (scripts/bundle_server.py).
 (
   cd "$repo/vscode-client"
   rm -f ./*.vsix
-  log=$(npx @vscode/vsce package 2>&1) || { echo "$log"; say "vsce package failed"; exit 1; }
+  log=$(npm run package 2>&1) || { echo "$log"; say "npm run package failed"; exit 1; }
 )
 vsix=$(ls "$repo"/vscode-client/*.vsix)
 

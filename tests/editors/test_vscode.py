@@ -1,11 +1,16 @@
 """End-to-end test of the VS Code extension (vscode-client/) in a real VS Code.
 
-code-server (the VS Code workbench and extension host, from npm) runs the packaged .vsix; Debian's
-Chromium, driven by playwright-core (tests/editors/vscode/e2e.mjs), clicks through it like a user:
-the FAB001 error squiggle and Problems row, the quick fix via Ctrl+. and Enter, save, the problem
-gone; a warning for a strategy that may be DeepSpeed; nothing for DDP; non-ASCII identifiers;
-fix on save; the interpreter from the Python extension; the restart command; a settings change;
-exactly one notification when the server is missing, broken or crashing.
+code-server (the VS Code workbench and extension host, from npm) runs the packaged .vsix, built
+with `npm run package` (the server and its dependencies bundled in it); Debian's Chromium, driven
+by playwright-core (tests/editors/vscode/e2e.mjs), clicks through it like a user. The interpreter
+is a fresh venv without fabric-lsp: the FAB001 error squiggle and Problems row, the quick fix via
+Ctrl+. and Enter, save, the problem gone; a warning for a strategy that may be DeepSpeed; nothing
+for DDP; non-ASCII identifiers; the interpreter's own packages analysed, not the bundled ones; fix
+on save with the user's `fabric-lsp.path` executable; `importStrategy: fromEnvironment` (the
+installed server, or the bundled one when there is none); the interpreter from the Python
+extension; the restart command; a settings change; exactly one notification when the interpreter
+is missing or too old, the installed server broken, or the server crashing. And the bundled server
+over LSP (pytest-lsp) under every Python >= 3.9 found on the machine.
 
 Tools come from .ci/install.d/20-vscode.sh. When they are missing the test fails if CI is set
 (.ci/run should have installed them); otherwise it runs that script on first use (apt needs root
@@ -15,6 +20,8 @@ Screenshots of every step go to tests/.artifacts/vscode/.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -188,29 +195,56 @@ def tools() -> dict[str, str]:
     return {"code_server": str(_code_server()), "chromium": str(_chromium()), "node": str(shutil.which("node"))}
 
 
+def _vsix_sources() -> list[Path]:
+    """What the .vsix is built from: the extension, the bundling script and the server."""
+    names = ("package.json", "package-lock.json", "README.md", "tsconfig.json", ".vscodeignore")
+    sources = [CLIENT / name for name in names]
+    sources += [ROOT / "pyproject.toml", ROOT / "README.md"]
+    for folder in (CLIENT / "src", CLIENT / "scripts", CLIENT / "bundled" / "tool", ROOT / "server"):
+        sources += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return sources
+
+
+_built: list[Path] = []  # the .vsix built by this test session, if any
+
+
 def _vsix(tmp: Path) -> Path:
-    """The .vsix built from the current sources: the install script's if it is up to date."""
-    sources = [CLIENT / "package.json", CLIENT / "package-lock.json", CLIENT / "README.md", CLIENT / "tsconfig.json"]
-    sources += list((CLIENT / "src").rglob("*"))
-    newest_source = max(p.stat().st_mtime for p in sources if p.is_file())
-    built = sorted(CLIENT.glob("fabric-lsp-*.vsix"), key=lambda p: p.stat().st_mtime)
+    """The .vsix built from the current sources: the install script's if it is up to date, else
+    one built now with `npm run package` (type check, esbuild, bundling the server from PyPI)."""
+    newest_source = max(p.stat().st_mtime for p in _vsix_sources())
+    built = sorted([*CLIENT.glob("fabric-lsp-*.vsix"), *_built], key=lambda p: p.stat().st_mtime)
     if built and built[-1].stat().st_mtime >= newest_source:
         return built[-1]
     vsix = tmp / "fabric-lsp.vsix"
     result = subprocess.run(
-        ["npx", "--no-install", "vsce", "package", "--out", str(vsix)],
+        ["npm", "run", "package", "--", "--out", str(vsix)],
         cwd=CLIENT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=600,
     )
-    assert result.returncode == 0, f"vsce package failed:\n{result.stdout}\n{result.stderr}"
+    assert result.returncode == 0, f"npm run package failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    _built.append(vsix)
     return vsix
 
 
-def _python_extension_stub(tmp: Path) -> Path:
+def _bare_venv(path: Path, packages: dict[str, str] | None = None, base: str = sys.executable) -> Path:
+    """A fresh venv of `base` without pip or fabric-lsp, with `packages` ({"module/file.py": text})
+    written into its site-packages. Returns its python."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    (site,) = path.glob("lib/python3.*/site-packages")
+    for name, text in (packages or {}).items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    python = path / "bin" / "python"
+    check = subprocess.run([str(python), "-c", "import fabric_lsp"], capture_output=True, timeout=60)
+    assert check.returncode != 0, f"{python} has fabric_lsp: the test needs an interpreter without it"
+    return python
+
+
+def _python_extension_stub(tmp: Path, python: Path) -> Path:
     """A stand-in for the Python extension (ms-python.python, not reachable offline) whose
-    `environments` API reports this test's interpreter as the selected one."""
+    `environments` API reports `python` as the selected interpreter."""
     stub = tmp / "python-extension-stub"
     stub.mkdir()
     (stub / "package.json").write_text(
@@ -231,7 +265,7 @@ def _python_extension_stub(tmp: Path) -> Path:
     (stub / "README.md").write_text("Test stub of the Python extension's environments API.\n")
     (stub / "extension.js").write_text(
         f"""const vscode = require('vscode');
-const executable = {json.dumps(sys.executable)};
+const executable = {json.dumps(str(python))};
 exports.activate = () => ({{
     environments: {{
         getActiveEnvironmentPath: () => ({{ id: executable, path: executable }}),
@@ -276,10 +310,8 @@ def _stop(process: subprocess.Popen) -> None:
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait(timeout=10)
 
 
@@ -324,7 +356,10 @@ def code_server(tools, tmp_path_factory):
         )
     )
     common = ["--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
-    for vsix, installed in ((_vsix(base), "fabric-lsp.fabric-lsp-*"), (_python_extension_stub(base), "ms-python.python-*")):
+    # The interpreter the Python extension stub reports: a fresh venv without fabric-lsp.
+    selected_python = _bare_venv(base / "selected-venv")
+    stub = _python_extension_stub(base, selected_python)
+    for vsix, installed in ((_vsix(base), "fabric-lsp.fabric-lsp-*"), (stub, "ms-python.python-*")):
         install = subprocess.run(
             [tools["code_server"], *common, "--install-extension", str(vsix)],
             env=env,
@@ -375,7 +410,15 @@ def code_server(tools, tmp_path_factory):
             if time.monotonic() > deadline:
                 pytest.fail(f"code-server did not answer /healthz in 60 s:\n{(base / 'code-server.log').read_text()}")
             time.sleep(0.25)
-        yield {"url": url, "base": base, "home": home, "user_data": user_data, "log": base / "code-server.log", **tools}
+        yield {
+            "url": url,
+            "base": base,
+            "home": home,
+            "user_data": user_data,
+            "log": base / "code-server.log",
+            "selected_python": selected_python,
+            **tools,
+        }
     finally:
         _stop(process)
         log.close()
@@ -452,16 +495,23 @@ def _drive(server: dict, mode: str, workspace: Path, artifacts: Path, **extra) -
 # Tests
 
 
+def _assert_logged(server: dict, *lines: str) -> str:
+    logs = _extension_logs(server)
+    for line in lines:
+        assert line in logs, f"{line!r} not in the logs:\n{logs}"
+    return logs
+
+
 def test_quick_fix_in_vscode(code_server, tmp_path):
-    """FAB001 error + squiggle, quick fix via Ctrl+. and Enter, save; warning case; clean case."""
+    """With an interpreter that has no fabric-lsp (a fresh venv), the bundled server runs: FAB001
+    error + squiggle, quick fix via Ctrl+. and Enter, save; warning case; clean case."""
+    python = _bare_venv(tmp_path / "venv")
     files = {
         "train_deepspeed.py": DEEPSPEED,
         "train_maybe_deepspeed.py": MAYBE_DEEPSPEED,
         "train_ddp.py": DDP,
     }
-    # The Python running this test (the project's venv, where fabric-lsp is installed) runs the
-    # server and is the environment jedi analyses.
-    workspace = _workspace(tmp_path / "project", files, {"fabric-lsp.interpreter": sys.executable})
+    workspace = _workspace(tmp_path / "project", files, {"fabric-lsp.interpreter": str(python)})
     flagged, column = _flagged_position(DEEPSPEED)
 
     final = _drive(
@@ -480,14 +530,117 @@ def test_quick_fix_in_vscode(code_server, tmp_path):
     assert (workspace / "train_deepspeed.py").read_text() == DEEPSPEED_FIXED
     assert (workspace / "train_maybe_deepspeed.py").read_text() == MAYBE_DEEPSPEED
     assert (workspace / "train_ddp.py").read_text() == DDP
+    logs = _assert_logged(
+        code_server,
+        f"interpreter: {python} (from setting)",
+        "server: bundled with the extension: fabric-lsp 0.1.0",
+        f"analysed environment: {python}\n",
+    )
+    assert "pip install" not in logs, logs
     print(f"VS Code scenario passed in {final['seconds']:.1f} s; screenshots: {ARTIFACTS}")
+
+
+# A module of the interpreter's environment named like one bundled with the server (tqdm): FAB001
+# is found only if jedi resolves the import in that environment, not among the bundled libraries.
+USER_PACKAGE = {
+    "tqdm/__init__.py": """\
+from lightning.fabric import Fabric
+
+
+def make_fabric():
+    return Fabric(strategy="deepspeed_stage_3")
+""",
+}
+
+USES_USER_PACKAGE = """\
+import torch
+from tqdm import make_fabric
+
+fabric = make_fabric()
+fabric.launch()
+model = torch.nn.Linear(4, 2)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+def test_bundled_server_analyses_the_interpreters_packages(code_server, tmp_path):
+    """The bundled libraries are on the server's sys.path, not in the analysed environment: the
+    interpreter's own `tqdm` (which creates a DeepSpeed Fabric) is the one followed."""
+    python = _bare_venv(tmp_path / "venv", USER_PACKAGE)
+    workspace = _workspace(
+        tmp_path / "project-user-package",
+        {"train_helper.py": USES_USER_PACKAGE},
+        {"fabric-lsp.interpreter": str(python)},
+    )
+    flagged, column = _flagged_position(USES_USER_PACKAGE)
+    _drive(
+        code_server,
+        "diagnostics",
+        workspace,
+        ARTIFACTS / "user-package",
+        expect=[{"file": "train_helper.py", "severity": "error", "position": f"[Ln {flagged}, Col {column}]"}],
+    )
+    _assert_logged(code_server, f"analysed environment: {python}\n")
+
+
+def test_import_strategy_from_environment(code_server, tmp_path):
+    """importStrategy fromEnvironment: the fabric-lsp installed in the interpreter (the project's
+    venv running this test) runs, and the output says so."""
+    workspace = _workspace(
+        tmp_path / "project-from-environment",
+        {"train_deepspeed.py": DEEPSPEED},
+        {"fabric-lsp.interpreter": sys.executable, "fabric-lsp.importStrategy": "fromEnvironment"},
+    )
+    flagged, column = _flagged_position(DEEPSPEED)
+    _drive(
+        code_server,
+        "diagnostics",
+        workspace,
+        ARTIFACTS / "from-environment",
+        expect=[{"file": "train_deepspeed.py", "severity": "error", "position": f"[Ln {flagged}, Col {column}]"}],
+    )
+    import fabric_lsp  # the project's, installed in the venv running this test
+
+    installed = Path(fabric_lsp.__file__).parent
+    _assert_logged(
+        code_server,
+        f"server: installed in the interpreter: fabric-lsp 0.1.0 in {installed}; run by {sys.executable}",
+        f"command: {sys.executable} -m fabric_lsp\n",
+    )
+
+
+def test_import_strategy_from_environment_falls_back_to_bundled(code_server, tmp_path):
+    """importStrategy fromEnvironment with an interpreter without fabric-lsp: the bundled server
+    runs instead (as ruff's extension does), no notification."""
+    python = _bare_venv(tmp_path / "venv")
+    workspace = _workspace(
+        tmp_path / "project-fallback",
+        {"train_deepspeed.py": DEEPSPEED},
+        {"fabric-lsp.interpreter": str(python), "fabric-lsp.importStrategy": "fromEnvironment"},
+    )
+    final = _drive(
+        code_server,
+        "diagnostics",
+        workspace,
+        ARTIFACTS / "fallback",
+        expect=[{"file": "train_deepspeed.py", "severity": "error"}],
+    )
+    assert final["notifications"] == [], final
+    _assert_logged(
+        code_server,
+        f"fabric-lsp is not installed in {python} (importStrategy fromEnvironment); using the bundled server",
+        f"analysed environment: {python}\n",
+    )
 
 
 def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
     """Positions survive UTF-16 (VS Code) columns: the problem is shown at the call, the quick
     fix rewrites the right text."""
+    python = _bare_venv(tmp_path / "venv")
     workspace = _workspace(
-        tmp_path / "project-unicode", {"train_unicode.py": UNICODE_NAMES}, {"fabric-lsp.interpreter": sys.executable}
+        tmp_path / "project-unicode", {"train_unicode.py": UNICODE_NAMES}, {"fabric-lsp.interpreter": str(python)}
     )
     flagged, column = _flagged_position(UNICODE_NAMES)
     _drive(
@@ -505,30 +658,50 @@ def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
     assert (workspace / "train_unicode.py").read_text(encoding="utf-8") == UNICODE_NAMES_FIXED
 
 
-def test_missing_server_shows_one_notification(code_server, tmp_path):
-    """An interpreter without fabric-lsp: one notification that says what to install, where."""
-    bare = tmp_path / "bare-venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
-    python = bare / "bin" / "python"
+def test_missing_interpreter_shows_one_notification(code_server, tmp_path):
+    """An interpreter that does not exist: one notification that names it and says what to do."""
+    python = tmp_path / "no-such-venv" / "bin" / "python"
     workspace = _workspace(
-        tmp_path / "project-without-server", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+        tmp_path / "project-without-interpreter",
+        {"train_deepspeed.py": DEEPSPEED},
+        {"fabric-lsp.interpreter": str(python)},
     )
     final = _drive(
         code_server,
         "missing-server",
         workspace,
-        ARTIFACTS / "missing-server",
+        ARTIFACTS / "missing-interpreter",
         files={"error": "train_deepspeed.py"},
-        expectNotification=["fabric-lsp is not installed in the Python interpreter", str(python), "pip install fabric-lsp"],
+        expectNotification=[str(python), "was not found", "Python: Select Interpreter"],
+    )
+    assert final["notifications"] == 1, final
+
+
+def test_old_python_shows_one_notification(code_server, tmp_path):
+    """An interpreter older than 3.9 (a stand-in that answers the extension's check as Python 3.8
+    does): one notification that names it and its version, no server started."""
+    python = tmp_path / "python3.8"
+    python.write_text('#!/bin/sh\n# answers the interpreter check as Python 3.8 does\necho "$0"\necho 3.8.18\nexit 4\n')
+    python.chmod(0o755)
+    workspace = _workspace(
+        tmp_path / "project-old-python", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+    )
+    final = _drive(
+        code_server,
+        "missing-server",
+        workspace,
+        ARTIFACTS / "old-python",
+        files={"error": "train_deepspeed.py"},
+        expectNotification=["fabric-lsp needs Python 3.9 or newer", str(python), "3.8.18"],
     )
     assert final["notifications"] == 1, final
 
 
 def test_interpreter_from_python_extension_and_restart(code_server, tmp_path):
     """No fabric-lsp.interpreter setting: the interpreter selected in the Python extension (here a
-    stub of its API reporting this test's Python) runs the server; "fabric-lsp: Restart server"
-    restarts it and the diagnostics come back; setting fabric-lsp.certainSeverity to "warning"
-    turns the error into a warning without a restart."""
+    stub of its API reporting a fresh venv) runs the bundled server and is analysed; "fabric-lsp:
+    Restart server" restarts it and the diagnostics come back; setting fabric-lsp.certainSeverity
+    to "warning" turns the error into a warning without a restart."""
     workspace = _workspace(tmp_path / "project-python-extension", {"train_deepspeed.py": DEEPSPEED}, {})
     _drive(
         code_server,
@@ -537,9 +710,13 @@ def test_interpreter_from_python_extension_and_restart(code_server, tmp_path):
         ARTIFACTS / "python-extension",
         files={"error": "train_deepspeed.py"},
     )
-    logs = _extension_logs(code_server)
-    assert f"interpreter: {sys.executable} (from Python extension)" in logs, logs
-    assert "(re)starting the server: restart command" in logs, logs
+    selected = code_server["selected_python"]
+    _assert_logged(
+        code_server,
+        f"interpreter: {selected} (from Python extension)",
+        f"analysed environment: {selected}\n",
+        "(re)starting the server: restart command",
+    )
 
 
 def test_fix_all_on_save_with_server_executable(code_server, tmp_path):
@@ -564,11 +741,12 @@ def test_fix_all_on_save_with_server_executable(code_server, tmp_path):
         fixedLine="model, optimizer = fabric.setup(model, optimizer)",
     )
     assert (workspace / "train_deepspeed.py").read_text() == DEEPSPEED_FIXED
-    assert f"command: {executable}\n" in _extension_logs(code_server)
+    _assert_logged(code_server, f"server: the fabric-lsp.path executable {executable}\n", f"command: {executable}\n")
 
 
 def test_broken_install_shows_one_notification(code_server, tmp_path):
-    """fabric_lsp importable but its dependencies missing: one notification saying to reinstall."""
+    """importStrategy fromEnvironment, fabric_lsp importable but its dependencies missing: one
+    notification saying to reinstall (or to use the bundled server)."""
     broken = tmp_path / "broken-venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(broken)], check=True, timeout=120)
     site = broken / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
@@ -577,7 +755,9 @@ def test_broken_install_shows_one_notification(code_server, tmp_path):
     (site / "fabric_lsp" / "__main__.py").write_text("import pygls\n")
     python = broken / "bin" / "python"
     workspace = _workspace(
-        tmp_path / "project-broken-install", {"train_deepspeed.py": DEEPSPEED}, {"fabric-lsp.interpreter": str(python)}
+        tmp_path / "project-broken-install",
+        {"train_deepspeed.py": DEEPSPEED},
+        {"fabric-lsp.interpreter": str(python), "fabric-lsp.importStrategy": "fromEnvironment"},
     )
     final = _drive(
         code_server,
@@ -585,7 +765,12 @@ def test_broken_install_shows_one_notification(code_server, tmp_path):
         workspace,
         ARTIFACTS / "broken-install",
         files={"error": "train_deepspeed.py"},
-        expectNotification=[str(python), "dependencies are missing", "pygls", "pip install --force-reinstall fabric-lsp"],
+        expectNotification=[
+            str(python),
+            "dependencies are missing",
+            "pygls",
+            "pip install --force-reinstall fabric-lsp",
+        ],
     )
     assert final["notifications"] == 1, final
 
@@ -610,3 +795,92 @@ def test_server_crash_at_start_shows_one_notification(code_server, tmp_path):
     logs = _extension_logs(code_server)
     assert "simulated crash at start" in logs, logs
     assert logs.count("the server exited before it finished starting") == 1, logs
+
+
+# --------------------------------------------------------------------------------------------
+# The bundled server under every Python the extension may meet
+
+
+def _python_version(python: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys; print('%d %d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    major, minor = out.stdout.split() if out.returncode == 0 else ("0", "0")
+    return int(major), int(minor)
+
+
+def _pythons() -> dict[str, str]:
+    """{"3.X": interpreter} for each Python >= 3.9 found here: the one running the tests, those on
+    PATH and pyenv's."""
+    candidates = [sys.executable, *(shutil.which(f"python3.{minor}") for minor in range(9, 15))]
+    candidates += sorted(str(p) for p in Path(os.path.expanduser("~/.pyenv/versions")).glob("3.*/bin/python3"))
+    found: dict[str, str] = {}
+    for candidate in filter(None, candidates):
+        version = _python_version(candidate)
+        if version and version >= (3, 9):
+            found.setdefault(f"{version[0]}.{version[1]}", candidate)
+    return dict(sorted(found.items(), key=lambda item: tuple(map(int, item[0].split(".")))))
+
+
+PYTHONS = _pythons()
+
+
+@pytest.fixture(scope="module")
+def bundle(tools, tmp_path_factory) -> Path:
+    """The extension folder of the .vsix, unpacked: bundled/tool and bundled/libs as installed."""
+    import zipfile
+
+    unpacked = tmp_path_factory.mktemp("vsix")
+    with zipfile.ZipFile(_vsix(unpacked)) as archive:
+        archive.extractall(unpacked)
+    return unpacked / "extension"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("version", list(PYTHONS))
+async def test_bundled_server_runs_on_python(version, bundle, tmp_path):
+    """`<venv python> -I bundled/tool/fabric_lsp_server.py`, as the extension starts it, with a fresh
+    venv of each Python >= 3.9 found here (none has fabric-lsp; the bundle's dependencies are
+    resolved for 3.9 and for every OS): it speaks LSP, analyses that venv (its own `tqdm`, named
+    like a bundled module, is followed) and publishes FAB001."""
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities, make_test_lsp_client
+
+    python = _bare_venv(tmp_path / "venv", USER_PACKAGE, base=PYTHONS[version])
+    workspace = _workspace(tmp_path / "project", {"train_helper.py": USES_USER_PACKAGE, "train.py": DEEPSPEED}, {})
+    client = make_test_lsp_client()
+    launcher = bundle / "bundled" / "tool" / "fabric_lsp_server.py"
+    await client.start_io(str(python), "-I", str(launcher), cwd=str(workspace))
+    try:
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual_studio_code"),
+                root_uri=workspace.as_uri(),
+                initialization_options={"environmentPath": str(python), "debounceMs": 0},
+            )
+        )
+        assert result.server_info is not None and result.server_info.name == "fabric-lsp"
+        for name in ("train_helper.py", "train.py"):
+            path = workspace / name
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=1, text=path.read_text())
+                )
+            )
+        for name, text in (("train_helper.py", USES_USER_PACKAGE), ("train.py", DEEPSPEED)):
+            uri = (workspace / name).as_uri()
+            deadline = time.monotonic() + 60
+            while not client.diagnostics.get(uri) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            line = _flagged_position(text)[0] - 1
+            found = [(d.code, d.severity, d.range.start.line) for d in client.diagnostics.get(uri, [])]
+            assert found == [("FAB001", types.DiagnosticSeverity.Error, line)], (name, found)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

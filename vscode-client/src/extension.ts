@@ -1,9 +1,5 @@
-// VS Code client for fabric-lsp: starts `<python> -m fabric_lsp` (or the `fabric-lsp.path`
-// executable) on stdio with the interpreter the user works with, and forwards the settings.
-import { spawn } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
+// VS Code client for fabric-lsp: starts the server bundled in the extension (or the user's own, see
+// launch.ts) on stdio with the interpreter the user works with, and forwards the settings.
 import * as vscode from 'vscode';
 import {
     CloseAction,
@@ -17,40 +13,31 @@ import {
     ServerOptions,
     State,
 } from 'vscode-languageclient/node';
-import { onDidChangeInterpreter, selectedInterpreter } from './python';
+import { Bundle, Launch, Ready, SECTION, isProblem, preflight, resolveLaunch, resourceUri, workspaceFolder } from './launch';
+import { onDidChangeInterpreter } from './python';
 
-const SECTION = 'fabric-lsp';
-const SERVER_MODULE = 'fabric_lsp';
-const PACKAGE = 'fabric-lsp';
-const DEFAULT_PYTHON = process.platform === 'win32' ? 'python' : 'python3';
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
-type InterpreterSource = 'setting' | 'Python extension' | 'default';
-
-interface Launch {
-    /** The interpreter whose environment jedi analyses (undefined: let the server use its own). */
-    interpreter: string | undefined;
-    interpreterSource: InterpreterSource;
-    command: string;
-    args: string[];
-}
-
 let output: vscode.OutputChannel;
 let client: LanguageClient | undefined;
-let currentLaunch: Launch | undefined;
+let current: Ready | undefined;
+/** The launch the settings asked for when `current` started (fromEnvironment may fall back). */
+let requested: Launch | undefined;
+let bundle: Bundle;
 let queue: Promise<void> = Promise.resolve();
 
 export function activate(context: vscode.ExtensionContext): void {
     output = vscode.window.createOutputChannel('fabric-lsp');
     context.subscriptions.push(output);
+    bundle = new Bundle(context.extensionPath);
 
     context.subscriptions.push(
         vscode.commands.registerCommand('fabric-lsp.restart', () => schedule('restart command')),
         vscode.commands.registerCommand('fabric-lsp.showOutput', () => output.show(true)),
         vscode.workspace.onDidChangeConfiguration((event) => {
-            if (event.affectsConfiguration(`${SECTION}.interpreter`) || event.affectsConfiguration(`${SECTION}.path`)) {
-                void schedule('interpreter or path setting changed');
+            if (['interpreter', 'path', 'importStrategy'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+                void schedule('interpreter, path or importStrategy setting changed');
             } else if (
                 event.affectsConfiguration(`${SECTION}.reportUnknown`) &&
                 !isSet(vscode.workspace.getConfiguration(SECTION, resourceUri()), 'reportUnknown')
@@ -116,26 +103,32 @@ function sameLaunch(a: Launch | undefined, b: Launch): boolean {
 }
 
 async function restart(reason: string, onlyIfChanged = false): Promise<void> {
-    const launch = await resolveLaunch();
-    if (onlyIfChanged && client?.isRunning() && sameLaunch(currentLaunch, launch)) {
+    const launch = await resolveLaunch(bundle);
+    if (onlyIfChanged && client?.isRunning() && sameLaunch(requested, launch)) {
         log(`${reason}: the server already runs with ${launch.command}; kept`);
         return;
     }
     log(`(re)starting the server: ${reason}`);
     await stopClient();
-    currentLaunch = launch;
-    log(
-        `interpreter: ${launch.interpreter ?? '(none)'} (from ${launch.interpreterSource}); ` +
-            `command: ${[launch.command, ...launch.args].join(' ')}`,
-    );
-    if (!(await preflight(launch))) {
+    current = undefined;
+    requested = undefined;
+    log(`interpreter: ${launch.interpreter ?? '(none)'} (from ${launch.interpreterSource})`);
+    const ready = await preflight(launch, bundle, log);
+    if (isProblem(ready)) {
+        await notify(ready.message, ready.installCommand);
         return;
     }
-    const newClient = createClient(launch);
+    current = ready;
+    requested = launch;
+    log(`server: ${ready.description}`);
+    log(`command: ${[ready.launch.command, ...ready.launch.args].join(' ')}`);
+    log(`analysed environment: ${ready.environmentPath ?? "(the server's own)"}`);
+    const newClient = createClient(ready);
     client = newClient;
     try {
         await newClient.start();
-        log('server started');
+        const info = newClient.initializeResult?.serverInfo;
+        log(`server started${info ? `: ${info.name} ${info.version ?? ''}`.trimEnd() : ''}`);
     } catch (error) {
         // vscode-languageclient has already shown its own notification for this one.
         log(`the server failed to start: ${describe(error)}`);
@@ -157,195 +150,6 @@ async function stopClient(): Promise<void> {
             // already stopped
         }
     }
-}
-
-function resourceUri(): vscode.Uri | undefined {
-    return vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-}
-
-function expand(value: string): string {
-    let result = value.trim();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (folder) {
-        result = result.replace(/\$\{workspaceFolder\}/g, folder);
-    }
-    result = result.replace(/\$\{userHome\}/g, os.homedir());
-    if (result === '~' || result.startsWith('~/')) {
-        result = path.join(os.homedir(), result.slice(1));
-    }
-    if (folder && result && !path.isAbsolute(result) && /[\\/]/.test(result)) {
-        result = path.resolve(folder, result);
-    }
-    return result;
-}
-
-async function resolveLaunch(): Promise<Launch> {
-    const config = vscode.workspace.getConfiguration(SECTION, resourceUri());
-    const interpreterSetting = expand(config.get<string>('interpreter', ''));
-    const executableSetting = expand(config.get<string>('path', ''));
-
-    let interpreter: string | undefined;
-    let interpreterSource: InterpreterSource;
-    if (interpreterSetting) {
-        interpreter = interpreterSetting;
-        interpreterSource = 'setting';
-    } else {
-        interpreter = await selectedInterpreter(resourceUri());
-        interpreterSource = interpreter ? 'Python extension' : 'default';
-    }
-
-    if (executableSetting) {
-        return { interpreter, interpreterSource, command: executableSetting, args: [] };
-    }
-    const python = interpreter ?? DEFAULT_PYTHON;
-    return {
-        // With no interpreter known, `python3` runs the server and the server analyses its own
-        // environment, so there is no environmentPath to send.
-        interpreter,
-        interpreterSource,
-        command: python,
-        args: ['-m', SERVER_MODULE],
-    };
-}
-
-interface RunResult {
-    code: number | null;
-    stdout: string;
-    stderr: string;
-    spawnError?: NodeJS.ErrnoException;
-}
-
-function run(command: string, args: string[], timeoutMs: number): Promise<RunResult> {
-    return new Promise((resolve) => {
-        let stdout = '';
-        let stderr = '';
-        let settled = false;
-        const finish = (result: RunResult) => {
-            if (!settled) {
-                settled = true;
-                clearTimeout(timer);
-                resolve(result);
-            }
-        };
-        let child: ReturnType<typeof spawn>;
-        try {
-            child = spawn(command, args, { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: process.env });
-        } catch (error) {
-            resolve({ code: null, stdout, stderr, spawnError: error as NodeJS.ErrnoException });
-            return;
-        }
-        const timer = setTimeout(() => {
-            child.kill();
-            finish({ code: null, stdout, stderr: stderr + `\n(timed out after ${timeoutMs} ms)` });
-        }, timeoutMs);
-        child.stdout?.on('data', (data) => (stdout += data.toString()));
-        child.stderr?.on('data', (data) => (stderr += data.toString()));
-        child.on('error', (error) => finish({ code: null, stdout, stderr, spawnError: error }));
-        child.on('close', (code) => finish({ code, stdout, stderr }));
-    });
-}
-
-// Exit 3: the interpreter runs but has no fabric_lsp; 4: the interpreter is too old; 5: fabric_lsp
-// is there but a dependency is not (a broken install), named on the second output line.
-const DEPENDENCIES = ['pygls', 'lsprotocol', 'jedi'];
-const CHECK_SCRIPT = [
-    'import sys',
-    'print(sys.executable, "%d.%d.%d" % sys.version_info[:3])',
-    'if sys.version_info < (3, 9): sys.exit(4)',
-    'import importlib.util',
-    `if not (importlib.util.find_spec("${SERVER_MODULE}") and importlib.util.find_spec("${SERVER_MODULE}.__main__")): sys.exit(3)`,
-    `missing = [m for m in ${JSON.stringify(DEPENDENCIES)} if importlib.util.find_spec(m) is None]`,
-    'if missing: print(" ".join(missing)); sys.exit(5)',
-].join('\n');
-
-/** Checks that the server can start; if not, shows one notification that says what to do. */
-async function preflight(launch: Launch): Promise<boolean> {
-    if (launch.args.length === 0) {
-        // The fabric-lsp.path executable.
-        if (!isExecutable(launch.command)) {
-            await notify(
-                `fabric-lsp: the server executable "${launch.command}" (setting fabric-lsp.path) was not found ` +
-                    `or is not executable. Clear the setting to run "python -m fabric_lsp", or install the server ` +
-                    `with "pip install ${PACKAGE}".`,
-            );
-            return false;
-        }
-        return true;
-    }
-    const python = launch.command;
-    const result = await run(python, ['-c', CHECK_SCRIPT], 30000);
-    if (result.stdout.trim()) {
-        log(`interpreter check: ${result.stdout.trim()}`);
-    }
-    if (result.spawnError) {
-        const where =
-            launch.interpreterSource === 'setting'
-                ? ' (setting fabric-lsp.interpreter)'
-                : launch.interpreterSource === 'Python extension'
-                  ? ' (selected in the Python extension)'
-                  : '';
-        await notify(
-            `fabric-lsp: cannot start the server: the Python interpreter "${python}"${where} was not found. ` +
-                `Select an interpreter with "Python: Select Interpreter" or set fabric-lsp.interpreter, ` +
-                `then install the server into it with "<interpreter> -m pip install ${PACKAGE}".`,
-        );
-        return false;
-    }
-    if (result.code === 0) {
-        return true;
-    }
-    if (result.code === 3) {
-        const install = `${quote(python)} -m pip install ${PACKAGE}`;
-        await notify(
-            `fabric-lsp is not installed in the Python interpreter "${python}". Install it with: ${install}`,
-            install,
-        );
-        return false;
-    }
-    const lines = result.stdout.trim().split('\n');
-    if (result.code === 4) {
-        await notify(
-            `fabric-lsp needs Python 3.9 or newer; "${python}" is ${lines[0].split(' ').pop()}. ` +
-                `Select another interpreter or set fabric-lsp.interpreter.`,
-        );
-        return false;
-    }
-    if (result.code === 5) {
-        const install = `${quote(python)} -m pip install --force-reinstall ${PACKAGE}`;
-        await notify(
-            `fabric-lsp is installed in "${python}" but its dependencies are missing (${lines[1] ?? '?'}). ` +
-                `Reinstall it with: ${install}`,
-            install,
-        );
-        return false;
-    }
-    log(`interpreter check failed (exit code ${result.code}):\n${result.stderr}`);
-    await notify(
-        `fabric-lsp: cannot start the server: "${python}" failed to run (exit code ${result.code}). ` +
-            `See the fabric-lsp output for details.`,
-    );
-    return false;
-}
-
-function isExecutable(command: string): boolean {
-    const candidates = /[\\/]/.test(command)
-        ? [command]
-        : (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, command));
-    const suffixes = process.platform === 'win32' ? ['', '.exe', '.cmd', '.bat'] : [''];
-    return candidates.some((candidate) =>
-        suffixes.some((suffix) => {
-            try {
-                fs.accessSync(candidate + suffix, fs.constants.X_OK);
-                return fs.statSync(candidate + suffix).isFile();
-            } catch {
-                return false;
-            }
-        }),
-    );
-}
-
-function quote(value: string): string {
-    return /^[\w@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 
 /** Messages of the notifications on screen now: the same one is never shown twice at once. */
@@ -390,7 +194,7 @@ function isSet(config: vscode.WorkspaceConfiguration, key: string): boolean {
 }
 
 /** The settings the server reads, under initializationOptions and workspace/didChangeConfiguration. */
-function serverSettings(launch: Launch | undefined): Record<string, unknown> {
+function serverSettings(ready: Ready | undefined): Record<string, unknown> {
     const config = vscode.workspace.getConfiguration(SECTION, resourceUri());
     const settings: Record<string, unknown> = {
         certainSeverity: config.get<string>('certainSeverity', 'error'),
@@ -400,8 +204,8 @@ function serverSettings(launch: Launch | undefined): Record<string, unknown> {
     if (isSet(config, 'reportUnknown')) {
         settings.reportUnknown = config.get<boolean>('reportUnknown', false);
     }
-    if (launch?.interpreter) {
-        settings.environmentPath = launch.interpreter;
+    if (ready?.environmentPath) {
+        settings.environmentPath = ready.environmentPath;
     }
     return settings;
 }
@@ -409,13 +213,14 @@ function serverSettings(launch: Launch | undefined): Record<string, unknown> {
 async function pushSettings(): Promise<void> {
     if (client?.isRunning()) {
         await client.sendNotification(DidChangeConfigurationNotification.type, {
-            settings: { [SECTION]: serverSettings(currentLaunch) },
+            settings: { [SECTION]: serverSettings(current) },
         });
     }
 }
 
-function createClient(launch: Launch): LanguageClient {
-    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+function createClient(ready: Ready): LanguageClient {
+    const { launch } = ready;
+    const cwd = workspaceFolder();
     // No `transport`: the client then talks over stdio without appending `--stdio`.
     const serverOptions: ServerOptions = {
         command: launch.command,
@@ -433,7 +238,7 @@ function createClient(launch: Launch): LanguageClient {
         outputChannel: output,
         traceOutputChannel: output,
         revealOutputChannelOn: RevealOutputChannelOn.Never,
-        initializationOptions: serverSettings(launch),
+        initializationOptions: serverSettings(ready),
         middleware: {
             workspace: {
                 // Servers that pull settings get the same object as with didChangeConfiguration.
@@ -443,7 +248,7 @@ function createClient(launch: Launch): LanguageClient {
                         return result;
                     }
                     return result.map((value, index) =>
-                        params.items[index]?.section === SECTION ? serverSettings(launch) : value,
+                        params.items[index]?.section === SECTION ? serverSettings(ready) : value,
                     );
                 },
             },

@@ -1,10 +1,12 @@
-// Drives a running code-server (the real VS Code workbench) in Debian's Chromium through the
+// Drives a running code-server (the real VS Code workbench) in Debian's Chromium through one
 // fabric-lsp scenario. Run by tests/editors/test_vscode.py:
 //
 //   node e2e.mjs CONFIG.json
 //
-// CONFIG: {url, workspace, artifacts, chromium, timeoutMs,
-//          files: {error, warning, clean}, errorLine, errorColumn, fixedLine}
+// CONFIG: {mode, url, workspace, artifacts, chromium, timeoutMs, totalTimeoutMs, ...} where `mode`
+// names one of SCENARIOS (at the end of this file) and the other keys are that scenario's, as its
+// comment says. To add a case: write an async function that returns a summary object (or throws),
+// add it to SCENARIOS, and call _drive(server, "<mode>", ...) from a test.
 // Prints one JSON object per line: {"step": ..., "t": seconds} while it runs, then
 // {"result": "ok", ...} or {"result": "fail", "error": ...}; exits 0 only on success.
 import fs from 'node:fs';
@@ -255,13 +257,11 @@ async function main() {
             .locator('.explorer-folders-view .monaco-list-row')
             .first()
             .waitFor({ state: 'visible', timeout: WAIT });
-        const modes = {
-            quickfix: quickFix,
-            'missing-server': missingServer,
-            'python-extension': pythonExtension,
-            'fix-on-save': fixOnSave,
-        };
-        const summary = await modes[config.mode]();
+        const scenario = SCENARIOS[config.mode];
+        if (!scenario) {
+            throw new Error(`unknown mode ${JSON.stringify(config.mode)} (known: ${Object.keys(SCENARIOS).join(', ')})`);
+        }
+        const summary = await scenario();
         emit({ result: 'ok', ...summary, screenshots, seconds: (Date.now() - started) / 1000 });
     } catch (error) {
         await screenshot('failure');
@@ -285,6 +285,7 @@ async function fabricNotifications() {
     );
 }
 
+/** {files: {error}, expectNotification: [text...]}: exactly the notification that says each text. */
 async function missingServer() {
     await openFile(config.files.error);
     step('wait for the notification');
@@ -308,7 +309,8 @@ async function missingServer() {
     return { notifications: all.length, texts: all };
 }
 
-/** The server runs with the Python extension's interpreter: FAB001 shows; the restart command works. */
+/** {files: {error}}: the server runs with the Python extension's interpreter: FAB001 shows; the
+ * restart command works; a settings change turns the error into a warning. */
 async function pythonExtension() {
     const errorFile = config.files.error;
     await openFile(errorFile);
@@ -345,7 +347,8 @@ async function pythonExtension() {
     return {};
 }
 
-/** editor.codeActionsOnSave {"source.fixAll.fabric-lsp": "explicit"}: Ctrl+S fixes the file. */
+/** {files: {error}, fixedLine}: editor.codeActionsOnSave {"source.fixAll.fabric-lsp": "explicit"}:
+ * Ctrl+S fixes the file. */
 async function fixOnSave() {
     const errorFile = config.files.error;
     await openFile(errorFile);
@@ -368,6 +371,9 @@ async function fixOnSave() {
     return {};
 }
 
+/** {files: {error, warning?, clean?}, errorLine, errorColumn, expectPosition?, quickFixTitle,
+ * fixedLine}: the warning; the error at its position, its quick fix via Ctrl+. and Enter, save,
+ * the problem gone; nothing in the clean file. */
 async function quickFix() {
     // files.warning and files.clean are optional.
     const { error: errorFile, warning: warningFile, clean: cleanFile } = config.files;
@@ -450,6 +456,38 @@ async function quickFix() {
     }
     return {};
 }
+
+/** {expect: [{file, severity: "error" | "warning", position?: "[Ln L, Col C]"}]}: opens each file
+ * and waits for its FAB001 squiggle and Problems row with that severity (and position). */
+async function diagnostics() {
+    for (const { file, severity, position } of config.expect) {
+        await openFile(file);
+        step(`wait for the ${severity} squiggle in ${file}`);
+        await editor().locator(`.squiggly-${severity}`).first().waitFor({ state: 'attached', timeout: WAIT });
+        await openProblems();
+        const rows = await until(`the FAB001 ${severity} row of ${file} in the Problems panel`, async () => {
+            const found = await fab001Rows(file);
+            return found.length ? found : undefined;
+        });
+        if (rows.some((row) => row.severity !== severity)) {
+            throw new Error(`expected ${severity} in ${file}, got ${JSON.stringify(rows)}`);
+        }
+        if (position && !rows.some((row) => row.text.includes(position))) {
+            throw new Error(`expected the problem at ${position} in ${file}, got ${JSON.stringify(rows)}`);
+        }
+        await screenshot(file.replace(/\W+/g, '-'));
+    }
+    return { notifications: await fabricNotifications() };
+}
+
+/** The scenarios, by the `mode` of the config. */
+const SCENARIOS = {
+    quickfix: quickFix,
+    diagnostics,
+    'missing-server': missingServer,
+    'python-extension': pythonExtension,
+    'fix-on-save': fixOnSave,
+};
 
 const watchdog = setTimeout(() => {
     emit({ result: 'fail', error: 'global timeout', screenshots });

@@ -41,70 +41,104 @@ def match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST
     return None
 
 
-def stmt_bindings(stmt: ast.stmt, name: str) -> tuple[list[Binding], bool]:
+Found = tuple[list[Binding], bool]
+_NONE: Found = ([], False)
+
+
+def _assign(stmt: ast.Assign, name: str) -> Found:
+    for target in reversed(stmt.targets):
+        if binds(target, name):
+            matched = match_target(target, stmt.value, name)
+            if matched is not None:
+                return [Binding("assign", stmt, target, matched)], True
+            return [Binding("unknown", stmt, target)], True
+    return _NONE
+
+
+def _ann_assign(stmt: ast.AnnAssign, name: str) -> Found:
+    if not binds(stmt.target, name):
+        return _NONE
+    if stmt.value is not None:
+        return [Binding("assign", stmt, stmt.target, stmt.value)], True
+    return [Binding("annotation", stmt, stmt.target)], False
+
+
+def _aug_assign(stmt: ast.AugAssign, name: str) -> Found:
+    return ([Binding("unknown", stmt, stmt.target)], True) if binds(stmt.target, name) else _NONE
+
+
+def _import(stmt: ast.Import | ast.ImportFrom, name: str) -> Found:
+    for alias in reversed(stmt.names):
+        if alias.name != "*" and (alias.asname or alias.name.split(".")[0]) == name:
+            return [Binding("import", stmt, value=alias)], True
+    return _NONE
+
+
+def _definition(stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, name: str) -> Found:
+    if stmt.name != name:
+        return _NONE
+    return [Binding("class" if isinstance(stmt, ast.ClassDef) else "def", stmt)], True
+
+
+def _if(stmt: ast.If, name: str) -> Found:
+    a, da = block_bindings(stmt.body, name)
+    b, db = block_bindings(stmt.orelse, name)
+    return a + b, bool(stmt.orelse) and da and db
+
+
+def _loop(stmt: ast.For | ast.AsyncFor | ast.While, name: str) -> Found:
+    found: list[Binding] = []
+    if isinstance(stmt, (ast.For, ast.AsyncFor)) and binds(stmt.target, name):
+        kind = "for" if isinstance(stmt.target, ast.Name) else "unknown"
+        found.append(Binding(kind, stmt, stmt.target, stmt.iter if kind == "for" else None))
+    return found + block_bindings(stmt.body, name)[0] + block_bindings(stmt.orelse, name)[0], False
+
+
+def _with(stmt: ast.With | ast.AsyncWith, name: str) -> Found:
+    found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and binds(i.optional_vars, name)]
+    a, da = block_bindings(stmt.body, name)
+    return a + found, da or bool(found)
+
+
+def _try(stmt: ast.AST, name: str) -> Found:
+    a, da = block_bindings(stmt.body, name)  # type: ignore[attr-defined]
+    handlers = [block_bindings(h.body, name) for h in stmt.handlers]  # type: ignore[attr-defined]
+    c, dc = block_bindings(stmt.orelse, name)  # type: ignore[attr-defined]
+    f, df = block_bindings(stmt.finalbody, name)  # type: ignore[attr-defined]
+    found = a + c + [b for hs, _ in handlers for b in hs] + f
+    return found, df or ((da or dc) and all(d for _, d in handlers))
+
+
+def _match(stmt: ast.AST, name: str) -> Found:
+    return [b for case in stmt.cases for b in block_bindings(case.body, name)[0]], False  # type: ignore[attr-defined]
+
+
+#: statement type name → what it may bind
+_BY_TYPE = {
+    "Assign": _assign,
+    "AnnAssign": _ann_assign,
+    "AugAssign": _aug_assign,
+    "Import": _import,
+    "ImportFrom": _import,
+    "FunctionDef": _definition,
+    "AsyncFunctionDef": _definition,
+    "ClassDef": _definition,
+    "If": _if,
+    "For": _loop,
+    "AsyncFor": _loop,
+    "While": _loop,
+    "With": _with,
+    "AsyncWith": _with,
+    "Try": _try,
+    "TryStar": _try,
+    "Match": _match,
+}
+
+
+def stmt_bindings(stmt: ast.stmt, name: str) -> Found:
     """The bindings of ``name`` that ``stmt`` may make, and whether it surely makes one."""
-    if isinstance(stmt, ast.Assign):
-        for target in reversed(stmt.targets):
-            if binds(target, name):
-                matched = match_target(target, stmt.value, name)
-                if matched is not None:
-                    return [Binding("assign", stmt, target, matched)], True
-                return [Binding("unknown", stmt, target)], True
-        return [], False
-    if isinstance(stmt, ast.AnnAssign):
-        if binds(stmt.target, name):
-            if stmt.value is not None:
-                return [Binding("assign", stmt, stmt.target, stmt.value)], True
-            return [Binding("annotation", stmt, stmt.target)], False
-        return [], False
-    if isinstance(stmt, ast.AugAssign):
-        if binds(stmt.target, name):
-            return [Binding("unknown", stmt, stmt.target)], True
-        return [], False
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        for alias in reversed(stmt.names):
-            bound = alias.asname or alias.name.split(".")[0]
-            if alias.name == "*":
-                continue
-            if bound == name:
-                return [Binding("import", stmt, value=alias)], True
-        return [], False
-    if isinstance(stmt, (*FUNC_TYPES, ast.ClassDef)):
-        if stmt.name == name:
-            return [Binding("class" if isinstance(stmt, ast.ClassDef) else "def", stmt)], True
-        return [], False
-    if isinstance(stmt, ast.If):
-        a, da = block_bindings(stmt.body, name)
-        b, db = block_bindings(stmt.orelse, name)
-        return a + b, bool(stmt.orelse) and da and db
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-        found: list[Binding] = []
-        if isinstance(stmt, (ast.For, ast.AsyncFor)) and binds(stmt.target, name):
-            if isinstance(stmt.target, ast.Name):
-                found.append(Binding("for", stmt, stmt.target, stmt.iter))
-            else:
-                found.append(Binding("unknown", stmt, stmt.target))
-        a, _ = block_bindings(stmt.body, name)
-        b, _ = block_bindings(stmt.orelse, name)
-        return found + a + b, False
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and binds(i.optional_vars, name)]
-        a, da = block_bindings(stmt.body, name)
-        return a + found, da or bool(found)
-    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
-        a, da = block_bindings(stmt.body, name)
-        handlers = [block_bindings(h.body, name) for h in stmt.handlers]
-        c, dc = block_bindings(stmt.orelse, name)
-        f, df = block_bindings(stmt.finalbody, name)
-        found = a + c + [b for hs, _ in handlers for b in hs] + f
-        definite = df or ((da or dc) and all(d for _, d in handlers))
-        return found, definite
-    if type(stmt).__name__ == "Match":
-        found = []
-        for case in stmt.cases:
-            found += block_bindings(case.body, name)[0]
-        return found, False
-    return [], False
+    handler = _BY_TYPE.get(type(stmt).__name__)
+    return handler(stmt, name) if handler is not None else _NONE  # type: ignore[operator]
 
 
 def block_bindings(block: list, name: str) -> tuple[list[Binding], bool]:

@@ -106,40 +106,36 @@ class Inference:
         return values
 
     def _ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
-        m = ctx.module
-        if isinstance(node, ast.Constant):
-            return [Const(node.value, Origin(m.span(node), m.segment(node), m.path))]
-        if isinstance(node, ast.Name):
-            return self.ev_name(node.id, node, ctx)
-        if isinstance(node, ast.Attribute):
-            return self.ev_attribute(node, ctx)
-        if isinstance(node, ast.Call):
-            return self.ev_call(node, ctx)
-        if isinstance(node, ast.IfExp):
-            return self.ev(node.body, ctx) + self.ev(node.orelse, ctx)
-        if isinstance(node, ast.BoolOp):
-            out: list[Value] = []
-            for v in node.values:
-                out += self.ev(v, ctx)
-            return out
-        if isinstance(node, (ast.List, ast.Tuple)):
-            if any(isinstance(e, ast.Starred) for e in node.elts):
-                return [UNKNOWN]
-            return [Seq(len(node.elts), tuple(node.elts), ctx)]
-        if isinstance(node, ast.JoinedStr):
-            return self.ev_fstring(node, ctx)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return self.ev_concat(node, ctx)
-        if isinstance(node, ast.NamedExpr):
-            return self.ev(node.value, ctx)
-        if isinstance(node, ast.Dict):
-            return [DictVal(node, ctx)]
-        if isinstance(node, ast.Subscript):
-            return self.ev_subscript(node, ctx)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
-            if isinstance(node.operand.value, (int, float)):
-                return [Const(-node.operand.value, Origin(m.span(node), m.segment(node), m.path))]
+        handler = _EXPRESSIONS.get(type(node).__name__)
+        if handler is not None:
+            values = handler(self, node, ctx)
+            if values is not None:
+                return values
         return [Unknown(type(node).__name__)]
+
+    def ev_constant(self, node: ast.Constant, ctx: Ctx) -> list[Value]:
+        m = ctx.module
+        return [Const(node.value, Origin(m.span(node), m.segment(node), m.path))]
+
+    def ev_alternatives(self, node: ast.AST, ctx: Ctx) -> list[Value]:
+        """``a if c else b``, ``a or b``: every operand is an alternative."""
+        parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values  # type: ignore[attr-defined]
+        return [v for part in parts for v in self.ev(part, ctx)]
+
+    def ev_sequence(self, node: ast.List | ast.Tuple, ctx: Ctx) -> list[Value]:
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return [UNKNOWN]
+        return [Seq(len(node.elts), tuple(node.elts), ctx)]
+
+    def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> Optional[list[Value]]:
+        return self.ev_concat(node, ctx) if isinstance(node.op, ast.Add) else None
+
+    def ev_unary(self, node: ast.UnaryOp, ctx: Ctx) -> Optional[list[Value]]:
+        operand = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
+            m = ctx.module
+            return [Const(-operand.value, Origin(m.span(node), m.segment(node), m.path))]
+        return None
 
     def ev_subscript(self, node: ast.Subscript, ctx: Ctx) -> list[Value]:
         keys = None
@@ -522,49 +518,47 @@ class Inference:
         return [Unknown(f"attribute `{attr}`")]
 
     def instance_attribute(self, inst: Instance, attr: str, ctx: Ctx) -> list[Value]:
-        out: list[Value] = []
+        """``inst.attr``: a method (and its overrides, for ``self``), else what the methods assign
+        to ``self.attr``, else the class-level binding — in the first class of the MRO that has one."""
         for klass in self.mro(inst.cls):
-            m = klass.module
-            for item in klass.node.body:
-                if not isinstance(item, FUNC_TYPES):
-                    continue
-                if item.name == attr:
-                    found: list[Value] = [FuncRef(item, m, bound_self=inst)]
-                    if inst.call is None:  # `self`: a subclass may override the method
-                        for sub in self.subclasses(klass):
-                            for other in sub.node.body:
-                                if isinstance(other, FUNC_TYPES) and other.name == attr:
-                                    found.append(FuncRef(other, sub.module, bound_self=inst))
-                    return found
-                params = item.args.posonlyargs + item.args.args
-                if not params:
-                    continue
-                self_name = params[0].arg
-                env = ctx.env
-                if inst.call is not None and inst.ctx is not None and item.name == "__init__":
-                    env = calls.bind_call(self, item, inst.call, inst.ctx, skip=1) + env
-                for node in ast.walk(item):
-                    targets = []
-                    if isinstance(node, ast.Assign):
-                        targets = [(t, node.value) for t in node.targets]
-                    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                        targets = [(node.target, node.value)]
-                    for t, value in targets:
-                        expr = attr_target_value(t, value, self_name, attr)
-                        if expr is MISSING:
-                            continue
-                        if expr is None:
-                            out.append(Unknown(f"`self.{attr}` unpacked"))
-                        else:
-                            out += with_step(self.ev(expr, Ctx(m, env, ctx.depth)), self.origin(node, m))
-            if out:
-                return out
-            bindings, _ = block_bindings(klass.node.body, attr)
-            for b in bindings:
-                out += self.ev_binding(b, attr, Ctx(m, (), ctx.depth))
-            if out:
-                return out
+            found = self._method(klass, attr, inst)
+            if not found:
+                found = self._assigned(klass, inst, attr, ctx)
+            if not found:
+                for b in block_bindings(klass.node.body, attr)[0]:
+                    found += self.ev_binding(b, attr, Ctx(klass.module, (), ctx.depth))
+            if found:
+                return found
         return [Unknown(f"attribute `{attr}`")]
+
+    def _method(self, klass: ClassRef, attr: str, inst: Instance) -> list[Value]:
+        for item in klass.node.body:
+            if isinstance(item, FUNC_TYPES) and item.name == attr:
+                found: list[Value] = [FuncRef(item, klass.module, bound_self=inst)]
+                if inst.call is None:  # `self`: a subclass may override the method
+                    for sub in self.subclasses(klass):
+                        found += [FuncRef(o, sub.module, bound_self=inst) for o in sub.node.body if isinstance(o, FUNC_TYPES) and o.name == attr]
+                return found
+        return []
+
+    def _assigned(self, klass: ClassRef, inst: Instance, attr: str, ctx: Ctx) -> list[Value]:
+        """What the methods of ``klass`` assign to ``self.attr``."""
+        out: list[Value] = []
+        m = klass.module
+        for item in klass.node.body:
+            params = item.args.posonlyargs + item.args.args if isinstance(item, FUNC_TYPES) else []
+            if not params:
+                continue
+            env = ctx.env
+            if inst.call is not None and inst.ctx is not None and item.name == "__init__":
+                env = calls.bind_call(self, item, inst.call, inst.ctx, skip=1) + env
+            for node, target, value in _assignments(item):
+                expr = attr_target_value(target, value, params[0].arg, attr)
+                if expr is None:
+                    out.append(Unknown(f"`self.{attr}` unpacked"))
+                elif expr is not MISSING:
+                    out += with_step(self.ev(expr, Ctx(m, env, ctx.depth)), self.origin(node, m))
+        return out
 
     def subclasses(self, cls: ClassRef) -> list[ClassRef]:
         """Classes of the same module deriving (at any depth) from ``cls``."""
@@ -619,43 +613,51 @@ class Inference:
         m = ctx.module
         origin = Origin(m.span(node), short(m.segment(node)), m.path)
         if isinstance(callee, QualRef):
-            q = callee.qualname
-            if facts.is_fabric_class(q):
-                return fabric_args.fabric_instances(self, node, ctx, origin)
-            kind = facts.strategy_kind_of_class(q)
-            if kind is not None:
-                name = q.rsplit(".", 1)[-1]
-                return [StrategyInst(kind, name, origin, call=node, ctx=ctx, base=name)]
-            if facts.is_xla_accelerator_class(q):
-                return [AcceleratorInst(True, origin, "XLAAccelerator", "XLAAccelerator")]
-            if q.startswith("lightning.fabric.accelerators."):
-                name = q.rsplit(".", 1)[-1]
-                return [AcceleratorInst(False, origin, name, name)]
-            if q == "functools.partial" and node.args:
-                return [PartialVal(tuple(self.ev(node.args[0], ctx)), node, ctx)]
-            sourced = cli_sources.call_value(self, q, node, ctx)
-            if sourced is not None:
-                return sourced
-            if q.startswith(facts.FOREIGN_PREFIXES):
-                return [Unknown(f"`{q}` is not one of Fabric's classes")]
-            return [Unknown(f"call of `{q}`")]
+            return self.qualname_call(callee.qualname, node, ctx, origin)
         if isinstance(callee, ClassRef):
-            lineage = fabric_args.lightning_base(self, callee)
-            if lineage is not None:
-                q = lineage
-                if facts.is_fabric_class(q):
-                    return fabric_args.fabric_instances(self, node, ctx, origin, callee)
-                kind = facts.strategy_kind_of_class(q)
-                if kind is not None:
-                    return [StrategyInst(kind, callee.name, origin, call=node, ctx=ctx, base=q.rsplit(".", 1)[-1])]
-                if facts.is_xla_accelerator_class(q):
-                    return [AcceleratorInst(True, origin, callee.name, "XLAAccelerator")]
-            return [Instance(callee, node, ctx)]
+            return self.class_call(callee, node, ctx, origin)
         if isinstance(callee, FuncRef):
             return self.call_function(callee, node, ctx)
         if isinstance(callee, PartialVal):
             return self.call_partial(callee, node, ctx, origin)
         return [Unknown("call")]
+
+    def qualname_call(self, q: str, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
+        """A call of something known by its qualified name: Lightning's classes, the command-line
+        and environment sources, ``functools.partial``."""
+        if facts.is_fabric_class(q):
+            return fabric_args.fabric_instances(self, node, ctx, origin)
+        kind = facts.strategy_kind_of_class(q)
+        if kind is not None:
+            name = q.rsplit(".", 1)[-1]
+            return [StrategyInst(kind, name, origin, call=node, ctx=ctx, base=name)]
+        if facts.is_xla_accelerator_class(q):
+            return [AcceleratorInst(True, origin, "XLAAccelerator", "XLAAccelerator")]
+        if q.startswith("lightning.fabric.accelerators."):
+            name = q.rsplit(".", 1)[-1]
+            return [AcceleratorInst(False, origin, name, name)]
+        if q == "functools.partial" and node.args:
+            return [PartialVal(tuple(self.ev(node.args[0], ctx)), node, ctx)]
+        sourced = cli_sources.call_value(self, q, node, ctx)
+        if sourced is not None:
+            return sourced
+        if q.startswith(facts.FOREIGN_PREFIXES):
+            return [Unknown(f"`{q}` is not one of Fabric's classes")]
+        return [Unknown(f"call of `{q}`")]
+
+    def class_call(self, callee: ClassRef, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
+        """A call of a class of analysed source: a subclass of one of Lightning's classes, or an
+        instance to follow attributes of."""
+        lineage = fabric_args.lightning_base(self, callee)
+        if lineage is not None:
+            if facts.is_fabric_class(lineage):
+                return fabric_args.fabric_instances(self, node, ctx, origin, callee)
+            kind = facts.strategy_kind_of_class(lineage)
+            if kind is not None:
+                return [StrategyInst(kind, callee.name, origin, call=node, ctx=ctx, base=lineage.rsplit(".", 1)[-1])]
+            if facts.is_xla_accelerator_class(lineage):
+                return [AcceleratorInst(True, origin, callee.name, "XLAAccelerator")]
+        return [Instance(callee, node, ctx)]
 
     def call_partial(self, partial: PartialVal, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
         """``partial(f, **bound)(**more)``: a Fabric class gets both sets of keywords (the call's
@@ -692,3 +694,32 @@ class Inference:
         return out or [Const(None)]
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
+
+
+def _assignments(func: ast.AST):
+    """(statement, target, value) of every assignment with a value inside ``func``."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                yield node, t, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            yield node, node.target, node.value
+
+
+#: expression type name → how the evaluator evaluates it (None from a handler: not understood)
+_EXPRESSIONS = {
+    "Constant": Inference.ev_constant,
+    "Name": lambda ev, node, ctx: ev.ev_name(node.id, node, ctx),
+    "Attribute": Inference.ev_attribute,
+    "Call": Inference.ev_call,
+    "IfExp": Inference.ev_alternatives,
+    "BoolOp": Inference.ev_alternatives,
+    "List": Inference.ev_sequence,
+    "Tuple": Inference.ev_sequence,
+    "JoinedStr": Inference.ev_fstring,
+    "BinOp": Inference.ev_binop,
+    "NamedExpr": lambda ev, node, ctx: ev.ev(node.value, ctx),
+    "Dict": lambda ev, node, ctx: [DictVal(node, ctx)],
+    "Subscript": Inference.ev_subscript,
+    "UnaryOp": Inference.ev_unary,
+}

@@ -138,38 +138,47 @@ def _repair(text: str, lines: Lines, first_error: BaseException) -> Parsed:
         spans, broken = _statement_spans(text)
     except Exception as exc:  # parso itself failed: nothing can be said about this file
         return Parsed(None, lines, error=f"cannot parse: {exc}")
-    work = [lines.line(i) for i in range(len(lines))]
-    replaced: set[tuple[int, int, int]] = set()
-    blanked: set[int] = set()
+    return _Repair(lines, spans).run(broken, first_error)
 
-    def innermost(line: int, escalate: bool):
-        containing = [s for s in spans if s[0] <= line <= s[2]]
-        containing.sort(key=lambda s: (s[2] - s[0], -s[1]))
+
+class _Repair:
+    """Blanks broken statements (parso's spans) until ``ast`` parses what is left."""
+
+    def __init__(self, lines: Lines, spans: list[tuple[int, int, int]]) -> None:
+        self.lines = lines
+        self.spans = spans
+        self.work = [lines.line(i) for i in range(len(lines))]
+        self.replaced: set[tuple[int, int, int]] = set()
+        self.blanked: set[int] = set()
+
+    def innermost(self, line: int, escalate: bool) -> tuple[int, int, int] | None:
+        containing = sorted((s for s in self.spans if s[0] <= line <= s[2]), key=lambda s: (s[2] - s[0], -s[1]))
         for span in containing:
-            if span not in replaced:
-                if escalate and any(r[0] <= span[0] and span[2] <= r[2] for r in replaced):
-                    continue
-                return span
+            if span in self.replaced:
+                continue
+            if escalate and any(r[0] <= span[0] and span[2] <= r[2] for r in self.replaced):
+                continue
+            return span
         return None
 
-    def width(i: int) -> int:
-        return len(lines.indentation(i).expandtabs(8))
+    def width(self, i: int) -> int:
+        return len(self.lines.indentation(i).expandtabs(8))
 
-    def blank(span) -> None:
-        replaced.add(span)
+    def blank(self, span: tuple[int, int, int]) -> None:
+        self.replaced.add(span)
         l1, col, l2 = span
+        lines, work = self.lines, self.work
         # a broken block header takes its (more indented) body with it
-        base = width(l1)
+        base = self.width(l1)
         nxt = l2 + 1
         while nxt < len(work):
             content = lines.content(nxt)
-            if content.strip() and not content.lstrip().startswith("#") and width(nxt) <= base:
+            if content.strip() and not content.lstrip().startswith("#") and self.width(nxt) <= base:
                 break
             nxt += 1
         while nxt - 1 > l2 and not lines.content(nxt - 1).strip():
             nxt -= 1
-        l2 = nxt - 1
-        for i in range(l1, min(l2, len(work) - 1) + 1):
+        for i in range(l1, min(nxt - 1, len(work) - 1) + 1):
             line = work[i]
             ending = line[len(line.rstrip("\r\n")) :]
             if i == l1:
@@ -177,28 +186,31 @@ def _repair(text: str, lines: Lines, first_error: BaseException) -> Parsed:
                 work[i] = (indent if col >= len(indent) else indent[:col]) + "pass" + ending
             else:
                 work[i] = ending
-            blanked.add(i)
+            self.blanked.add(i)
 
-    for line in sorted(set(broken)):
-        span = innermost(line, escalate=False)
-        if span:
-            blank(span)
-    error: BaseException = first_error
-    for _ in range(MAX_REPAIRS):
-        try:
-            source = "".join(work)
-            tree = _ast_parse(source)
-            return Parsed(tree, lines, broken_lines=blanked, repaired=source)
-        except (SyntaxError, ValueError) as exc:
-            error = exc
-            lineno = getattr(exc, "lineno", None)
-            if not lineno:
+    def run(self, broken: list[int], first_error: BaseException) -> Parsed:
+        for line in sorted(set(broken)):
+            span = self.innermost(line, escalate=False)
+            if span:
+                self.blank(span)
+        error: BaseException = first_error
+        for _ in range(MAX_REPAIRS):
+            source = "".join(self.work)
+            try:
+                return Parsed(_ast_parse(source), self.lines, broken_lines=self.blanked, repaired=source)
+            except (SyntaxError, ValueError) as exc:
+                error = exc
+                span = self._next(exc)
+                if span is None:
+                    break
+                self.blank(span)
+            except (RecursionError, MemoryError) as exc:
+                error = exc
                 break
-            span = innermost(lineno - 1, escalate=(lineno - 1) in blanked)
-            if span is None:
-                break
-            blank(span)
-        except (RecursionError, MemoryError) as exc:
-            error = exc
-            break
-    return Parsed(None, lines, broken_lines=blanked, error=f"cannot parse: {error}")
+        return Parsed(None, self.lines, broken_lines=self.blanked, error=f"cannot parse: {error}")
+
+    def _next(self, exc: BaseException) -> tuple[int, int, int] | None:
+        lineno = getattr(exc, "lineno", None)
+        if not lineno:
+            return None
+        return self.innermost(lineno - 1, escalate=(lineno - 1) in self.blanked)

@@ -51,7 +51,6 @@ _LAUNCH_PARTIAL = "launch(functools.partial(main, cfg=cfg)) with an annotated ma
 _CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
 _CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
 _DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen"
-_TEMPLATE_METHOD = "template method overridden in a subclass in another module is not followed"
 
 KNOWN_FAILURES: dict[str, str] = {
     "214-launch-partial-annotated-main:FAB001": _LAUNCH_PARTIAL,
@@ -65,8 +64,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "226-hf-argument-parser-dataclass:FAB001": _DATACLASS_CLI,
     "227-hydra-structured-config:FAB001": _DATACLASS_CLI,
     "229-tyro-literal-field:FAB001": _DATACLASS_CLI,
-    "230-template-method-subclass-other-module:FAB001": _TEMPLATE_METHOD,
-    "231-template-method-trainer-registry-cli:FAB001": _TEMPLATE_METHOD,
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

@@ -121,6 +121,27 @@ def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:
     return False
 
 
+def class_escapes(ev: Evaluator, cls: ClassRef) -> bool:
+    """Whether the class is used as a value (a registry, a factory argument) in its module or in
+    another module that mentions it, so that instances may be built by calls that do not name it."""
+    modules = [cls.module]
+    if ev.workspace is not None and cls.module.path:
+        ev.external_lookups += 1
+        modules += ev.workspace.modules_mentioning(cls.name, exclude=cls.module.path)
+    return any(_used_as_value(m, cls.name) for m in modules)
+
+
+def _used_as_value(m: ModuleInfo, name: str) -> bool:
+    for use in m.name_loads.get(name, []):
+        parent = m.parents.get(use)
+        if isinstance(parent, ast.Call) and parent.func is use:
+            continue
+        if isinstance(parent, ast.ClassDef) or (isinstance(parent, ast.Call) and callee_name(parent) in ("isinstance", "issubclass", "super")):
+            continue
+        return True
+    return False
+
+
 def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip: int = 0) -> tuple:
     params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)][skip:]
     kwonly = [p.arg for p in func.args.kwonlyargs]

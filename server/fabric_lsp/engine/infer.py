@@ -404,7 +404,7 @@ class Inference:
             ref = ClassRef(cls, m)
             if fabric_args.is_fabric_class(self, ref):
                 return self.self_fabric(ref, ctx)
-            return [Instance(ref)]
+            return self.self_instances(ref)
         out: list[Value] = []
         sites = list(calls.call_sites(self, func, m, is_method, cls))
         for site_args, site_ctx, site_call in sites:
@@ -561,17 +561,33 @@ class Inference:
         return out
 
     def subclasses(self, cls: ClassRef) -> list[ClassRef]:
-        """Classes of the same module deriving (at any depth) from ``cls``."""
-        m = cls.module
-        if m.tree is None:
-            return []
+        """Classes deriving (at any depth) from ``cls``: in its module and in the other modules
+        of the workspace that mention its name."""
+        modules = [cls.module]
+        if self.workspace is not None and cls.module.path:
+            self.external_lookups += 1
+            modules += self.workspace.modules_mentioning(cls.name, exclude=cls.module.path)
         out: list[ClassRef] = []
-        for node in m.classes():
-            if node is not cls.node and node.bases:
+        for m in modules:
+            for node in m.classes():
+                if node is cls.node or not node.bases:
+                    continue
                 ref = ClassRef(node, m)
-                if any(k.node is cls.node for k in self.mro(ref)[1:]):
+                if any(calls.is_def(self, k, cls.node, cls.module) for k in self.mro(ref)[1:]):
                     out.append(ref)
         return out
+
+    def self_instances(self, ref: ClassRef) -> list[Value]:
+        """``self`` in a method of ``ref``: an instance of each class of its hierarchy that the
+        code builds (``DeepSpeedTrainer()`` makes ``self._setup_strategy()`` the override), when
+        every class of the hierarchy is only ever called; else any of them."""
+        hierarchy = [ref, *self.subclasses(ref)]
+        if any(calls.class_escapes(self, k) for k in hierarchy):
+            return [Instance(ref)]
+        built: list[Value] = []
+        for klass in hierarchy:
+            built += [Instance(klass, call, ctx) for call, ctx in calls.constructions(self, klass)]
+        return built or [Instance(ref)]
 
     def mro(self, cls: ClassRef) -> list[ClassRef]:
         seen: list[ClassRef] = []

@@ -47,13 +47,11 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
 # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
-_LAUNCH_PARTIAL = "launch(functools.partial(main, cfg=cfg)) with an annotated main: warning instead of error"
 _CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
 _CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
 _DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen"
 
 KNOWN_FAILURES: dict[str, str] = {
-    "214-launch-partial-annotated-main:FAB001": _LAUNCH_PARTIAL,
     "217-guard-type-name-equality:FAB001": _CLASS_NAME_GUARD,
     "218-guard-dunder-class-name:FAB001": _CLASS_NAME_GUARD,
     "219-guard-name-lower-substring:FAB001": _CLASS_NAME_GUARD,

@@ -109,16 +109,28 @@ def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:
         parent = m.parents.get(use)
         if isinstance(parent, ast.Call) and parent.func is use:
             continue
-        if (
-            isinstance(parent, ast.Call)
-            and isinstance(parent.func, ast.Attribute)
-            and parent.func.attr == "launch"
-            and parent.args
-            and parent.args[0] is use
-        ):
+        if _launched(m, use):
             continue
         return True
     return False
+
+
+def _launched(m: ModuleInfo, use: ast.AST) -> bool:
+    """Whether ``use`` is the function a ``<fabric>.launch(...)`` call runs: its first argument
+    (or ``function=``), directly or through ``functools.partial(fn, ...)``."""
+    parent = m.parents.get(use)
+    if isinstance(parent, ast.Call) and callee_name(parent) == "partial" and parent.args and parent.args[0] is use:
+        use, parent = parent, m.parents.get(parent)
+    if isinstance(parent, ast.keyword) and parent.arg == "function":
+        use, parent = parent, m.parents.get(parent)
+        return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "launch"
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "launch"
+        and bool(parent.args)
+        and parent.args[0] is use
+    )
 
 
 def class_escapes(ev: Evaluator, cls: ClassRef) -> bool:

@@ -49,7 +49,6 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
 _CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
 _CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
-_DATACLASS_CLI = "dataclass CLI (tyro/simple_parsing/HfArgumentParser/hydra structured config) default is not seen"
 
 KNOWN_FAILURES: dict[str, str] = {
     "217-guard-type-name-equality:FAB001": _CLASS_NAME_GUARD,
@@ -57,11 +56,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "219-guard-name-lower-substring:FAB001": _CLASS_NAME_GUARD,
     "220-guard-module-constant-systemexit:FAB001": _CONSTANT_GUARD,
     "221-guard-imported-frozenset-constant:FAB001": _CONSTANT_GUARD,
-    "223-tyro-dataclass-default-deepspeed:FAB001": _DATACLASS_CLI,
-    "224-simple-parsing-dataclass:FAB001": _DATACLASS_CLI,
-    "226-hf-argument-parser-dataclass:FAB001": _DATACLASS_CLI,
-    "227-hydra-structured-config:FAB001": _DATACLASS_CLI,
-    "229-tyro-literal-field:FAB001": _DATACLASS_CLI,
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

@@ -51,8 +51,16 @@ def _assign(stmt: ast.Assign, name: str) -> Found:
             matched = match_target(target, stmt.value, name)
             if matched is not None:
                 return [Binding("assign", stmt, target, matched)], True
+            if _plain_unpacking(target, name):  # a, b = f(): the item at name's place
+                return [Binding("unpack", stmt, target, stmt.value)], True
             return [Binding("unknown", stmt, target)], True
     return _NONE
+
+
+def _plain_unpacking(target: ast.AST, name: str) -> bool:
+    return isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts) and any(
+        t.id == name for t in target.elts  # type: ignore[attr-defined]
+    )
 
 
 def _ann_assign(stmt: ast.AnnAssign, name: str) -> Found:

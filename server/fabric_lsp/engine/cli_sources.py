@@ -10,7 +10,7 @@ from typing import Optional
 
 from fabric_lsp.engine.bindings import callee_name
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.values import ArgParser, ClassRef, Const, Ctx, Evaluator, Instance, QualRef, Seq, Unknown, Value
+from fabric_lsp.engine.values import UNKNOWN, ArgParser, ClassRef, Const, Ctx, DataclassParser, Evaluator, Instance, QualRef, Seq, Unknown, Value, ValueTuple
 
 
 def param_choices(ev: Evaluator, func: ast.AST, name: str, ctx: Ctx) -> Optional[list[Value]]:
@@ -74,6 +74,9 @@ def literal_values(ev: Evaluator, annotation: Optional[ast.AST], ctx: Ctx, what:
 
 def cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
     """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown."""
+    grouped = added_arguments(ev, m, dest, ctx)
+    if grouped is not None:
+        return grouped
     for call in m.calls_by_name.get("add_argument", []):
         names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
@@ -115,14 +118,53 @@ def _environment_variable(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value
     return [Unknown("environment variable")]
 
 
+def filled(target: Value, source: str) -> Value:
+    """An instance of ``target`` whose fields ``source`` fills (defaults: the class's own)."""
+    return Instance(target, filled=source) if isinstance(target, ClassRef) else Unknown(f"value filled by {source}")
+
+
 def _filled_instance(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
     """``CLI(Config)``, ``tyro.cli(Config)``: an instance of the class, filled from the CLI."""
     if not node.args:
         return [Unknown("value filled from the command line")]
-    return [
-        Instance(target) if isinstance(target, ClassRef) else Unknown("value filled from the command line")
-        for target in ev.ev(node.args[0], ctx)
-    ]
+    source = f"`{callee_name(node)}(...)`"
+    return [filled(target, source) for target in ev.ev(node.args[0], ctx)]
+
+
+def _dataclass_parser(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    """``HfArgumentParser((A, B))``: a parser whose ``parse_args_into_dataclasses()`` gives an
+    instance of each class, filled from the command line."""
+    classes: list[Value] = []
+    if node.args:
+        for v in ev.ev(node.args[0], ctx):
+            if isinstance(v, Seq) and v.ctx is not None:
+                classes += [next(iter(ev.ev(item, v.ctx)), UNKNOWN) for item in v.items]
+            else:
+                classes.append(v)
+    return [DataclassParser(tuple(classes), ctx.module)]
+
+
+def _field(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    """``dataclasses.field(default=...)``: the default; a factory's result is not followed."""
+    for kw in node.keywords:
+        if kw.arg == "default":
+            return ev.ev(kw.value, ctx)
+    return [Unknown("a field without a default")]
+
+
+def parsed_dataclasses(parser: DataclassParser) -> list[Value]:
+    """``parser.parse_args_into_dataclasses()``."""
+    return [ValueTuple(tuple(filled(c, "`HfArgumentParser`") for c in parser.classes))]
+
+
+def added_arguments(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> Optional[list[Value]]:
+    """``args.<dest>`` after simple_parsing's ``parser.add_arguments(Config, dest=...)``."""
+    for call in m.calls_by_name.get("add_arguments", []):
+        kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+        named = kwargs.get("dest")
+        if isinstance(named, ast.Constant) and named.value == dest and call.args:
+            return [filled(v, "the command line (`add_arguments`)") for v in ev.ev(call.args[0], Ctx(m, (), ctx.depth))]
+    return None
 
 
 #: Callables whose result comes from the command line or the environment, by qualified name.
@@ -132,6 +174,10 @@ CALL_SOURCES = {
     "os.environ.get": _environment_variable,
     "os.getenv": _environment_variable,
     "os.environ.setdefault": _environment_variable,
+    "transformers.HfArgumentParser": _dataclass_parser,
+    "transformers.hf_argparser.HfArgumentParser": _dataclass_parser,
+    "dataclasses.field": _field,
+    "simple_parsing.ArgumentParser": _argument_parser,
     "jsonargparse.CLI": _filled_instance,
     "jsonargparse.auto_cli": _filled_instance,
     "tyro.cli": _filled_instance,

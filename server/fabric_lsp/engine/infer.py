@@ -35,6 +35,7 @@ from fabric_lsp.engine.values import (
     ClassRef,
     Const,
     Ctx,
+    DataclassParser,
     DictVal,
     FabricInst,
     FuncRef,
@@ -49,6 +50,7 @@ from fabric_lsp.engine.values import (
     StrategyInst,
     Unknown,
     Value,
+    ValueTuple,
     short,
     with_step,
 )
@@ -60,7 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Packages known by their qualified names only (the standard library, CLI and numeric
 #: libraries): their source is never loaded, so ``argparse.ArgumentParser`` stays a name.
 OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
-    {"typing_extensions", "click", "typer", "jsonargparse", "torch", "numpy", "jax", "deepspeed", "transformers", "hydra", "omegaconf"}
+    {"typing_extensions", "click", "typer", "jsonargparse", "tyro", "simple_parsing", "torch", "numpy", "jax", "deepspeed", "transformers", "hydra", "omegaconf"}
 )
 
 
@@ -319,7 +321,9 @@ class Inference:
         if b.kind == "assign":
             return with_step(self.ev(b.value, ctx), self.origin(b.node, m))
         if b.kind == "annotation":
-            return [Unknown(f"`{name}` is only annotated")]
+            return self.annotated(b, name, ctx)
+        if b.kind == "unpack":
+            return self.unpacked(b, name, ctx)
         if b.kind == "for":
             out: list[Value] = []
             for seq in self.ev(b.value, ctx):
@@ -336,6 +340,30 @@ class Inference:
         if b.kind == "class":
             return [ClassRef(b.node, m)]
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
+
+    def annotated(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
+        """A name only annotated (``fabric: Fabric`` in a class body): a Fabric of unknown
+        configuration when the annotation is Fabric's class."""
+        annotation = getattr(b.node, "annotation", None)
+        if annotation is not None and not isinstance(annotation, ast.Constant):
+            if any(fabric_args.is_fabric_class(self, v) for v in self.ev(annotation, Ctx(ctx.module, (), ctx.depth))):
+                return [FabricInst((StrategyChoice(None, f"`{name}` annotated as a `Fabric`", "?"),), None)]
+        return [Unknown(f"`{name}` is only annotated")]
+
+    def unpacked(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
+        """``a, b = value``: the item of ``value`` at ``name``'s place."""
+        target = b.target
+        assert isinstance(target, (ast.Tuple, ast.List)) and b.value is not None
+        index = next(i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name)
+        out: list[Value] = []
+        for v in self.ev(b.value, ctx):
+            if isinstance(v, ValueTuple) and len(v.values) == len(target.elts):
+                out.append(v.values[index])
+            elif isinstance(v, Seq) and v.ctx is not None and len(v.items) == len(target.elts):
+                out += self.ev(v.items[index], v.ctx)
+            else:
+                out.append(Unknown(f"`{name}` unpacked"))
+        return with_step(out, self.origin(b.node, ctx.module))
 
     def origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
         return Origin(m.span(node), short(m.segment(node)), m.path)
@@ -467,6 +495,8 @@ class Inference:
                 for v in self.ev(ann, Ctx(ctx.module, (), ctx.depth)):
                     if fabric_args.is_fabric_class(self, v):
                         return [FabricInst((StrategyChoice(None, "a `Fabric` parameter", "?"),), None)]
+                    if isinstance(v, ClassRef):  # a config class (hydra, a CLI): its defaults, or anything
+                        return [cli_sources.filled(v, f"the caller of `{func.name}`")]
         return []
 
 
@@ -525,11 +555,22 @@ class Inference:
             if not found:
                 found = self._assigned(klass, inst, attr, ctx)
             if not found:
-                for b in block_bindings(klass.node.body, attr)[0]:
-                    found += self.ev_binding(b, attr, Ctx(klass.module, (), ctx.depth))
+                found = self._field(klass, inst, attr, ctx)
             if found:
                 return found
         return [Unknown(f"attribute `{attr}`")]
+
+    def _field(self, klass: ClassRef, inst: Instance, attr: str, ctx: Ctx) -> list[Value]:
+        """A class-level binding of ``attr``; for an instance filled from outside (a command
+        line), the default and whatever that source may set, unless the type is a ``Literal``."""
+        found: list[Value] = []
+        fctx = Ctx(klass.module, (), ctx.depth)
+        for b in block_bindings(klass.node.body, attr)[0]:
+            found += self.ev_binding(b, attr, fctx)
+            annotation = getattr(b.node, "annotation", None)
+            if inst.filled and cli_sources.literal_values(self, annotation, fctx, attr) is None:
+                found.append(Unknown(f"`{attr}` as set by {inst.filled}"))
+        return found
 
     def _method(self, klass: ClassRef, attr: str, inst: Instance) -> list[Value]:
         for item in klass.node.body:
@@ -610,6 +651,10 @@ class Inference:
             return [UNKNOWN]
         if isinstance(func, ast.Name) and func.id == "super":
             return [UNKNOWN]
+        if isinstance(func, ast.Attribute) and func.attr == "parse_args_into_dataclasses":
+            parsers = [v for v in self.ev(func.value, ctx) if isinstance(v, DataclassParser)]
+            if parsers:
+                return cli_sources.parsed_dataclasses(parsers[0])
         if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args", "parse_object"):
             parsers = [v for v in self.ev(func.value, ctx) if isinstance(v, ArgParser)]
             if parsers:

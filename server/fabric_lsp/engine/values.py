@@ -227,6 +227,25 @@ class Instance(Value):
     cls: ClassRef
     call: Optional[ast.Call] = None
     ctx: Optional["Ctx"] = None
+    #: set when the fields are filled from outside the code (a command line: ``tyro.cli``,
+    #: ``HfArgumentParser``, a hydra config): the defaults are what runs as shipped, and the
+    #: source named here may change every field that is not a ``Literal``
+    filled: str = ""
+
+
+@dataclass(eq=False)
+class DataclassParser(Value):
+    """``HfArgumentParser((A, B))``: it fills instances of its classes from the command line."""
+
+    classes: tuple[Value, ...]
+    module: ModuleInfo
+
+
+@dataclass(eq=False)
+class ValueTuple(Value):
+    """A tuple whose items are values already (``parse_args_into_dataclasses()``)."""
+
+    values: tuple[Value, ...]
 
 
 # --------------------------------------------------------------------------------------------

@@ -752,7 +752,16 @@ class Inference:
                 out += with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
         if not returns and func.body and isinstance(func.body[-1], ast.Raise):
             return []  # always raises (an abstract method): no value reaches the caller
+        if all(isinstance(v, Unknown) for v in out) and self.returns_fabric(func, callee.module, ctx):
+            return [FabricInst((StrategyChoice(None, f"returned by `{func.name}` (annotated `Fabric`)", "?"),), None)]
         return out or [Const(None)]
+
+    def returns_fabric(self, func: ast.AST, m: ModuleInfo, ctx: Ctx) -> bool:
+        """Whether ``func`` is annotated to return a Lightning ``Fabric``."""
+        ann = getattr(func, "returns", None)
+        if ann is None or isinstance(ann, ast.Constant):
+            return False
+        return any(fabric_args.is_fabric_class(self, v) for v in self.ev(ann, Ctx(m, (), ctx.depth)))
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
 

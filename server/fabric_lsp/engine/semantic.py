@@ -10,8 +10,13 @@ from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.values import FabricInst, Unknown, Value
+from fabric_lsp.engine.jedi_types import infers_fabric
+from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
+
+
+#: jedi look-ups one analysis may make (the fallback for receivers the evaluator cannot follow)
+MAX_JEDI_LOOKUPS = 8
 
 
 class SemanticModel:
@@ -19,6 +24,7 @@ class SemanticModel:
         self.module = module
         self.workspace = workspace
         self.inference = Inference(workspace)
+        self._jedi_lookups = 0
 
     @property
     def path(self) -> Optional[str]:
@@ -59,7 +65,20 @@ class SemanticModel:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
         empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
         values = self.values(expr)
-        return [v for v in values if isinstance(v, FabricInst)], [v for v in values if isinstance(v, Unknown)]
+        fabrics = [v for v in values if isinstance(v, FabricInst)]
+        unknown = [v for v in values if isinstance(v, Unknown)]
+        if not fabrics and unknown and len(unknown) == len(values) and self._jedi_says_fabric(expr):
+            return [FabricInst((StrategyChoice(None, "a `Fabric` by its type (jedi)", "?"),), None)], []
+        return fabrics, unknown
+
+    def _jedi_says_fabric(self, expr: ast.AST) -> bool:
+        """jedi's answer, for at most :data:`MAX_JEDI_LOOKUPS` expressions per analysis (each
+        costs a type inference in the analysed environment)."""
+        if self._jedi_lookups >= MAX_JEDI_LOOKUPS:
+            return False
+        self._jedi_lookups += 1
+        self.inference.external_lookups += 1  # jedi reads the environment: a workspace dependency
+        return infers_fabric(self.workspace, self.module, expr)
 
     def scenarios(self, fabric: FabricInst) -> list[Scenario]:
         """What Lightning makes of ``fabric`` on each path and kind of machine the code can

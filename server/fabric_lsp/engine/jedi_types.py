@@ -1,0 +1,31 @@
+"""jedi as the fallback for receivers the evaluator cannot follow: the type of an expression from
+third-party code (a library function annotated ``-> L.Fabric``, an attribute typed ``Fabric`` of
+a class in an installed package). What it can say is "this is a Lightning Fabric" — with an
+unknown configuration, which is all several rules need to know."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from fabric_lsp import facts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabric_lsp.engine.modules import ModuleInfo
+    from fabric_lsp.engine.workspace import Workspace
+
+
+def infers_fabric(workspace: Workspace, module: ModuleInfo, node: ast.AST) -> bool:
+    """Whether jedi infers the expression ``node`` (its last name) to be a Lightning Fabric."""
+    if module.tree is None or not hasattr(node, "end_lineno"):
+        return False
+    try:
+        import jedi
+
+        script = jedi.Script(module.text, path=module.path, project=workspace.jedi_project, environment=workspace.jedi_environment)
+        end = module.lines.node_end(node)
+        names = script.infer(end.line + 1, max(end.col - 1, 0))
+    except Exception as exc:  # jedi fails on odd code: the answer is "not known"
+        workspace.log(f"fabric-lsp: jedi could not infer `{module.segment(node)}`: {type(exc).__name__}: {exc}")
+        return False
+    return any(facts.is_fabric_class(n.full_name or "") and n.type == "instance" for n in names)

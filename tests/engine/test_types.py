@@ -1,0 +1,60 @@
+"""A Fabric known by its type only: annotations the evaluator reads, and jedi as the fallback for
+what it cannot follow. The configuration is unknown, so FAB001 says so only as a hint."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fabric_lsp.engine import Analyzer, Certainty
+from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
+
+
+def _findings(tmp_path, files: dict[str, str], main: str, env=None):
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
+    analyzer = Analyzer(Workspace(str(tmp_path), env), ALL_RULES, report_unknown=True)
+    path = tmp_path / main
+    return analyzer.analyze(path.read_text(), str(path))
+
+
+def test_a_function_annotated_to_return_a_fabric(tmp_path):
+    files = {
+        "factory.py": "import lightning as L\n\ndef make(cfg) -> L.Fabric:\n    return build(cfg)\n",
+        "train.py": "from factory import make\nfabric = make(cfg)\nopt = fabric.setup_optimizers(opt)\n",
+    }
+    (hint,) = _findings(tmp_path, files, "train.py")
+    assert hint.certainty is Certainty.UNKNOWN and "annotated `Fabric`" in hint.message
+
+
+def test_a_class_field_annotated_as_fabric(tmp_path):
+    files = {
+        "train.py": """
+            from dataclasses import dataclass
+            from lightning.fabric import Fabric
+
+            @dataclass
+            class Trainer:
+                fabric: Fabric
+
+                def fit(self, opt):
+                    return self.fabric.setup_optimizers(opt)
+        """,
+    }
+    (hint,) = _findings(tmp_path, files, "train.py")
+    assert hint.certainty is Certainty.UNKNOWN
+
+
+def test_jedi_knows_a_type_the_evaluator_cannot_follow(tmp_path, lightning_env):
+    # a string annotation: the evaluator does not read it, jedi does
+    files = {
+        "holder.py": "import lightning as L\n\nclass Holder:\n    fabric: 'L.Fabric'\n",
+        "train.py": "from holder import Holder\n\ndef fit(h: Holder, opt):\n    return h.fabric.setup_optimizers(opt)\n",
+    }
+    (hint,) = _findings(tmp_path, files, "train.py", str(lightning_env))
+    assert "jedi" in hint.message
+
+
+def test_no_fabric_where_jedi_knows_nothing(tmp_path, lightning_env):
+    files = {"train.py": "from somewhere import get\nthing = get()\nthing.setup_optimizers(opt)\n"}
+    assert _findings(tmp_path, files, "train.py", str(lightning_env)) == []

@@ -151,7 +151,7 @@ class Analyzer:
 
     def _compute(self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int) -> Optional[SiteMemo]:
         module, inference = model.module, model.inference
-        lookups: set[str] = set()
+        lookups: dict[str, set[str]] = {}
         external_before = inference.external_lookups
         module.lookups = lookups
         try:

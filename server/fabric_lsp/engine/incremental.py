@@ -23,6 +23,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from fabric_lsp.engine.bindings import stmt_bindings
 from fabric_lsp.engine.model import Pos, Span, Verdict
 from fabric_lsp.engine.modules import ModuleInfo
 
@@ -32,14 +33,27 @@ TopKey = tuple[int, int]
 @dataclass(frozen=True)
 class SiteMemo:
     verdict: Optional[Verdict]
-    #: identifier → keys of the statements mentioning it (and the site's), in document order
-    names: tuple[tuple[str, tuple[TopKey, ...]], ...]
+    #: (identifier, look-up kind) → keys of the statements it depended on (and the site's), in
+    #: document order
+    names: tuple[tuple[str, tuple[str, ...], tuple[TopKey, ...]], ...]
     #: the workspace epoch the verdict was computed at, when it read other modules
     epoch: Optional[int]
 
 
-def _name_keys(module: ModuleInfo, name: str, site_top: int) -> tuple[TopKey, ...]:
-    ids = set(module.index.get(name, ()))
+def _name_keys(module: ModuleInfo, name: str, kinds: tuple[str, ...], site_top: int) -> tuple[TopKey, ...]:
+    """The keys of the statements the look-ups of ``name`` depended on, with the site's own in
+    its place: those mentioning it ("mention"), binding it ("binding"), or also mentioning
+    ``global`` ("global")."""
+    mentioning = set(module.index.get(name, ()))
+    ids: set[int] = set()
+    if "mention" in kinds:
+        ids = mentioning
+    else:
+        if "binding" in kinds:
+            body = module._tops[2]
+            ids |= {i for i in mentioning if stmt_bindings(body[i], name)[0]}
+        if "global" in kinds:
+            ids |= mentioning & set(module.index.get("global", ()))
     ids.add(site_top)
     keys = module.top_keys
     return tuple(keys[i] for i in sorted(ids))
@@ -61,9 +75,9 @@ def site_top(module: ModuleInfo, site: ast.AST) -> int:
     return module.top_index(top) if top is not None else -1
 
 
-def record(module: ModuleInfo, site: ast.AST, lookups: set[str], external: bool, epoch: int, verdict: Optional[Verdict]) -> SiteMemo:
+def record(module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Optional[Verdict]) -> SiteMemo:
     top = site_top(module, site)
-    names = tuple(sorted((n, _name_keys(module, n, top)) for n in lookups))
+    names = tuple(sorted((n, tuple(sorted(k)), _name_keys(module, n, tuple(sorted(k)), top)) for n, k in lookups.items()))
     return SiteMemo(verdict, names, epoch if external else None)
 
 
@@ -89,7 +103,7 @@ class DocumentMemo:
         if memo is None or (memo.epoch is not None and memo.epoch != epoch):
             return None
         top = site_top(module, site)
-        if any(_name_keys(module, name, top) != keys for name, keys in memo.names):
+        if any(_name_keys(module, name, kinds, top) != keys for name, kinds, keys in memo.names):
             return None
         if memo.verdict is None:
             return memo

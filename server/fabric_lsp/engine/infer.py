@@ -249,7 +249,7 @@ class Inference:
     def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]:
         if m.tree is None:
             return [UNKNOWN]
-        bindings, definite = block_bindings(m.tops_with(name), name)
+        bindings, definite = block_bindings(m.tops_with(name, "binding"), name)
         bindings = bindings + self._global_assignments(name, m)
         out: list[Value] = []
         for b in bindings:
@@ -261,7 +261,7 @@ class Inference:
     def _global_assignments(self, name: str, m: ModuleInfo) -> list[Binding]:
         """Assignments to ``name`` inside functions that declare ``global name``."""
         out: list[Binding] = []
-        for top in m.tops_with_all("global", name):
+        for top in m.tops_declaring_global(name):
             for func in ast.walk(top):
                 if not isinstance(func, FUNC_TYPES):
                     continue
@@ -535,7 +535,7 @@ class Inference:
 
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
-        return module.tree is not None and bool(block_bindings(module.tops_with(name), name)[0])
+        return module.tree is not None and bool(block_bindings(module.tops_with(name, "binding"), name)[0])
 
     def class_attribute(self, cls: ClassRef, attr: str, ctx: Ctx) -> list[Value]:
         for klass in self.mro(cls):

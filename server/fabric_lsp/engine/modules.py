@@ -51,7 +51,9 @@ class ModuleInfo:
         self._globals: dict[ast.AST, set[str]] = {}
         #: while not None, every identifier looked up in :attr:`index` is added (the names one
         #: site's verdict depended on: see :mod:`fabric_lsp.engine.incremental`)
-        self.lookups: Optional[set[str]] = None
+        #: name → how it was looked up: "binding" (only the statements that bind it mattered),
+        #: "global" (those that also say ``global``), "mention" (every one that mentions it)
+        self.lookups: Optional[dict[str, set[str]]] = None
         self._local_names: dict[ast.AST, set[str]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
@@ -144,31 +146,36 @@ class ModuleInfo:
             i -= 1
         return i
 
-    def tops_with(self, name: str) -> list[ast.stmt]:
-        """The module-level statements that mention the identifier ``name``, in order."""
+    def _record(self, name: str, kind: str) -> None:
         if self.lookups is not None:
-            self.lookups.add(name)
+            self.lookups.setdefault(name, set()).add(kind)
+
+    def tops_with(self, name: str, kind: str = "mention") -> list[ast.stmt]:
+        """The module-level statements that mention the identifier ``name``, in order. ``kind``
+        tells what the caller reads of them: ``"binding"`` when only those that bind the name at
+        module level matter (name resolution), ``"mention"`` otherwise (call sites, uses)."""
+        self._record(name, kind)
         body = self._tops[2]
         return [body[i] for i in self.index.get(name, ())]
 
-    def tops_with_all(self, *names: str) -> list[ast.stmt]:
-        """The module-level statements that mention every one of ``names``."""
-        if self.lookups is not None:
-            self.lookups.update(names)
-        common = set.intersection(*(set(self.index.get(n, ())) for n in names))
+    def tops_declaring_global(self, name: str) -> list[ast.stmt]:
+        """The module-level statements that mention ``global`` and ``name`` (functions that may
+        assign the module's ``name``)."""
+        self._record(name, "global")
+        common = set(self.index.get("global", ())) & set(self.index.get(name, ()))
         body = self._tops[2]
         return [body[i] for i in sorted(common)]
 
     def tops_before(self, name: str, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
-        """The module-level statements mentioning ``name``, and how many come before ``stmt``."""
-        tops = self.tops_with(name)
+        """The module-level statements mentioning ``name``, and how many come before ``stmt``
+        (for the bindings of ``name`` that reach ``stmt``)."""
+        tops = self.tops_with(name, "binding")
         line = stmt.lineno
         return tops, bisect.bisect_left([t.lineno for t in tops], line)
 
     def calls_named(self, name: str) -> list[ast.Call]:
         """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
-        if self.lookups is not None:
-            self.lookups.add(name)
+        self._record(name, "mention")
         cached = self._calls_cache.get(name)
         if cached is not None:
             return cached

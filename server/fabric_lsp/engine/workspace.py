@@ -8,13 +8,16 @@ or executed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 import threading
 import time
-from typing import Callable, Optional
+from collections.abc import Iterator
+from typing import Callable, Optional, Union
 
+from fabric_lsp.engine.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.modules import ModuleInfo
 
 #: At most this many files of the workspace are searched for call sites.
@@ -28,6 +31,8 @@ MAX_MODULE_BYTES = 512 * 1024
 SKIP_PACKAGES = frozenset(
     {"torch", "numpy", "jax", "tensorflow", "transformers", "scipy", "pandas", "deepspeed", "os", "sys", "typing"}
 )
+#: What a cached text was read from: (mtime_ns, size) on disk, or ("buffer", hash) of an editor's.
+Stamp = Union[tuple[int, int], tuple[str, int]]
 
 
 def package_root(directory: Optional[str]) -> Optional[str]:
@@ -65,17 +70,37 @@ class Workspace:
         self.root = os.path.abspath(root) if root else None
         self.environment_path = environment_path or _discover_environment(self.root)
         self.overlay = overlay  # path → unsaved editor text, if any
-        self._modules: dict[str, tuple[float, ModuleInfo]] = {}
+        self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
         self._paths: dict[tuple[str, str], Optional[str]] = {}
         self._project = None
         self._environment = None
         self._listing: Optional[tuple[float, list[str]]] = None
-        self._texts: dict[str, tuple[int, str]] = {}
+        self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lock = threading.RLock()
+        self._local = threading.local()  # the recorder of the analysis running in this thread
         self.log: Callable[[str], None] = lambda msg: None
         #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
         self._epoch = 0
         self._changes_of: dict[str, int] = {}
+
+    # -- dependencies --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Recorder]:
+        """Record every lookup this thread makes until the block ends (one analysis)."""
+        recorder = Recorder()
+        previous = getattr(self._local, "recorder", None)
+        self._local.recorder = recorder
+        try:
+            yield recorder
+        finally:
+            self._local.recorder = previous
+
+    def _recorder(self) -> Optional[Recorder]:
+        return getattr(self._local, "recorder", None)
+
+    def _exists(self, path: str) -> bool:
+        """A file on disk, or an editor buffer not saved yet."""
+        return os.path.isfile(path) or (self.overlay is not None and self.overlay(path) is not None)
 
     # -- jedi ----------------------------------------------------------------------------------
     @property
@@ -160,23 +185,28 @@ class Workspace:
         from_dir = os.path.dirname(from_module.path) if from_module and from_module.path else None
         key = (qualname, from_dir or "")
         with self._lock:
-            if key in self._paths:
-                return self._paths[key]
+            cached = key in self._paths
+            found = self._paths.get(key)
+        if not cached:
+            found = self._find_module_path(qualname, from_module, from_dir)
+            with self._lock:
+                self._paths[key] = found
+        recorder = self._recorder()
+        if recorder is not None:
+            if found is None:
+                recorder.missing.add(qualname)
+            else:
+                recorder.paths.add(os.path.abspath(found))
+        return found
+
+    def _find_module_path(self, qualname: str, from_module: Optional[ModuleInfo], from_dir: Optional[str]) -> Optional[str]:
         rel = qualname.replace(".", os.sep)
-        found = None
         bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir, package_root(from_dir)) if b]
         for base in bases:
             for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
-                if os.path.isfile(candidate):
-                    found = candidate
-                    break
-            if found:
-                break
-        if found is None:
-            found = self._jedi_module_path(qualname, from_module.path if from_module else None)
-        with self._lock:
-            self._paths[key] = found
-        return found
+                if self._exists(candidate):
+                    return candidate
+        return self._jedi_module_path(qualname, from_module.path if from_module else None)
 
     def load_module_named(self, qualname: str, from_module: Optional[ModuleInfo] = None) -> Optional[ModuleInfo]:
         path = self.find_module_path(qualname, from_module)
@@ -186,8 +216,11 @@ class Workspace:
 
     def load_path(self, path: str, name: Optional[str] = None) -> Optional[ModuleInfo]:
         path = os.path.abspath(path)
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.paths.add(path)
         text = self.overlay(path) if self.overlay else None
-        stamp: float
+        stamp: Stamp
         if text is None:
             try:
                 st = os.stat(path)
@@ -195,9 +228,9 @@ class Workspace:
                 return None
             if st.st_size > MAX_MODULE_BYTES:
                 return None
-            stamp = st.st_mtime_ns
+            stamp = (st.st_mtime_ns, st.st_size)
         else:
-            stamp = hash(text)
+            stamp = ("buffer", hash(text))  # the editor's unsaved text wins over the disk
         with self._lock:
             cached = self._modules.get(path)
             if cached and cached[0] == stamp:
@@ -248,9 +281,10 @@ class Workspace:
             st = os.stat(path)
         except OSError:
             return None
+        stamp = (st.st_mtime_ns, st.st_size)
         with self._lock:
             cached = self._texts.get(path)
-        if cached and cached[0] == st.st_mtime_ns:
+        if cached and cached[0] == stamp:
             return cached[1]
         if st.st_size > MAX_MODULE_BYTES:
             return None
@@ -260,11 +294,14 @@ class Workspace:
         except (OSError, UnicodeDecodeError):
             return None
         with self._lock:
-            self._texts[path] = (st.st_mtime_ns, text)
+            self._texts[path] = (stamp, text)
         return text
 
     def modules_mentioning(self, name: str, exclude: Optional[str] = None) -> list[ModuleInfo]:
         """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.add(name)
         pattern = re.compile(r"\b%s\b" % re.escape(name))
         skip = os.path.abspath(exclude) if exclude else None
         out = []
@@ -294,12 +331,31 @@ class Workspace:
             own = self._changes_of.get(os.path.abspath(path), 0) if path else 0
             return self._epoch - own
 
-    def invalidate(self, path: Optional[str] = None) -> None:
+    def invalidate(self, path: Optional[str] = None, *, appeared_or_vanished: bool = False) -> None:
+        """Forget what is cached about ``path`` (everything when None). ``appeared_or_vanished``:
+        the file was created or deleted (on disk, or as an editor buffer), so the module lookups
+        that did not find it, or found it, are forgotten too, and the file list is re-read."""
         self.changed(path)
         with self._lock:
-            self._listing = None
             if path is None:
+                self._listing = None
                 self._modules.clear()
                 self._paths.clear()
-            else:
-                self._modules.pop(os.path.abspath(path), None)
+                self._texts.clear()
+                return
+            path = os.path.abspath(path)
+            self._modules.pop(path, None)
+            self._texts.pop(path, None)
+            if appeared_or_vanished:
+                self._listing = None
+                self._forget_lookups(path)
+
+    def _forget_lookups(self, path: str) -> None:
+        names = module_names_of(path)
+        stale = [
+            key
+            for key, found in self._paths.items()
+            if key[0] in names or (found is not None and os.path.abspath(found) == path)
+        ]
+        for key in stale:
+            del self._paths[key]

@@ -113,7 +113,8 @@ class DependencyGraph:
 def _mentions_any(text: str, names: frozenset[str]) -> bool:
     if not text:
         return False
-    pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(n) for n in sorted(names)))
+    alternatives = "|".join(re.escape(n) for n in sorted(names))
+    pattern = re.compile(rf"\b(?:{alternatives})\b")
     return pattern.search(text) is not None
 
 

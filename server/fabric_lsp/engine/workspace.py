@@ -273,7 +273,8 @@ class Workspace:
             self._listing = (now, files)
         return files
 
-    def _text(self, path: str) -> Optional[str]:
+    def text_of(self, path: str) -> Optional[str]:
+        """The text of ``path``: the editor's unsaved buffer, else the file (cached by stamp)."""
         overlay = self.overlay(path) if self.overlay else None
         if overlay is not None:
             return overlay
@@ -308,7 +309,7 @@ class Workspace:
         for path in self.python_files():
             if path == skip:
                 continue
-            text = self._text(path)
+            text = self.text_of(path)
             if text is not None and pattern.search(text):
                 module = self.load_path(path)
                 if module is not None:

@@ -153,8 +153,9 @@ async def test_unsaved_edit_save_and_close_of_an_imported_module_refresh_the_imp
     train, config = project(tmp_path)
     result = await session.start(tmp_path)
     assert result.capabilities.diagnostic_provider is None  # this client does not pull: it is pushed to
-    train_uri = session.open(train)
     config_uri = session.open(config)
+    await session.publish_after(config_uri, 0)
+    train_uri = session.open(train)
     assert await session.publish_after(train_uri, 0) == []
 
     # an unsaved edit of config.py: the disk still says "ddp", the buffer wins

@@ -37,10 +37,18 @@ TRAIN = """\
 from lightning.fabric import Fabric
 from config import STRATEGY
 
-fabric = Fabric(strategy=STRATEGY)
-model = fabric.setup_module(model)
-optimizer = fabric.setup_optimizers(optimizer)
+
+def main(model, optimizer):
+    fabric = Fabric(strategy=STRATEGY)
+    model = fabric.setup_module(model)
+    optimizer = fabric.setup_optimizers(optimizer)
+
+
+def helper():
+    return 1
 """
+#: The own-file baseline types a comment at the end of ``helper``'s last line.
+HELPER_LINE = TRAIN.split("\n").index("    return 1")
 PULL_CAPABILITIES = {
     **CLIENT_CAPABILITIES,
     "textDocument": {**CLIENT_CAPABILITIES["textDocument"], "diagnostic": {"relatedDocumentSupport": True}},
@@ -93,7 +101,8 @@ async def refresh_session(debounce_ms: int, edits: int) -> dict:
             dependent.append((rec.t - t0) * 1000)
             await asyncio.sleep(0.05)
             t0 = time.perf_counter()
-            fut = client.did_change(train_uri, TRAIN.count("\n"), 0, "#")  # a comment on the last line: same findings
+            col = len("    return 1") + i  # after the "#"s typed so far
+            fut = client.did_change(train_uri, HELPER_LINE, col, "#")  # a comment in helper(): same findings
             rec = await asyncio.wait_for(fut, 60)
             own.append((rec.t - t0) * 1000)
             await asyncio.sleep(0.05)

@@ -7,6 +7,7 @@ from pathlib import Path
 from fabric_lsp.engine.analyzer import Analyzer
 from fabric_lsp.engine.dependencies import Dependencies, DependencyGraph, module_names_of
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
 
 TRAIN = """\
 from lightning.fabric import Fabric
@@ -27,7 +28,7 @@ def test_module_names_of_a_path(tmp_path: Path):
 def test_an_analysis_records_the_modules_it_read_and_the_ones_it_missed(tmp_path: Path):
     (tmp_path / "config.py").write_text('STRATEGY = "deepspeed"\n')
     workspace = Workspace(str(tmp_path))
-    analyzer = Analyzer(workspace)
+    analyzer = Analyzer(workspace, ALL_RULES)
     with workspace.recording() as found:
         assert [f.code for f in analyzer.analyze(TRAIN.format(module="config"), str(tmp_path / "train.py"))] == ["FAB001"]
     assert str(tmp_path / "config.py") in found.paths
@@ -46,7 +47,7 @@ def test_unsaved_buffers_win_over_the_disk(tmp_path: Path):
     config.write_text('STRATEGY = "ddp"\n')
     buffers: dict[str, str] = {}
     workspace = Workspace(str(tmp_path), overlay=buffers.get)
-    analyzer = Analyzer(workspace)
+    analyzer = Analyzer(workspace, ALL_RULES)
     train = TRAIN.format(module="config")
     assert analyzer.analyze(train, str(tmp_path / "train.py")) == []
     buffers[str(config)] = 'STRATEGY = "deepspeed"\n'
@@ -71,3 +72,13 @@ def test_graph_dependents(tmp_path: Path):
     assert graph.dependents(str(tmp_path / "other.py"), text=texts.get) == set()
     graph.forget("a")
     assert graph.dependents(str(tmp_path / "config.py")) == set()
+
+
+def test_a_record_that_reused_results_adds_to_the_previous_one(tmp_path: Path):
+    graph = DependencyGraph()
+    config = str(tmp_path / "config.py")
+    graph.record("train", Dependencies(paths=frozenset({config})))
+    graph.record("train", Dependencies(), merge=True)  # reused verdicts: no lookups repeated
+    assert graph.dependents(config) == {"train"}
+    graph.record("train", Dependencies())  # computed afresh: the record is replaced
+    assert graph.dependents(config) == set()

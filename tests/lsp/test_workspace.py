@@ -285,3 +285,30 @@ async def test_pull_diagnostics_document_and_workspace(session: Session, tmp_pat
     workspace = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT)
     assert list({item.uri: item.items for item in workspace.items if item.kind == "full"}[other.as_uri()]) == []
     assert session.published == {}  # a pulling client is never pushed to
+
+
+@pytest.mark.asyncio
+async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_verdicts(session: Session, tmp_path: Path):
+    """An edit elsewhere in train.py reuses the verdict of the setup site (incremental analysis)
+    without repeating its lookups: train.py must still depend on config.py afterwards."""
+    config = tmp_path / "config.py"
+    config.write_text(config_text("ddp"))
+    train = tmp_path / "train.py"
+    text = (
+        "from lightning.fabric import Fabric\nfrom config import STRATEGY\n\n\n"
+        "def main(model, optimizer):\n    fabric = Fabric(strategy=STRATEGY)\n"
+        "    model = fabric.setup_module(model)\n    optimizer = fabric.setup_optimizers(optimizer)\n\n\n"
+        "def helper():\n    return {}\n"
+    )
+    train.write_text(text.format(1))
+    await session.start(tmp_path)
+    config_uri = session.open(config)
+    await session.publish_after(config_uri, 0)
+    train_uri = session.open(train)
+    assert await session.publish_after(train_uri, 0) == []
+    for n in (2, 3):  # edits of helper(): the verdict in main() is reused
+        seen = session.count(train_uri)
+        session.change(train_uri, text.format(n))
+        assert await session.publish_after(train_uri, seen) == []
+    session.change(config_uri, config_text("deepspeed"))
+    await session.codes_become(train_uri, ["FAB001"])

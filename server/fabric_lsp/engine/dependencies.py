@@ -69,8 +69,13 @@ class DependencyGraph:
         self._deps: dict[str, Dependencies] = {}
         self._lock = threading.Lock()
 
-    def record(self, key: str, deps: Dependencies) -> None:
+    def record(self, key: str, deps: Dependencies, *, merge: bool = False) -> None:
+        """Keep ``deps`` as the document's record; ``merge``: add them to the previous record
+        instead (an analysis that reused earlier results did not repeat their lookups)."""
         with self._lock:
+            previous = self._deps.get(key) if merge else None
+            if previous is not None:
+                deps = Dependencies(previous.paths | deps.paths, previous.missing | deps.missing, previous.mentions | deps.mentions)
             self._deps[key] = deps
 
     def forget(self, key: str) -> None:

@@ -16,7 +16,6 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
@@ -48,12 +47,12 @@ log = logging.getLogger("fabric_lsp")
 
 @dataclass
 class Result:
-    version: Optional[int]
+    version: int | None
     text: str
     lines: Lines
     findings: list[Finding]
     #: the analysis of this version: hover reads its verdicts (the diagnostics' own)
-    analysis: Optional[Analysis] = None
+    analysis: Analysis | None = None
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
     #: Pull diagnostics' ``resultId``: kept while the diagnostics stay the same.
     result_id: str = ""
@@ -96,14 +95,14 @@ class FabricLanguageServer(LanguageServer):
         self.init_settings: Layer = {}  # initializationOptions, validated
         self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
         self.encoder = Encoder()
-        self.workspace_model: Optional[Workspace] = None
-        self.analyzer: Optional[Analyzer] = None
+        self.workspace_model: Workspace | None = None
+        self.analyzer: Analyzer | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
         self.results: dict[str, Result] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.supports_resolve = False
         self.supports_document_changes = False
-        self.root: Optional[str] = None
+        self.root: str | None = None
         self.configs = Resolver()  # [tool.fabric-lsp] of the closest pyproject.toml
         self.supports_watched_files = False
         self.supports_configuration = False  # workspace/configuration
@@ -112,7 +111,7 @@ class FabricLanguageServer(LanguageServer):
         self.supports_refresh = False  # ... and accepts workspace/diagnostic/refresh
         self.disk_reports: dict[str, DiskReport] = {}  # workspace/diagnostic, files not open
         self._result_ids = itertools.count(1)
-        self._refresh_task: Optional[asyncio.Task] = None
+        self._refresh_task: asyncio.Task | None = None
 
     # -- plumbing ------------------------------------------------------------------------------
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
@@ -130,7 +129,7 @@ class FabricLanguageServer(LanguageServer):
         self.analyzer = Analyzer(self.workspace_model, ALL_RULES, log=self.log_message)
         self.configs.set_overrides(self.client_layers())
 
-    def _overlay(self, path: str) -> Optional[str]:
+    def _overlay(self, path: str) -> str | None:
         uri = from_fs_path(path)
         try:
             docs = self.workspace.text_documents
@@ -155,7 +154,7 @@ class FabricLanguageServer(LanguageServer):
         }[severity]
 
     # -- analysis ------------------------------------------------------------------------------
-    def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+    def schedule(self, uri: str, delay: float | None = None) -> None:
         old = self.tasks.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -189,7 +188,7 @@ class FabricLanguageServer(LanguageServer):
             if self.tasks.get(uri) is asyncio.current_task():
                 self.tasks.pop(uri, None)
 
-    def config_for(self, path: Optional[str]) -> Config:
+    def config_for(self, path: str | None) -> Config:
         """pyproject.toml's [tool.fabric-lsp] for ``path``, with the editor's settings on top."""
         return self.configs.for_path(path or self.root).for_file(path)
 
@@ -226,7 +225,7 @@ class FabricLanguageServer(LanguageServer):
                 self.schedule(uri, delay=0)
         self.request_refresh()  # the workspace report of files that are not open, too
 
-    def _result_if_current(self, uri: str, version: Optional[int], text: str):
+    def _result_if_current(self, uri: str, version: int | None, text: str):
         """Worker thread: the findings, the line index and the LSP diagnostics of one version —
         everything but the sending, so the event loop stays free for the next keystroke."""
         analysis = self._analyze_if_current(uri, version, text)
@@ -236,7 +235,7 @@ class FabricLanguageServer(LanguageServer):
         result.diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(result.findings)]
         return result
 
-    def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[Analysis]:
+    def _analyze_if_current(self, uri: str, version: int | None, text: str) -> Analysis | None:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
         doc = self.workspace.text_documents.get(uri)
@@ -282,7 +281,7 @@ class FabricLanguageServer(LanguageServer):
         return str(next(self._result_ids))
 
     # -- changes of other modules --------------------------------------------------------------
-    def module_changed(self, path: str, *, appeared_or_vanished: bool = False, delay: Optional[float] = None) -> None:
+    def module_changed(self, path: str, *, appeared_or_vanished: bool = False, delay: float | None = None) -> None:
         """A module changed (edited, saved, opened or closed in the editor, or changed, created
         or deleted on disk): forget what the workspace cached about it and re-analyse (after
         ``delay``, by default the debounce) the open documents whose last analysis looked it
@@ -321,7 +320,7 @@ class FabricLanguageServer(LanguageServer):
             self.log_message(f"fabric-lsp: workspace/diagnostic/refresh failed ({type(exc).__name__}: {exc})")
 
     # -- pull diagnostics ----------------------------------------------------------------------
-    async def settled_result(self, uri: str) -> Optional[Result]:
+    async def settled_result(self, uri: str) -> Result | None:
         """The result of the document's current version once its pending analysis is done."""
         for _ in range(3):  # a version that fails to analyse gives no result: give up
             if uri not in self.workspace.text_documents:
@@ -347,7 +346,7 @@ class FabricLanguageServer(LanguageServer):
                 out.append((uri, report))
         return out
 
-    def _disk_report(self, uri: str, path: str) -> Optional[DiskReport]:
+    def _disk_report(self, uri: str, path: str) -> DiskReport | None:
         try:
             st = os.stat(path)
         except OSError:
@@ -393,7 +392,7 @@ class FabricLanguageServer(LanguageServer):
         )
 
     # -- edits ---------------------------------------------------------------------------------
-    def workspace_edit(self, uri: str, version: Optional[int], edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    def workspace_edit(self, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         if self.supports_document_changes:
             return types.WorkspaceEdit(
                 document_changes=[
@@ -427,7 +426,7 @@ class FabricLanguageServer(LanguageServer):
         edit = types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)
         return self.workspace_edit(uri, result.version, [edit])
 
-    def current_result(self, uri: str) -> Optional[Result]:
+    def current_result(self, uri: str) -> Result | None:
         result = self.results.get(uri)
         doc = self.workspace.text_documents.get(uri)
         if result is None or doc is None or doc.version != result.version:
@@ -460,7 +459,7 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     ls.setup_engine()
 
 
-def _path_of(uri: str) -> Optional[str]:
+def _path_of(uri: str) -> str | None:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
@@ -619,7 +618,7 @@ async def workspace_diagnostic(ls: FabricLanguageServer, params: types.Workspace
     return types.WorkspaceDiagnosticReport(items=items)
 
 
-def _workspace_item(uri: str, version: Optional[int], result_id: str, items: list[types.Diagnostic], previous: dict[str, str]):
+def _workspace_item(uri: str, version: int | None, result_id: str, items: list[types.Diagnostic], previous: dict[str, str]):
     if previous.get(uri) == result_id:
         return types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=version)
     return types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, result_id=result_id, version=version)
@@ -628,7 +627,7 @@ def _workspace_item(uri: str, version: Optional[int], result_id: str, items: lis
 class _Progress:
     """Work-done progress of ``workspace/diagnostic`` (nothing when the client gave no token)."""
 
-    def __init__(self, ls: FabricLanguageServer, token: Optional[types.ProgressToken], total: int) -> None:
+    def __init__(self, ls: FabricLanguageServer, token: types.ProgressToken | None, total: int) -> None:
         self.ls, self.token, self.total, self.done, self.shown = ls, token, total, 0, -1
         if token is not None:
             begin = types.WorkDoneProgressBegin(title="fabric-lsp", message=f"checking {total} files", percentage=0)
@@ -647,7 +646,7 @@ class _Progress:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"checked {self.done} files"))
 
 
-def _wanted(only: Optional[list[str]], kind: str) -> bool:
+def _wanted(only: list[str] | None, kind: str) -> bool:
     if not only:
         return kind != FIX_ALL_KIND
     return any(kind == k or kind.startswith(k + ".") for k in only)
@@ -732,7 +731,7 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
     doc = ls.workspace.text_documents.get(uri)
     if doc is None or ls.analyzer is None:
@@ -752,7 +751,7 @@ async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
 
 
-def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -> int:
+def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file))

@@ -14,7 +14,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class DependencyGraph:
         with self._lock:
             self._deps.pop(key, None)
 
-    def get(self, key: str) -> Optional[Dependencies]:
+    def get(self, key: str) -> Dependencies | None:
         with self._lock:
             return self._deps.get(key)
 
@@ -91,7 +91,7 @@ class DependencyGraph:
         path: str,
         *,
         appeared_or_vanished: bool = False,
-        text: Optional[Callable[[str], Optional[str]]] = None,
+        text: Callable[[str], str | None] | None = None,
     ) -> set[str]:
         """Documents whose analysis may change because the file at ``path`` changed.
 
@@ -102,7 +102,7 @@ class DependencyGraph:
         names = module_names_of(path) if appeared_or_vanished else set()
         with self._lock:
             items = list(self._deps.items())
-        content: Optional[str] = None
+        content: str | None = None
         out: set[str] = set()
         for key, deps in items:
             if path in deps.paths or (names and not names.isdisjoint(deps.missing)):

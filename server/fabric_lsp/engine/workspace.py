@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Callable, Optional, Union
+from typing import Callable, Union
 
 from fabric_lsp.engine.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.modules import ModuleInfo
@@ -35,7 +35,7 @@ SKIP_PACKAGES = frozenset(
 Stamp = Union[tuple[int, int], tuple[str, int]]
 
 
-def package_root(directory: Optional[str]) -> Optional[str]:
+def package_root(directory: str | None) -> str | None:
     """The folder above the outermost package that holds ``directory`` (where its imports start)."""
     if not directory:
         return None
@@ -48,7 +48,7 @@ def package_root(directory: Optional[str]) -> Optional[str]:
     return cur
 
 
-def _discover_environment(root: Optional[str]) -> Optional[str]:
+def _discover_environment(root: str | None) -> str | None:
     if not root:
         return None
     for name in (".venv", "venv"):
@@ -63,18 +63,18 @@ def _discover_environment(root: Optional[str]) -> Optional[str]:
 class Workspace:
     def __init__(
         self,
-        root: Optional[str] = None,
-        environment_path: Optional[str] = None,
-        overlay: Optional[Callable[[str], Optional[str]]] = None,
+        root: str | None = None,
+        environment_path: str | None = None,
+        overlay: Callable[[str], str | None] | None = None,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
         self.environment_path = environment_path or _discover_environment(self.root)
         self.overlay = overlay  # path → unsaved editor text, if any
         self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
-        self._paths: dict[tuple[str, str], Optional[str]] = {}
+        self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
         self._environment = None
-        self._listing: Optional[tuple[float, list[str]]] = None
+        self._listing: tuple[float, list[str]] | None = None
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lock = threading.RLock()
         self._local = threading.local()  # the recorder of the analysis running in this thread
@@ -95,7 +95,7 @@ class Workspace:
         finally:
             self._local.recorder = previous
 
-    def _recorder(self) -> Optional[Recorder]:
+    def _recorder(self) -> Recorder | None:
         return getattr(self._local, "recorder", None)
 
     def _exists(self, path: str) -> bool:
@@ -131,7 +131,7 @@ class Workspace:
                 self._environment = jedi.create_environment(sys.executable, safe=False)
         return self._environment
 
-    def _jedi_module_path(self, qualname: str, from_path: Optional[str]) -> Optional[str]:
+    def _jedi_module_path(self, qualname: str, from_path: str | None) -> str | None:
         import jedi
 
         code = f"import {qualname}\n"
@@ -148,7 +148,7 @@ class Workspace:
         return None
 
     # -- modules -------------------------------------------------------------------------------
-    def module_name_for(self, path: Optional[str]) -> Optional[str]:
+    def module_name_for(self, path: str | None) -> str | None:
         if not path or not self.root:
             return None
         path = os.path.abspath(path)
@@ -162,7 +162,7 @@ class Workspace:
                     return ".".join(parts)
         return None
 
-    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> Optional[str]:
+    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> str | None:
         if not module.path:
             return None
         name = module.name or self.module_name_for(module.path)
@@ -178,7 +178,7 @@ class Workspace:
             prefix = prefix + base.split(".")
         return ".".join(prefix) if prefix else None
 
-    def find_module_path(self, qualname: str, from_module: Optional[ModuleInfo]) -> Optional[str]:
+    def find_module_path(self, qualname: str, from_module: ModuleInfo | None) -> str | None:
         top = qualname.split(".")[0]
         if top in SKIP_PACKAGES:
             return None
@@ -199,7 +199,7 @@ class Workspace:
                 recorder.paths.add(os.path.abspath(found))
         return found
 
-    def _find_module_path(self, qualname: str, from_module: Optional[ModuleInfo], from_dir: Optional[str]) -> Optional[str]:
+    def _find_module_path(self, qualname: str, from_module: ModuleInfo | None, from_dir: str | None) -> str | None:
         rel = qualname.replace(".", os.sep)
         bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir, package_root(from_dir)) if b]
         for base in bases:
@@ -208,13 +208,13 @@ class Workspace:
                     return candidate
         return self._jedi_module_path(qualname, from_module.path if from_module else None)
 
-    def load_module_named(self, qualname: str, from_module: Optional[ModuleInfo] = None) -> Optional[ModuleInfo]:
+    def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
         path = self.find_module_path(qualname, from_module)
         if path is None:
             return None
         return self.load_path(path, qualname)
 
-    def load_path(self, path: str, name: Optional[str] = None) -> Optional[ModuleInfo]:
+    def load_path(self, path: str, name: str | None = None) -> ModuleInfo | None:
         path = os.path.abspath(path)
         recorder = self._recorder()
         if recorder is not None:
@@ -273,7 +273,7 @@ class Workspace:
             self._listing = (now, files)
         return files
 
-    def text_of(self, path: str) -> Optional[str]:
+    def text_of(self, path: str) -> str | None:
         """The text of ``path``: the editor's unsaved buffer, else the file (cached by stamp)."""
         overlay = self.overlay(path) if self.overlay else None
         if overlay is not None:
@@ -298,12 +298,12 @@ class Workspace:
             self._texts[path] = (stamp, text)
         return text
 
-    def modules_mentioning(self, name: str, exclude: Optional[str] = None) -> list[ModuleInfo]:
+    def modules_mentioning(self, name: str, exclude: str | None = None) -> list[ModuleInfo]:
         """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``)."""
         recorder = self._recorder()
         if recorder is not None:
             recorder.mentions.add(name)
-        pattern = re.compile(r"\b%s\b" % re.escape(name))
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
         skip = os.path.abspath(exclude) if exclude else None
         out = []
         for path in self.python_files():
@@ -316,7 +316,7 @@ class Workspace:
                     out.append(module)
         return out
 
-    def changed(self, path: Optional[str] = None) -> None:
+    def changed(self, path: str | None = None) -> None:
         """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created
         file. Cached per-site results that read other modules are kept only while nothing but
         the analysed document itself has changed."""
@@ -326,13 +326,13 @@ class Workspace:
                 key = os.path.abspath(path)
                 self._changes_of[key] = self._changes_of.get(key, 0) + 1
 
-    def epoch_excluding(self, path: Optional[str]) -> int:
+    def epoch_excluding(self, path: str | None) -> int:
         """The number of changes announced for anything but ``path``."""
         with self._lock:
             own = self._changes_of.get(os.path.abspath(path), 0) if path else 0
             return self._epoch - own
 
-    def invalidate(self, path: Optional[str] = None, *, appeared_or_vanished: bool = False) -> None:
+    def invalidate(self, path: str | None = None, *, appeared_or_vanished: bool = False) -> None:
         """Forget what is cached about ``path`` (everything when None). ``appeared_or_vanished``:
         the file was created or deleted (on disk, or as an editor buffer), so the module lookups
         that did not find it, or found it, are forgotten too, and the file list is re-read."""

@@ -554,7 +554,7 @@ async def test_server_uses_pyproject_and_rereads_it_when_watched_file_changes(cl
     await asyncio.wait_for(registered(), TIMEOUT)
     reg = client.registrations[0]
     assert reg.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
-    assert [w["globPattern"] for w in reg.register_options["watchers"]] == ["**/pyproject.toml"]
+    assert "**/pyproject.toml" in [w["globPattern"] for w in reg.register_options["watchers"]]  # and **/*.py
 
     pyproject = project / "pyproject.toml"
     pyproject.write_text('[tool.fabric-lsp]\nignore = ["FAB001"]\n')

@@ -8,14 +8,14 @@ dropped) and reused by diagnostics and code actions. Every range goes through
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import sys
 import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
@@ -25,28 +25,47 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 
 from fabric_lsp import __version__
+from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
+from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 
 SOURCE = "fabric-lsp"
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
+#: Files the server watches (where the client registers watchers dynamically).
+WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}")
+#: ``workspace/diagnostic`` analyses the project's files this many at a time in the worker,
+#: so that open documents are analysed between two batches.
+WORKSPACE_BATCH = 64
 log = logging.getLogger("fabric_lsp")
 
 
 @dataclass
 class Result:
-    version: Optional[int]
+    version: int | None
     text: str
     lines: Lines
     findings: list[Finding]
     #: the analysis of this version: hover reads its verdicts (the diagnostics' own)
-    analysis: Optional[Analysis] = None
+    analysis: Analysis | None = None
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    #: Pull diagnostics' ``resultId``: kept while the diagnostics stay the same.
+    result_id: str = ""
+
+
+@dataclass
+class DiskReport:
+    """``workspace/diagnostic``'s last report of a file that is not open."""
+
+    stamp: tuple[int, int]  # (mtime_ns, size) of the file analysed
+    settings: tuple[Config, Config]  # what it was analysed and reported with (file, session)
+    result_id: str
+    diagnostics: list[types.Diagnostic]
 
 
 class FabricProtocol(LanguageServerProtocol):
@@ -76,17 +95,23 @@ class FabricLanguageServer(LanguageServer):
         self.init_settings: Layer = {}  # initializationOptions, validated
         self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
         self.encoder = Encoder()
-        self.workspace_model: Optional[Workspace] = None
-        self.analyzer: Optional[Analyzer] = None
+        self.workspace_model: Workspace | None = None
+        self.analyzer: Analyzer | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
         self.results: dict[str, Result] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.supports_resolve = False
         self.supports_document_changes = False
-        self.root: Optional[str] = None
+        self.root: str | None = None
         self.configs = Resolver()  # [tool.fabric-lsp] of the closest pyproject.toml
         self.supports_watched_files = False
         self.supports_configuration = False  # workspace/configuration
+        self.graph = DependencyGraph()  # document URI → the modules its last analysis looked up
+        self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): never push
+        self.supports_refresh = False  # ... and accepts workspace/diagnostic/refresh
+        self.disk_reports: dict[str, DiskReport] = {}  # workspace/diagnostic, files not open
+        self._result_ids = itertools.count(1)
+        self._refresh_task: asyncio.Task | None = None
 
     # -- plumbing ------------------------------------------------------------------------------
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
@@ -104,7 +129,7 @@ class FabricLanguageServer(LanguageServer):
         self.analyzer = Analyzer(self.workspace_model, ALL_RULES, log=self.log_message)
         self.configs.set_overrides(self.client_layers())
 
-    def _overlay(self, path: str) -> Optional[str]:
+    def _overlay(self, path: str) -> str | None:
         uri = from_fs_path(path)
         try:
             docs = self.workspace.text_documents
@@ -129,13 +154,7 @@ class FabricLanguageServer(LanguageServer):
         }[severity]
 
     # -- analysis ------------------------------------------------------------------------------
-    def announce(self, uri: str) -> None:
-        """Tell the workspace model that the text of ``uri`` changed (an open buffer's text
-        overrides the disk)."""
-        if self.workspace_model is not None and uri.startswith("file:"):
-            self.workspace_model.changed(to_fs_path(uri))
-
-    def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+    def schedule(self, uri: str, delay: float | None = None) -> None:
         old = self.tasks.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -155,15 +174,12 @@ class FabricLanguageServer(LanguageServer):
             done = await loop.run_in_executor(self.executor, self._result_if_current, uri, version, text)
             if done is None:
                 return  # superseded before the worker got to it
-            result, diagnostics = done
+            result = done
             self.show_config_problems()
             current = self.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way; never publish stale results
-            self.results[uri] = result
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-            )
+            self.deliver(uri, result)
         except asyncio.CancelledError:
             pass
         except Exception:
@@ -172,7 +188,7 @@ class FabricLanguageServer(LanguageServer):
             if self.tasks.get(uri) is asyncio.current_task():
                 self.tasks.pop(uri, None)
 
-    def config_for(self, path: Optional[str]) -> Config:
+    def config_for(self, path: str | None) -> Config:
         """pyproject.toml's [tool.fabric-lsp] for ``path``, with the editor's settings on top."""
         return self.configs.for_path(path or self.root).for_file(path)
 
@@ -207,18 +223,19 @@ class FabricLanguageServer(LanguageServer):
         for uri in list(self.workspace.text_documents):
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)
+        self.request_refresh()  # the workspace report of files that are not open, too
 
-    def _result_if_current(self, uri: str, version: Optional[int], text: str):
+    def _result_if_current(self, uri: str, version: int | None, text: str):
         """Worker thread: the findings, the line index and the LSP diagnostics of one version —
         everything but the sending, so the event loop stays free for the next keystroke."""
         analysis = self._analyze_if_current(uri, version, text)
         if analysis is None:
             return None
         result = Result(version, text, Lines(text), analysis.findings, analysis)
-        findings = result.findings
-        return result, [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
+        result.diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(result.findings)]
+        return result
 
-    def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[Analysis]:
+    def _analyze_if_current(self, uri: str, version: int | None, text: str) -> Analysis | None:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
         doc = self.workspace.text_documents.get(uri)
@@ -228,16 +245,127 @@ class FabricLanguageServer(LanguageServer):
 
     def _analyze(self, uri: str, text: str) -> Analysis:
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        try:
-            config = self.config_for(path)
-            if path and config.is_excluded(path, root=config.root or self.root):
+        model, analyzer = self.workspace_model, self.analyzer
+        if model is None or analyzer is None:
+            return Analysis(text, path)  # not initialized
+        reused = analyzer.stats["reused"]
+        with model.recording() as lookups:
+            try:
+                config = self.config_for(path)
+                if path and config.is_excluded(path, root=config.root or self.root):
+                    return Analysis(text, path)
+                analysis = analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
+                analysis.findings = config.apply(analysis.findings)
+                return analysis
+            except RecursionError:
+                self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
                 return Analysis(text, path)
-            analysis = self.analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
-            analysis.findings = config.apply(analysis.findings)
-            return analysis
-        except RecursionError:
-            self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
-            return Analysis(text, path)
+            finally:  # verdicts reused from the last version made their lookups back then
+                self.graph.record(uri, lookups.freeze(), merge=analyzer.stats["reused"] != reused)
+
+    def deliver(self, uri: str, result: Result) -> None:
+        """Event loop: keep the result of the current version; push its diagnostics, or, to a
+        client that pulls them, ask for a refresh when a dependency changed them."""
+        previous = self.results.get(uri)
+        same = previous is not None and previous.diagnostics == result.diagnostics
+        result.result_id = previous.result_id if same and previous else self.new_result_id()
+        self.results[uri] = result
+        if not self.pull:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version)
+            )
+        elif previous is not None and previous.version == result.version and not same:
+            self.request_refresh()  # same text, new diagnostics: a module it depends on changed
+
+    def new_result_id(self) -> str:
+        return str(next(self._result_ids))
+
+    # -- changes of other modules --------------------------------------------------------------
+    def module_changed(self, path: str, *, appeared_or_vanished: bool = False, delay: float | None = None) -> None:
+        """A module changed (edited, saved, opened or closed in the editor, or changed, created
+        or deleted on disk): forget what the workspace cached about it and re-analyse (after
+        ``delay``, by default the debounce) the open documents whose last analysis looked it
+        up, or looked for a module it may provide."""
+        model = self.workspace_model
+        if model is None:
+            return
+        model.invalidate(path, appeared_or_vanished=appeared_or_vanished)
+        changed = from_fs_path(path)
+        dependents = self.graph.dependents(path, appeared_or_vanished=appeared_or_vanished, text=model.text_of)
+        dependents.discard(changed)
+        open_docs = self.workspace.text_documents
+        stale_on_disk = self.disk_reports.pop(changed, None) is not None
+        for uri in dependents:
+            if uri in open_docs:
+                self.schedule(uri, delay)
+            elif self.disk_reports.pop(uri, None) is not None:
+                stale_on_disk = True
+        if stale_on_disk or (appeared_or_vanished and self.disk_reports):
+            self.request_refresh()  # the workspace report is out of date
+
+    def request_refresh(self) -> None:
+        """Ask a pulling client to pull again (debounced, at most one request in flight)."""
+        if not (self.pull and self.supports_refresh):
+            return
+        if self._refresh_task is None or self._refresh_task.done():
+            self._refresh_task = asyncio.get_running_loop().create_task(self._refresh_later())
+
+    async def _refresh_later(self) -> None:
+        await asyncio.sleep(self.options.debounce_ms / 1000)
+        while any(not t.done() for t in self.tasks.values()):
+            await asyncio.wait(list(self.tasks.values()))  # refresh once the re-analyses are done
+        try:
+            await asyncio.wait_for(self.workspace_diagnostic_refresh_async(None), 10)
+        except Exception as exc:
+            self.log_message(f"fabric-lsp: workspace/diagnostic/refresh failed ({type(exc).__name__}: {exc})")
+
+    # -- pull diagnostics ----------------------------------------------------------------------
+    async def settled_result(self, uri: str) -> Result | None:
+        """The result of the document's current version once its pending analysis is done."""
+        for _ in range(3):  # a version that fails to analyse gives no result: give up
+            if uri not in self.workspace.text_documents:
+                return None
+            task = self.tasks.get(uri)
+            if task is None:
+                result = self.current_result(uri)
+                if result is not None:
+                    return result
+                self.schedule(uri, delay=0)
+                task = self.tasks[uri]
+            await asyncio.wait({task})
+        return self.current_result(uri)
+
+    def disk_reports_for(self, paths: list[str]) -> list[tuple[str, DiskReport]]:
+        """Worker thread: the reports of files that are not open, re-analysed when they
+        changed on disk or a module they depend on changed (which drops their report)."""
+        out = []
+        for path in paths:
+            uri = from_fs_path(path)
+            report = self._disk_report(uri, path)
+            if report is not None:
+                out.append((uri, report))
+        return out
+
+    def _disk_report(self, uri: str, path: str) -> DiskReport | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        settings = (self.config_for(path), self.options)
+        previous = self.disk_reports.get(uri)
+        if previous is not None and previous.stamp == stamp and previous.settings == settings:
+            return previous
+        text = self.workspace_model.text_of(path) if self.workspace_model else None
+        if text is None:
+            return None
+        findings = self._analyze(uri, text).findings
+        result = Result(None, text, Lines(text), findings)
+        diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
+        same = previous is not None and previous.diagnostics == diagnostics
+        report = DiskReport(stamp, settings, previous.result_id if same and previous else self.new_result_id(), diagnostics)
+        self.disk_reports[uri] = report
+        return report
 
     def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic:
         related = []
@@ -264,7 +392,7 @@ class FabricLanguageServer(LanguageServer):
         )
 
     # -- edits ---------------------------------------------------------------------------------
-    def workspace_edit(self, uri: str, version: Optional[int], edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    def workspace_edit(self, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         if self.supports_document_changes:
             return types.WorkspaceEdit(
                 document_changes=[
@@ -277,7 +405,8 @@ class FabricLanguageServer(LanguageServer):
         return types.WorkspaceEdit(changes={uri: edits})
 
     def fix_edit(self, uri: str, result: Result, f: Finding) -> types.WorkspaceEdit:
-        edits = [types.TextEdit(self.encoder.range_to_lsp(result.lines, e.span), e.new_text) for e in f.fix.edits]
+        fix_edits = f.fix.edits if f.fix is not None else ()
+        edits = [types.TextEdit(self.encoder.range_to_lsp(result.lines, e.span), e.new_text) for e in fix_edits]
         return self.workspace_edit(uri, result.version, edits)
 
     def noqa_edit(self, uri: str, result: Result, f: Finding) -> types.WorkspaceEdit:
@@ -297,7 +426,7 @@ class FabricLanguageServer(LanguageServer):
         edit = types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)
         return self.workspace_edit(uri, result.version, [edit])
 
-    def current_result(self, uri: str) -> Optional[Result]:
+    def current_result(self, uri: str) -> Result | None:
         result = self.results.get(uri)
         doc = self.workspace.text_documents.get(uri)
         if result is None or doc is None or doc.version != result.version:
@@ -320,6 +449,7 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     wf = caps.workspace.did_change_watched_files if caps.workspace else None
     ls.supports_watched_files = bool(wf and wf.dynamic_registration)
     ls.supports_configuration = bool(caps.workspace and caps.workspace.configuration)
+    offer_pull_diagnostics(ls, caps)
     root_uri = None
     if params.workspace_folders:
         root_uri = params.workspace_folders[0].uri
@@ -329,55 +459,88 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     ls.setup_engine()
 
 
+def _path_of(uri: str) -> str | None:
+    return to_fs_path(uri) if uri.startswith("file:") else None
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: FabricLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.announce(params.text_document.uri)
-    ls.schedule(params.text_document.uri, delay=0)
+    uri = params.text_document.uri
+    ls.schedule(uri, delay=0)
+    path = _path_of(uri)
+    if path is not None and not _same_as_disk(path, params.text_document.text):
+        # the buffer's text now wins over the disk; a new buffer is a new module
+        ls.module_changed(path, appeared_or_vanished=not os.path.isfile(path))
+
+
+def _same_as_disk(path: str, text: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read() == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: FabricLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.announce(params.text_document.uri)
-    ls.schedule(params.text_document.uri)
+    uri = params.text_document.uri
+    ls.schedule(uri)
+    path = _path_of(uri)
+    if path is not None:
+        ls.module_changed(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: FabricLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-    if params.text_document.uri.endswith("/" + PYPROJECT):
+    uri = params.text_document.uri
+    if uri.endswith("/" + PYPROJECT):
         ls.reload_config()
         return
-    if ls.workspace_model is not None:
-        ls.workspace_model.invalidate(to_fs_path(params.text_document.uri))
-    ls.schedule(params.text_document.uri, delay=0)
+    ls.schedule(uri, delay=0)
+    path = _path_of(uri)
+    if path is not None:
+        ls.module_changed(path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def did_close(ls: FabricLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.announce(uri)
     task = ls.tasks.pop(uri, None)
     if task is not None:
         task.cancel()
     ls.results.pop(uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.graph.forget(uri)
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    path = _path_of(uri)
+    if path is not None:  # the disk's text wins again; an unsaved new buffer is gone
+        ls.module_changed(path, appeared_or_vanished=not os.path.isfile(path))
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: FabricLanguageServer, params: types.InitializedParams) -> None:
     if not ls.supports_watched_files:
         return  # the server still re-reads pyproject.toml on didSave and on its next analysis
-    options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=f"**/{PYPROJECT}")])
-    registration = types.Registration(id="fabric-lsp-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS]
+    options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+    registration = types.Registration(id="fabric-lsp-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
     try:
         await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(registrations=[registration])), 10)
     except Exception as exc:
-        ls.log_message(f"fabric-lsp: could not watch {PYPROJECT} ({type(exc).__name__}: {exc})", types.MessageType.Warning)
+        ls.log_message(f"fabric-lsp: could not watch files ({type(exc).__name__}: {exc})", types.MessageType.Warning)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: FabricLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
     if any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
         ls.reload_config()
+    for change in params.changes:
+        path = _path_of(change.uri)
+        if path is None or not path.endswith(".py"):
+            continue
+        appeared = change.type in (types.FileChangeType.Created, types.FileChangeType.Deleted)
+        if appeared or change.uri not in ls.workspace.text_documents:  # an open buffer's text wins
+            ls.module_changed(path, appeared_or_vanished=appeared)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -396,7 +559,94 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
         ls.schedule(uri, delay=0)
 
 
-def _wanted(only: Optional[list[str]], kind: str) -> bool:
+def offer_pull_diagnostics(ls: FabricLanguageServer, caps: types.ClientCapabilities) -> None:
+    """Clients that announce ``textDocument.diagnostic`` and accept
+    ``workspace/diagnostic/refresh`` pull diagnostics (the server stops pushing to them). The
+    others are never offered the methods and keep being pushed to: a client that pulls but
+    cannot be asked to pull again would keep stale diagnostics in the documents that depend on
+    a module that changed (Neovim 0.11 is one)."""
+    refresh = caps.workspace.diagnostics if caps.workspace else None
+    ls.supports_refresh = bool(refresh and refresh.refresh_support)
+    ls.pull = bool(caps.text_document and caps.text_document.diagnostic) and ls.supports_refresh
+    features = ls.protocol.fm.features
+    if not ls.pull or types.TEXT_DOCUMENT_DIAGNOSTIC in features:
+        return
+    options = types.DiagnosticOptions(
+        identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=True, work_done_progress=True
+    )
+    ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)(document_diagnostic)
+    ls.feature(types.WORKSPACE_DIAGNOSTIC)(workspace_diagnostic)
+
+
+async def document_diagnostic(ls: FabricLanguageServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    uri = params.text_document.uri
+    result = await ls.settled_result(uri)
+    if result is None:  # not open: what is on disk
+        path = _path_of(uri)
+        loop = asyncio.get_running_loop()
+        reports = await loop.run_in_executor(ls.executor, ls.disk_reports_for, [path] if path else [])
+        if not reports:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        result_id, items = reports[0][1].result_id, reports[0][1].diagnostics
+    else:
+        result_id, items = result.result_id, result.diagnostics
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+
+async def workspace_diagnostic(ls: FabricLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    """Every Python file of the project (open documents at their current version), with
+    ``$/progress`` when the client gave a token; unchanged files as unchanged reports."""
+    previous = {p.uri: p.value for p in params.previous_result_ids}
+    loop = asyncio.get_running_loop()
+    files = await loop.run_in_executor(ls.executor, ls.workspace_model.python_files) if ls.workspace_model else []
+    progress = _Progress(ls, params.work_done_token, len(files))
+    items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    open_paths = {_path_of(uri): uri for uri in ls.workspace.text_documents}
+    for uri in open_paths.values():
+        result = await ls.settled_result(uri)
+        if result is not None:
+            items.append(_workspace_item(uri, result.version, result.result_id, result.diagnostics, previous))
+    on_disk = [f for f in files if f not in open_paths]
+    for start in range(0, len(on_disk), WORKSPACE_BATCH):
+        batch = on_disk[start : start + WORKSPACE_BATCH]
+        for uri, report in await loop.run_in_executor(ls.executor, ls.disk_reports_for, batch):
+            items.append(_workspace_item(uri, None, report.result_id, report.diagnostics, previous))
+        progress.advance(len(batch))
+    progress.end()
+    return types.WorkspaceDiagnosticReport(items=items)
+
+
+def _workspace_item(uri: str, version: int | None, result_id: str, items: list[types.Diagnostic], previous: dict[str, str]):
+    if previous.get(uri) == result_id:
+        return types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=version)
+    return types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, result_id=result_id, version=version)
+
+
+class _Progress:
+    """Work-done progress of ``workspace/diagnostic`` (nothing when the client gave no token)."""
+
+    def __init__(self, ls: FabricLanguageServer, token: types.ProgressToken | None, total: int) -> None:
+        self.ls, self.token, self.total, self.done, self.shown = ls, token, total, 0, -1
+        if token is not None:
+            begin = types.WorkDoneProgressBegin(title="fabric-lsp", message=f"checking {total} files", percentage=0)
+            ls.work_done_progress.begin(token, begin)
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        percentage = 100 * self.done // max(self.total, 1)
+        if self.token is not None and percentage != self.shown:
+            self.shown = percentage
+            report = types.WorkDoneProgressReport(message=f"{self.done}/{self.total} files", percentage=percentage)
+            self.ls.work_done_progress.report(self.token, report)
+
+    def end(self) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=f"checked {self.done} files"))
+
+
+def _wanted(only: list[str] | None, kind: str) -> bool:
     if not only:
         return kind != FIX_ALL_KIND
     return any(kind == k or kind.startswith(k + ".") for k in only)
@@ -464,7 +714,9 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
 def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> types.CodeAction:
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("uri")
-    result = ls.current_result(uri) if uri else None
+    if not isinstance(uri, str):
+        return action
+    result = ls.current_result(uri)
     if result is None or result.version != data.get("version"):
         return action  # stale: the document changed since the action was offered; no edit
     index = data.get("index")
@@ -479,7 +731,7 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
     doc = ls.workspace.text_documents.get(uri)
     if doc is None or ls.analyzer is None:
@@ -499,7 +751,7 @@ async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
 
 
-def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -> int:
+def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file))

@@ -8,13 +8,16 @@ or executed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 import threading
 import time
-from typing import Callable, Optional
+from collections.abc import Iterator
+from typing import Callable, Union
 
+from fabric_lsp.engine.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.modules import ModuleInfo
 
 #: At most this many files of the workspace are searched for call sites.
@@ -28,9 +31,11 @@ MAX_MODULE_BYTES = 512 * 1024
 SKIP_PACKAGES = frozenset(
     {"torch", "numpy", "jax", "tensorflow", "transformers", "scipy", "pandas", "deepspeed", "os", "sys", "typing"}
 )
+#: What a cached text was read from: (mtime_ns, size) on disk, or ("buffer", hash) of an editor's.
+Stamp = Union[tuple[int, int], tuple[str, int]]
 
 
-def package_root(directory: Optional[str]) -> Optional[str]:
+def package_root(directory: str | None) -> str | None:
     """The folder above the outermost package that holds ``directory`` (where its imports start)."""
     if not directory:
         return None
@@ -43,7 +48,7 @@ def package_root(directory: Optional[str]) -> Optional[str]:
     return cur
 
 
-def _discover_environment(root: Optional[str]) -> Optional[str]:
+def _discover_environment(root: str | None) -> str | None:
     if not root:
         return None
     for name in (".venv", "venv"):
@@ -58,24 +63,44 @@ def _discover_environment(root: Optional[str]) -> Optional[str]:
 class Workspace:
     def __init__(
         self,
-        root: Optional[str] = None,
-        environment_path: Optional[str] = None,
-        overlay: Optional[Callable[[str], Optional[str]]] = None,
+        root: str | None = None,
+        environment_path: str | None = None,
+        overlay: Callable[[str], str | None] | None = None,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
         self.environment_path = environment_path or _discover_environment(self.root)
         self.overlay = overlay  # path → unsaved editor text, if any
-        self._modules: dict[str, tuple[float, ModuleInfo]] = {}
-        self._paths: dict[tuple[str, str], Optional[str]] = {}
+        self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
+        self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
         self._environment = None
-        self._listing: Optional[tuple[float, list[str]]] = None
-        self._texts: dict[str, tuple[int, str]] = {}
+        self._listing: tuple[float, list[str]] | None = None
+        self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lock = threading.RLock()
+        self._local = threading.local()  # the recorder of the analysis running in this thread
         self.log: Callable[[str], None] = lambda msg: None
         #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
         self._epoch = 0
         self._changes_of: dict[str, int] = {}
+
+    # -- dependencies --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Recorder]:
+        """Record every lookup this thread makes until the block ends (one analysis)."""
+        recorder = Recorder()
+        previous = getattr(self._local, "recorder", None)
+        self._local.recorder = recorder
+        try:
+            yield recorder
+        finally:
+            self._local.recorder = previous
+
+    def _recorder(self) -> Recorder | None:
+        return getattr(self._local, "recorder", None)
+
+    def _exists(self, path: str) -> bool:
+        """A file on disk, or an editor buffer not saved yet."""
+        return os.path.isfile(path) or (self.overlay is not None and self.overlay(path) is not None)
 
     # -- jedi ----------------------------------------------------------------------------------
     @property
@@ -106,7 +131,7 @@ class Workspace:
                 self._environment = jedi.create_environment(sys.executable, safe=False)
         return self._environment
 
-    def _jedi_module_path(self, qualname: str, from_path: Optional[str]) -> Optional[str]:
+    def _jedi_module_path(self, qualname: str, from_path: str | None) -> str | None:
         import jedi
 
         code = f"import {qualname}\n"
@@ -123,7 +148,7 @@ class Workspace:
         return None
 
     # -- modules -------------------------------------------------------------------------------
-    def module_name_for(self, path: Optional[str]) -> Optional[str]:
+    def module_name_for(self, path: str | None) -> str | None:
         if not path or not self.root:
             return None
         path = os.path.abspath(path)
@@ -137,7 +162,7 @@ class Workspace:
                     return ".".join(parts)
         return None
 
-    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> Optional[str]:
+    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> str | None:
         if not module.path:
             return None
         name = module.name or self.module_name_for(module.path)
@@ -153,41 +178,49 @@ class Workspace:
             prefix = prefix + base.split(".")
         return ".".join(prefix) if prefix else None
 
-    def find_module_path(self, qualname: str, from_module: Optional[ModuleInfo]) -> Optional[str]:
+    def find_module_path(self, qualname: str, from_module: ModuleInfo | None) -> str | None:
         top = qualname.split(".")[0]
         if top in SKIP_PACKAGES:
             return None
         from_dir = os.path.dirname(from_module.path) if from_module and from_module.path else None
         key = (qualname, from_dir or "")
         with self._lock:
-            if key in self._paths:
-                return self._paths[key]
+            cached = key in self._paths
+            found = self._paths.get(key)
+        if not cached:
+            found = self._find_module_path(qualname, from_module, from_dir)
+            with self._lock:
+                self._paths[key] = found
+        recorder = self._recorder()
+        if recorder is not None:
+            if found is None:
+                recorder.missing.add(qualname)
+            else:
+                recorder.paths.add(os.path.abspath(found))
+        return found
+
+    def _find_module_path(self, qualname: str, from_module: ModuleInfo | None, from_dir: str | None) -> str | None:
         rel = qualname.replace(".", os.sep)
-        found = None
         bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir, package_root(from_dir)) if b]
         for base in bases:
             for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
-                if os.path.isfile(candidate):
-                    found = candidate
-                    break
-            if found:
-                break
-        if found is None:
-            found = self._jedi_module_path(qualname, from_module.path if from_module else None)
-        with self._lock:
-            self._paths[key] = found
-        return found
+                if self._exists(candidate):
+                    return candidate
+        return self._jedi_module_path(qualname, from_module.path if from_module else None)
 
-    def load_module_named(self, qualname: str, from_module: Optional[ModuleInfo] = None) -> Optional[ModuleInfo]:
+    def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
         path = self.find_module_path(qualname, from_module)
         if path is None:
             return None
         return self.load_path(path, qualname)
 
-    def load_path(self, path: str, name: Optional[str] = None) -> Optional[ModuleInfo]:
+    def load_path(self, path: str, name: str | None = None) -> ModuleInfo | None:
         path = os.path.abspath(path)
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.paths.add(path)
         text = self.overlay(path) if self.overlay else None
-        stamp: float
+        stamp: Stamp
         if text is None:
             try:
                 st = os.stat(path)
@@ -195,9 +228,9 @@ class Workspace:
                 return None
             if st.st_size > MAX_MODULE_BYTES:
                 return None
-            stamp = st.st_mtime_ns
+            stamp = (st.st_mtime_ns, st.st_size)
         else:
-            stamp = hash(text)
+            stamp = ("buffer", hash(text))  # the editor's unsaved text wins over the disk
         with self._lock:
             cached = self._modules.get(path)
             if cached and cached[0] == stamp:
@@ -240,7 +273,8 @@ class Workspace:
             self._listing = (now, files)
         return files
 
-    def _text(self, path: str) -> Optional[str]:
+    def text_of(self, path: str) -> str | None:
+        """The text of ``path``: the editor's unsaved buffer, else the file (cached by stamp)."""
         overlay = self.overlay(path) if self.overlay else None
         if overlay is not None:
             return overlay
@@ -248,9 +282,10 @@ class Workspace:
             st = os.stat(path)
         except OSError:
             return None
+        stamp = (st.st_mtime_ns, st.st_size)
         with self._lock:
             cached = self._texts.get(path)
-        if cached and cached[0] == st.st_mtime_ns:
+        if cached and cached[0] == stamp:
             return cached[1]
         if st.st_size > MAX_MODULE_BYTES:
             return None
@@ -260,25 +295,28 @@ class Workspace:
         except (OSError, UnicodeDecodeError):
             return None
         with self._lock:
-            self._texts[path] = (st.st_mtime_ns, text)
+            self._texts[path] = (stamp, text)
         return text
 
-    def modules_mentioning(self, name: str, exclude: Optional[str] = None) -> list[ModuleInfo]:
+    def modules_mentioning(self, name: str, exclude: str | None = None) -> list[ModuleInfo]:
         """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``)."""
-        pattern = re.compile(r"\b%s\b" % re.escape(name))
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.add(name)
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
         skip = os.path.abspath(exclude) if exclude else None
         out = []
         for path in self.python_files():
             if path == skip:
                 continue
-            text = self._text(path)
+            text = self.text_of(path)
             if text is not None and pattern.search(text):
                 module = self.load_path(path)
                 if module is not None:
                     out.append(module)
         return out
 
-    def changed(self, path: Optional[str] = None) -> None:
+    def changed(self, path: str | None = None) -> None:
         """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created
         file. Cached per-site results that read other modules are kept only while nothing but
         the analysed document itself has changed."""
@@ -288,18 +326,37 @@ class Workspace:
                 key = os.path.abspath(path)
                 self._changes_of[key] = self._changes_of.get(key, 0) + 1
 
-    def epoch_excluding(self, path: Optional[str]) -> int:
+    def epoch_excluding(self, path: str | None) -> int:
         """The number of changes announced for anything but ``path``."""
         with self._lock:
             own = self._changes_of.get(os.path.abspath(path), 0) if path else 0
             return self._epoch - own
 
-    def invalidate(self, path: Optional[str] = None) -> None:
+    def invalidate(self, path: str | None = None, *, appeared_or_vanished: bool = False) -> None:
+        """Forget what is cached about ``path`` (everything when None). ``appeared_or_vanished``:
+        the file was created or deleted (on disk, or as an editor buffer), so the module lookups
+        that did not find it, or found it, are forgotten too, and the file list is re-read."""
         self.changed(path)
         with self._lock:
-            self._listing = None
             if path is None:
+                self._listing = None
                 self._modules.clear()
                 self._paths.clear()
-            else:
-                self._modules.pop(os.path.abspath(path), None)
+                self._texts.clear()
+                return
+            path = os.path.abspath(path)
+            self._modules.pop(path, None)
+            self._texts.pop(path, None)
+            if appeared_or_vanished:
+                self._listing = None
+                self._forget_lookups(path)
+
+    def _forget_lookups(self, path: str) -> None:
+        names = module_names_of(path)
+        stale = [
+            key
+            for key, found in self._paths.items()
+            if key[0] in names or (found is not None and os.path.abspath(found) == path)
+        ]
+        for key in stale:
+            del self._paths[key]

@@ -1,0 +1,314 @@
+"""The workspace-aware server, against the real server process: open documents follow the
+modules they import (unsaved edits, saves, closes, files changed/created/deleted on disk), pull
+diagnostics for clients that support them, and the severity the server publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+TIMEOUT = 30
+
+TRAIN = """\
+from lightning.fabric import Fabric
+from {module} import STRATEGY
+
+fabric = Fabric(strategy=STRATEGY)
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+def config_text(strategy: str) -> str:
+    return f'STRATEGY = "{strategy}"\n'
+
+
+class Session:
+    """A pygls client on ``python -m fabric_lsp`` that records what the server sends."""
+
+    def __init__(self) -> None:
+        self.client = LanguageClient("workspace-tests", "1")
+        self.published: dict[str, list[tuple[Any, list[types.Diagnostic]]]] = {}
+        self.registrations: list[types.Registration] = []
+        self.refreshes = 0
+        self.progress: list[types.ProgressParams] = []
+        self.versions: dict[str, int] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params: types.PublishDiagnosticsParams) -> None:
+            self.published.setdefault(params.uri, []).append((params.version, list(params.diagnostics)))
+
+        @self.client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params: types.RegistrationParams) -> None:
+            self.registrations.extend(params.registrations)
+
+        @self.client.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
+        def on_refresh(params: None) -> None:
+            self.refreshes += 1
+
+        @self.client.feature(types.PROGRESS)
+        def on_progress(params: types.ProgressParams) -> None:
+            self.progress.append(params)
+
+        @self.client.feature(types.WINDOW_LOG_MESSAGE)
+        def on_log(params: types.LogMessageParams) -> None:
+            pass
+
+    async def start(self, root: Path, *, pull: bool = False, options: dict | None = None) -> types.InitializeResult:
+        await self.client.start_io(sys.executable, "-m", "fabric_lsp")
+        text_document = types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(related_document_support=True) if pull else None,
+        )
+        workspace = types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True) if pull else None,
+        )
+        caps = types.ClientCapabilities(
+            text_document=text_document, workspace=workspace, window=types.WindowClientCapabilities(work_done_progress=True)
+        )
+        init = types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), initialization_options=options or {"debounceMs": 0})
+        result = await asyncio.wait_for(self.client.initialize_async(init), TIMEOUT)
+        self.client.initialized(types.InitializedParams())
+        return result
+
+    async def stop(self) -> None:
+        await asyncio.wait_for(self.client.shutdown_async(None), TIMEOUT)
+        self.client.exit(None)
+        await asyncio.wait_for(self.client.stop(), TIMEOUT)
+
+    # -- documents -----------------------------------------------------------------------------
+    def open(self, path: Path, text: str | None = None) -> str:
+        uri = path.as_uri()
+        self.versions[uri] = 1
+        item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text() if text is None else text)
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
+        return uri
+
+    def change(self, uri: str, text: str) -> None:
+        self.versions[uri] += 1
+        doc = types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri])
+        change = types.TextDocumentContentChangeWholeDocument(text=text)
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(doc, [change]))
+
+    def save(self, uri: str) -> None:
+        self.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+    def files_changed(self, *changes: tuple[Path, types.FileChangeType]) -> None:
+        events = [types.FileEvent(uri=path.as_uri(), type=kind) for path, kind in changes]
+        self.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=events))
+
+    def progress_kinds(self, token: str) -> list[str]:
+        return [p.value["kind"] for p in self.progress if p.token == token]  # values arrive as JSON
+
+    # -- waiting -------------------------------------------------------------------------------
+    def count(self, uri: str) -> int:
+        return len(self.published.get(uri, []))
+
+    async def publish_after(self, uri: str, seen: int) -> list[types.Diagnostic]:
+        """The diagnostics of the first publish for ``uri`` after the ``seen`` first ones."""
+        await until(lambda: self.count(uri) > seen)
+        return self.published[uri][seen][1]
+
+    async def codes_become(self, uri: str, codes: list[str]) -> None:
+        """Wait until the latest publish for ``uri`` has exactly these codes."""
+        await until(lambda: bool(self.published.get(uri)) and [d.code for d in self.published[uri][-1][1]] == codes)
+
+
+async def until(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+@pytest_asyncio.fixture
+async def session():
+    s = Session()
+    yield s
+    await s.stop()
+
+
+def project(root: Path, *, module: str = "config", strategy: str | None = "ddp") -> tuple[Path, Path]:
+    train = root / "train.py"
+    train.write_text(TRAIN.format(module=module))
+    config = root / f"{module}.py"
+    if strategy is not None:
+        config.write_text(config_text(strategy))
+    return train, config
+
+
+@pytest.mark.asyncio
+async def test_unsaved_edit_save_and_close_of_an_imported_module_refresh_the_importer(session: Session, tmp_path: Path):
+    train, config = project(tmp_path)
+    result = await session.start(tmp_path)
+    assert result.capabilities.diagnostic_provider is None  # this client does not pull: it is pushed to
+    config_uri = session.open(config)
+    await session.publish_after(config_uri, 0)
+    train_uri = session.open(train)
+    assert await session.publish_after(train_uri, 0) == []
+
+    # an unsaved edit of config.py: the disk still says "ddp", the buffer wins
+    seen = session.count(train_uri)
+    session.change(config_uri, config_text("deepspeed"))
+    diags = await session.publish_after(train_uri, seen)
+    assert [d.code for d in diags] == ["FAB001"]
+    assert diags[0].severity == types.DiagnosticSeverity.Error
+    assert config.read_text() == config_text("ddp")
+
+    # saved: the importer is analysed again (and stays right)
+    config.write_text(config_text("deepspeed"))
+    seen = session.count(train_uri)
+    session.save(config_uri)
+    assert [d.code for d in await session.publish_after(train_uri, seen)] == ["FAB001"]
+
+    # edited back to "ddp" and closed without saving: the disk's "deepspeed" wins again
+    session.change(config_uri, config_text("ddp"))
+    await session.codes_become(train_uri, [])
+    seen = session.count(train_uri)
+    session.close(config_uri)
+    assert [d.code for d in await session.publish_after(train_uri, seen)] == ["FAB001"]
+
+
+@pytest.mark.asyncio
+async def test_files_changed_created_and_deleted_on_disk(session: Session, tmp_path: Path):
+    train, settings = project(tmp_path, module="settings", strategy=None)
+    await session.start(tmp_path)
+    await until(lambda: bool(session.registrations))
+    [registration] = session.registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    globs = {w["globPattern"] for w in registration.register_options["watchers"]}  # arrives as JSON
+    assert globs == {"**/*.py", "**/pyproject.toml"}
+
+    train_uri = session.open(train)
+    assert await session.publish_after(train_uri, 0) == []  # settings.py does not exist yet
+
+    settings.write_text(config_text("deepspeed"))  # created after start-up: now it resolves
+    session.files_changed((settings, types.FileChangeType.Created))
+    await session.codes_become(train_uri, ["FAB001"])
+
+    settings.write_text(config_text("ddp"))
+    session.files_changed((settings, types.FileChangeType.Changed))
+    await session.codes_become(train_uri, [])
+
+    settings.write_text(config_text("xla"))
+    session.files_changed((settings, types.FileChangeType.Changed))
+    await session.codes_become(train_uri, ["FAB001"])
+
+    settings.unlink()
+    session.files_changed((settings, types.FileChangeType.Deleted))
+    await session.codes_become(train_uri, [])
+
+
+@pytest.mark.asyncio
+async def test_a_new_unsaved_buffer_provides_a_missing_module(session: Session, tmp_path: Path):
+    train, settings = project(tmp_path, module="settings", strategy=None)
+    await session.start(tmp_path)
+    train_uri = session.open(train)
+    assert await session.publish_after(train_uri, 0) == []
+    session.open(settings, text=config_text("deepspeed"))  # never saved to disk
+    await session.codes_become(train_uri, ["FAB001"])
+    session.close(settings.as_uri())
+    await session.codes_become(train_uri, [])
+
+
+@pytest.mark.asyncio
+async def test_unknown_strategy_hint_is_published_as_a_hint(session: Session, tmp_path: Path):
+    path = tmp_path / "unknown.py"
+    path.write_text(
+        "import sys\nfrom lightning.fabric import Fabric\n\nfabric = Fabric(strategy=sys.argv[1])\n"
+        "model = fabric.setup_module(model)\noptimizer = fabric.setup_optimizers(optimizer)\n"
+    )
+    await session.start(tmp_path, options={"debounceMs": 0, "reportUnknown": True})
+    uri = session.open(path)
+    [diag] = await session.publish_after(uri, 0)
+    assert diag.code == "FAB001"
+    assert diag.severity == types.DiagnosticSeverity.Hint
+
+
+@pytest.mark.asyncio
+async def test_pull_diagnostics_document_and_workspace(session: Session, tmp_path: Path):
+    train, config = project(tmp_path, strategy="deepspeed")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    other = tmp_path / "pkg" / "other.py"
+    other.write_text(TRAIN.format(module="config"))
+    result = await session.start(tmp_path, pull=True)
+    provider = result.capabilities.diagnostic_provider
+    assert provider is not None and provider.inter_file_dependencies and provider.workspace_diagnostics
+
+    train_uri = session.open(train)
+    config_uri = session.open(config)
+    pull = session.client.text_document_diagnostic_async
+    report = await asyncio.wait_for(pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri))), TIMEOUT)
+    assert report.kind == "full" and [d.code for d in report.items] == ["FAB001"]
+    again = await asyncio.wait_for(
+        pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)), TIMEOUT
+    )
+    assert again.kind == "unchanged" and again.result_id == report.result_id
+
+    # the workspace: every Python file, with progress on the client's token
+    token = "fabric-lsp-test-token"
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[], work_done_token=token)
+    workspace = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT)
+    by_uri = {item.uri: item for item in workspace.items}
+    assert set(by_uri) == {train_uri, config_uri, other.as_uri(), (tmp_path / "pkg" / "__init__.py").as_uri()}
+    assert [d.code for d in by_uri[other.as_uri()].items] == ["FAB001"]
+    assert by_uri[train_uri].version == 1
+    await until(lambda: "end" in session.progress_kinds(token))
+    kinds = session.progress_kinds(token)
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+
+    previous = [types.PreviousResultId(uri=item.uri, value=item.result_id) for item in workspace.items]
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=previous)
+    unchanged = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT)
+    assert {item.kind for item in unchanged.items} == {"unchanged"}
+
+    # an unsaved edit of config.py: the server asks the client to pull again, and the pulls change
+    session.change(config_uri, config_text("ddp"))
+    await until(lambda: session.refreshes > 0)
+    report = await asyncio.wait_for(
+        pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)), TIMEOUT
+    )
+    assert report.kind == "full" and list(report.items) == []
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=previous)
+    workspace = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT)
+    assert list({item.uri: item.items for item in workspace.items if item.kind == "full"}[other.as_uri()]) == []
+    assert session.published == {}  # a pulling client is never pushed to
+
+
+@pytest.mark.asyncio
+async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_verdicts(session: Session, tmp_path: Path):
+    """An edit elsewhere in train.py reuses the verdict of the setup site (incremental analysis)
+    without repeating its lookups: train.py must still depend on config.py afterwards."""
+    config = tmp_path / "config.py"
+    config.write_text(config_text("ddp"))
+    train = tmp_path / "train.py"
+    text = (
+        "from lightning.fabric import Fabric\nfrom config import STRATEGY\n\n\n"
+        "def main(model, optimizer):\n    fabric = Fabric(strategy=STRATEGY)\n"
+        "    model = fabric.setup_module(model)\n    optimizer = fabric.setup_optimizers(optimizer)\n\n\n"
+        "def helper():\n    return {}\n"
+    )
+    train.write_text(text.format(1))
+    await session.start(tmp_path)
+    config_uri = session.open(config)
+    await session.publish_after(config_uri, 0)
+    train_uri = session.open(train)
+    assert await session.publish_after(train_uri, 0) == []
+    for n in (2, 3):  # edits of helper(): the verdict in main() is reused
+        seen = session.count(train_uri)
+        session.change(train_uri, text.format(n))
+        assert await session.publish_after(train_uri, seen) == []
+    session.change(config_uri, config_text("deepspeed"))
+    await session.codes_become(train_uri, ["FAB001"])

@@ -6,14 +6,23 @@ import ast
 import re
 from typing import Optional
 
-from fabric_lsp.engine.explain import explain_at, explain_choices
-from fabric_lsp.engine.guards import Narrower
-from fabric_lsp.engine.joint_setup import Plan, find_module_setup, plan_joint_setup
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Pos, Related, Severity, Verdict, resolve_severity
+from fabric_lsp.engine.model import (
+    Certainty,
+    Explanation,
+    Finding,
+    Pos,
+    Related,
+    Severity,
+    Verdict,
+    resolve_severity,
+)
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, StrategyChoice
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
+from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
+from fabric_lsp.rules.fab001.fix import Plan, find_module_setup, plan_joint_setup
+from fabric_lsp.rules.fab001.guards import Narrower
 
 DOC = '''
 ## What it does

@@ -20,7 +20,14 @@ import ast
 from typing import Callable, Iterator, Optional
 
 from fabric_lsp import facts
-from fabric_lsp.engine.infer import ClassRef, Const, FuncRef, Inference, QualRef, StrategyChoice
+from fabric_lsp.engine.infer import (
+    ClassRef,
+    Const,
+    FuncRef,
+    Inference,
+    QualRef,
+    StrategyChoice,
+)
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 
 _UNKNOWN = object()

@@ -1,7 +1,7 @@
 """Rewrite separated setup into one joint ``fabric.setup(model, optimizer)`` — only where that
 provably keeps behaviour.
 
-Shape handled::
+Shapes handled::
 
     T_m = R.setup_module(M, **kw)      # or R.setup(M, **kw)                 (statement A)
     S_1 … S_k                          # statements between, moved above the joint call
@@ -10,17 +10,27 @@ Shape handled::
     S_1 … S_k
     T_m, T_o = R.setup(M, O, …, **kw)
 
+    T_m, T_o = R.setup_module(M, **kw), R.setup_optimizers(O)   # O plain names (one line)
+  →
+    T_m, T_o = R.setup(M, O, **kw)
+
 The def-use check: the ``S_i`` and ``O`` may use the set-up model only through
 ``.parameters()`` / ``.named_parameters()`` (the wrapper forwards them to the raw module, so they
 are the same tensors before and after setup; a renamed target is rewritten to the raw model),
 must not rebind ``R``, ``M``, ``T_m`` or any name in ``M``/``kw``, must not call Fabric methods
 that need the model set up, and must not leave the block early. Otherwise no edit is made and the
 reason is returned.
+
+Which strategies accept joint setup is the rule's question (``Branches``, from ``facts``); the
+planner only adds the one that depends on the code: the optimizer built from the set-up model is
+built from the raw model after the rewrite, which under FSDP raises when the raw model may hold
+meta-device parameters (``fabric.init_module(empty_init=True)``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -130,10 +140,26 @@ def find_module_setup(module: ModuleInfo, call: ast.Call) -> tuple[Optional[ast.
 
     With several module setups in reach (a GAN's generator and discriminator), the one whose
     model the optimizer is built from is chosen; when that cannot be told, none is."""
-    receiver = call.func.value
     stmt = module.stmt_of(call)
     if stmt is None:
         return None, None, False
+    pair = _one_line_pair(stmt, call)
+    if pair is not None:
+        return stmt, pair, True
+    found = _module_setup_in_block(module, call, stmt)
+    if found is not None:
+        return found
+    best = _module_setup_in_scope(module, call)
+    if best is not None:
+        return module.stmt_of(best), best, False
+    return None, None, False
+
+
+def _module_setup_in_block(module: ModuleInfo, call: ast.Call, stmt: ast.stmt):
+    """The module setup among the statements before ``stmt`` in its block, up to a rebinding of
+    the receiver: (statement, call, True) — or (…, False) when several are in reach and the
+    optimizer's model cannot tell which; None when there is none."""
+    receiver = call.func.value  # type: ignore[attr-defined]
     _, block, idx = module.block_of(stmt)
     candidates: list[tuple[ast.stmt, ast.Call]] = []
     for prev in reversed(block[:idx]):
@@ -144,29 +170,44 @@ def find_module_setup(module: ModuleInfo, call: ast.Call) -> tuple[Optional[ast.
             break
     if len(candidates) == 1:
         return candidates[0][0], candidates[0][1], True
-    if candidates:
-        trained = _trained_models(module, call, block, idx)
-        matching = [
-            (st, c)
-            for st, c in candidates
-            if ast.dump(_load(c.args[0])) in trained
-            or (_target_of(st) is not None and ast.dump(_load(_target_of(st))) in trained)
-        ]
-        if len(matching) == 1:
-            return matching[0][0], matching[0][1], True
-        return candidates[0][0], candidates[0][1], False  # related information only: no edit
-    # elsewhere in the same scope, before the call
+    if not candidates:
+        return None
+    trained = _trained_models(module, call, block, idx)
+    matching = [(st, c) for st, c in candidates if _sets_up_one_of(st, c, trained)]
+    if len(matching) == 1:
+        return matching[0][0], matching[0][1], True
+    return candidates[0][0], candidates[0][1], False  # related information only: no edit
+
+
+def _sets_up_one_of(stmt: ast.stmt, setup: ast.Call, models: set[str]) -> bool:
+    target = _target_of(stmt)
+    return ast.dump(_load(setup.args[0])) in models or (target is not None and ast.dump(_load(target)) in models)
+
+
+def _module_setup_in_scope(module: ModuleInfo, call: ast.Call) -> Optional[ast.Call]:
+    """The last module setup on the same receiver before ``call`` elsewhere in its scope."""
+    receiver = call.func.value  # type: ignore[attr-defined]
     scope = module.scope_of(call)
-    best = None
-    for other in module.calls_by_name.get("setup_module", []) + module.calls_by_name.get("setup", []):
-        if other is call or not is_module_setup_call(other, receiver) or module.scope_of(other) is not scope:
-            continue
-        if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
-            if best is None or (other.lineno, other.col_offset) > (best.lineno, best.col_offset):
-                best = other
-    if best is not None:
-        return module.stmt_of(best), best, False
-    return None, None, False
+    here = (call.lineno, call.col_offset)
+    earlier = [
+        other
+        for other in module.calls_by_name.get("setup_module", []) + module.calls_by_name.get("setup", [])
+        if other is not call
+        and (other.lineno, other.col_offset) < here
+        and is_module_setup_call(other, receiver)
+        and module.scope_of(other) is scope
+    ]
+    return max(earlier, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> Optional[ast.Call]:
+    """The module setup of ``T_m, T_o = R.setup_module(M), R.setup_optimizers(O)`` (``call``)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Tuple)):
+        return None
+    target, values = stmt.targets[0], stmt.value.elts
+    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and len(values) == 2 and values[1] is call):
+        return None
+    return values[0] if is_module_setup_call(values[0], call.func.value) else None  # type: ignore[attr-defined]
 
 
 def _stores(node: ast.AST) -> list[ast.AST]:
@@ -336,177 +377,302 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
     return True
 
 
-def plan_joint_setup(
-    module: ModuleInfo,
-    call: ast.Call,
-    *,
-    deepspeed_possible: bool,
-    safe_strategies: bool,
-) -> Plan:
-    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``).
 
-    ``deepspeed_possible``: DeepSpeed is among the strategies (it takes one optimizer only).
-    ``safe_strategies``: every strategy the code may choose is known to accept joint setup.
-    """
-    lines = module.lines
-    receiver = call.func.value
+# -- planning --------------------------------------------------------------------------------
+
+
+class NoFix(Exception):
+    """Why no rewrite is planned; the diagnostic's message says it."""
+
+
+@dataclass(frozen=True)
+class Branches:
+    """What the strategies this Fabric can have mean for the rewrite (decided by the rule from
+    ``facts``)."""
+
+    #: DeepSpeed is possible: joint setup takes exactly one optimizer
+    deepspeed_possible: bool = False
+    #: every possible strategy is known to accept joint setup
+    all_accept: bool = True
+    #: possible strategies (labels) whose joint setup raises on an optimizer over meta-device
+    #: parameters, unknown strategies included
+    meta_sensitive: tuple[str, ...] = ()
+
+
+@dataclass
+class _Site:
+    """The two calls and what the rewrite needs to know about them."""
+
+    module: ModuleInfo
+    call: ast.Call  # R.setup_optimizers(...)
+    a_stmt: ast.stmt  # the module setup's statement (the same as b_stmt in the one-line form)
+    a_call: ast.Call  # R.setup_module(M, **kw) or R.setup(M, **kw)
+    b_stmt: ast.stmt
+    t_m: ast.AST  # the set-up model's target
+    t_o: Optional[ast.AST]  # the optimizers' target (None: discarded)
+    one_line: bool
+
+    @property
+    def receiver(self) -> ast.AST:
+        return self.call.func.value  # type: ignore[attr-defined]
+
+    @property
+    def m_expr(self) -> ast.AST:
+        return self.a_call.args[0]
+
+    @property
+    def renamed(self) -> bool:
+        return not _same(_load(self.t_m), _load(self.m_expr))
+
+    @property
+    def between(self) -> list[ast.stmt]:
+        if self.one_line:
+            return []
+        _, block, ia = self.module.block_of(self.a_stmt)
+        return block[ia + 1 : block.index(self.b_stmt)]
+
+
+def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches) -> Plan:
+    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``)."""
     a_stmt, a_call, same_block = find_module_setup(module, call)
     plan = Plan(module_setup=a_call)
-    if a_call is None:
-        plan.reason = "no module setup found before it; pass the model and optimizer(s) to `setup(...)` together"
+    try:
+        site = _site(module, call, a_stmt, a_call, same_block, branches)
+        param_uses = _check_between(site)
+        _check_meta_device(site, param_uses, branches)
+        edits = _edits(site, param_uses if site.renamed else [])
+        _check_parses(site, edits)
+    except NoFix as why:
+        plan.reason = str(why)
         return plan
+    plan.fix, plan.notes = _fix(site, edits, branches)
+    return plan
+
+
+def _site(module, call, a_stmt, a_call, same_block: bool, branches: Branches) -> _Site:
+    if a_call is None or a_stmt is None:
+        raise NoFix("no module setup found before it; pass the model and optimizer(s) to `setup(...)` together")
     if not same_block:
-        plan.reason = "the module is set up in a different block; merge the two calls into one `setup(...)` by hand"
-        return plan
+        raise NoFix("the module is set up in a different block; merge the two calls into one `setup(...)` by hand")
     b_stmt = module.stmt_of(call)
-    if _call_of_stmt(b_stmt) is not call:
-        plan.reason = "the `setup_optimizers` call is part of a larger expression; rewrite it by hand"
-        return plan
+    one_line = a_stmt is b_stmt
+    if not one_line and _call_of_stmt(b_stmt) is not call:
+        raise NoFix("the `setup_optimizers` call is part of a larger expression; rewrite it by hand")
     if not module.parsed.clean:
-        plan.reason = "the file has syntax errors"
-        return plan
+        raise NoFix("the file has syntax errors")
+    _check_optimizer_arguments(call, branches, one_line)
+    _check_module_setup_keywords(a_call)
+    t_m, t_o = _one_line_targets(b_stmt) if one_line else (_target_of(a_stmt), _target_of(b_stmt))
+    _check_targets(t_m, t_o, len(call.args))
+    if not (_whole_lines(module, a_stmt) and _whole_lines(module, b_stmt)):
+        raise NoFix("the calls share their lines with other statements")
+    return _Site(module, call, a_stmt, a_call, b_stmt, t_m, t_o, one_line)  # type: ignore[arg-type]
+
+
+def _check_optimizer_arguments(call: ast.Call, branches: Branches, one_line: bool) -> None:
     if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) or not call.args:
-        plan.reason = "the optimizers are passed in a form that cannot be rewritten automatically"
-        return plan
+        raise NoFix("the optimizers are passed in a form that cannot be rewritten automatically")
     n_opt = len(call.args)
-    if n_opt > 1 and deepspeed_possible:
-        plan.reason = (
+    if n_opt > 1 and branches.deepspeed_possible:
+        raise NoFix(
             f"DeepSpeed accepts exactly one optimizer in `setup(...)` and {n_opt} are passed; "
             "combine them (e.g. parameter groups) or choose another strategy"
         )
-        return plan
-    if any(kw.arg is None for kw in a_call.keywords) or any(
-        kw.arg not in MODULE_SETUP_KEYWORDS for kw in a_call.keywords
-    ):
-        plan.reason = "the module setup has keyword arguments `setup(...)` does not take"
-        return plan
-    t_m = _target_of(a_stmt)
-    t_o = _target_of(b_stmt)
+    if one_line and not all(_is_ref_chain(a) for a in call.args):
+        # evaluated after the module setup today, before it in `setup(...)`: only plain references keep their value
+        raise NoFix("the optimizers are built inside the one-line setup; build them before it and pass them by name")
+
+
+def _check_module_setup_keywords(a_call: ast.Call) -> None:
+    if any(kw.arg is None or kw.arg not in MODULE_SETUP_KEYWORDS for kw in a_call.keywords):
+        raise NoFix("the module setup has keyword arguments `setup(...)` does not take")
+
+
+def _one_line_targets(stmt: ast.stmt) -> tuple[ast.AST, ast.AST]:
+    target = stmt.targets[0]  # type: ignore[attr-defined]  # checked by _one_line_pair
+    return target.elts[0], target.elts[1]
+
+
+def _check_targets(t_m: Optional[ast.AST], t_o: Optional[ast.AST], n_opt: int) -> None:
     if t_m is None:
-        plan.reason = "the result of the module setup is discarded; keep the wrapped model"
-        return plan
+        raise NoFix("the result of the module setup is discarded; keep the wrapped model")
     if not _is_ref_chain(t_m) or (t_o is not None and not isinstance(t_o, (ast.Name, ast.Attribute, ast.Tuple, ast.List))):
-        plan.reason = "the set-up objects are assigned to targets that cannot be combined"
-        return plan
+        raise NoFix("the set-up objects are assigned to targets that cannot be combined")
     if isinstance(t_o, (ast.Tuple, ast.List)):
         if len(t_o.elts) != n_opt or not all(_is_ref_chain(e) for e in t_o.elts):
-            plan.reason = "the optimizer targets do not match the optimizers passed"
-            return plan
+            raise NoFix("the optimizer targets do not match the optimizers passed")
     elif t_o is not None and n_opt > 1:
-        plan.reason = "several optimizers are assigned to one name; unpack them explicitly"
-        return plan
-    if not (_whole_lines(module, a_stmt) and _whole_lines(module, b_stmt)):
-        plan.reason = "the calls share their lines with other statements"
-        return plan
+        raise NoFix("several optimizers are assigned to one name; unpack them explicitly")
 
-    _, block, ia = module.block_of(a_stmt)
-    ib = block.index(b_stmt)
-    between = block[ia + 1 : ib]
-    m_expr = a_call.args[0]
-    parents = module.parents
-    renamed = not _same(_load(t_m), _load(m_expr))
 
-    # def-use checks over the statements between and the optimizer arguments
-    for s in between:
-        early = _leaves_block(s)
-        if early is not None:
-            plan.reason = f"line {early.lineno} may leave the block between the two calls"
-            return plan
-        for expr, what in ((receiver, "the Fabric object"), (m_expr, "the model passed to the module setup"), (t_m, "the set-up model")):
-            if _rebinds(s, expr):
-                plan.reason = f"{what} is reassigned between the two calls (line {s.lineno})"
-                return plan
-        for kw in a_call.keywords:
-            if _rebinds(s, kw.value):
-                plan.reason = f"`{kw.arg}` depends on a name reassigned between the calls (line {s.lineno})"
-                return plan
-        sensitive = _fabric_calls(s, receiver, [m_expr, t_m, *call.args])
-        if sensitive is not None:
-            plan.reason = f"`{module.segment(sensitive.func)}` between the two calls (line {sensitive.lineno}) needs the model set up first"
-            return plan
-    rename_nodes: list[ast.AST] = []
-    for root in [*between, *call.args]:
-        ok, bad = _uses(root, t_m, parents)
+# -- def-use checks over the statements between and the optimizer arguments -------------------
+
+
+def _check_between(site: _Site) -> list[ast.AST]:
+    """Check that the statements between can move above the joint call; the uses of the set-up
+    model through ``.parameters()``-like calls (which the rewrite points at the raw model)."""
+    for stmt in site.between:
+        _check_moved_statement(site, stmt)
+    param_uses: list[ast.AST] = []
+    for root in [*site.between, *site.call.args]:
+        ok, bad = _uses(root, site.t_m, site.module.parents)
         if bad:
-            plan.reason = (
-                f"the set-up model `{module.segment(t_m)}` is used between the two calls (line {bad[0].lineno}); "
+            raise NoFix(
+                f"the set-up model `{site.module.segment(site.t_m)}` is used between the two calls (line {bad[0].lineno}); "
                 "move that use after a joint `setup(...)` by hand"
             )
-            return plan
-        if renamed:
-            rename_nodes += ok
-    if renamed and rename_nodes and not _is_ref_chain(m_expr):
-        plan.reason = f"the optimizer is built from the set-up model `{module.segment(t_m)}` and the raw model is not a plain name"
-        return plan
-    if renamed and not _is_ref_chain(m_expr) and between:
-        plan.reason = "the model expression would be evaluated after the statements between the calls"
-        return plan
+        param_uses += ok
+    if site.renamed and not _is_ref_chain(site.m_expr):
+        if param_uses:
+            raise NoFix(
+                f"the optimizer is built from the set-up model `{site.module.segment(site.t_m)}` and the raw model is not a plain name"
+            )
+        if site.between:
+            raise NoFix("the model expression would be evaluated after the statements between the calls")
+    return param_uses
 
-    # -- edits ---------------------------------------------------------------------------------
-    m_src = module.segment(m_expr)
-    edits: list[Edit] = []
-    a_start, a_end = lines.node_start(a_stmt), lines.node_end(a_stmt)
-    trailing = lines.content(a_end.line)[a_end.col :].strip()
-    if trailing:  # keep the comment that followed the removed statement
-        indent = lines.indentation(a_start.line)
-        edits.append(Edit(Span(Pos(a_start.line, 0), Pos(a_end.line, len(lines.content(a_end.line)))), indent + trailing))
-    else:
-        end = Pos(a_end.line + 1, 0) if a_end.line + 1 < len(lines) else Pos(a_end.line, len(lines.line(a_end.line)))
-        start = Pos(a_start.line, 0)
-        if a_end.line + 1 >= len(lines) and a_start.line > 0:
-            # last line of the file: remove the preceding line break instead
-            prev = lines.line(a_start.line - 1)
-            start = Pos(a_start.line - 1, len(prev.rstrip("\r\n")))
-            end = Pos(a_end.line, len(lines.content(a_end.line)))
-        edits.append(Edit(Span(start, end), ""))
-    in_call: list[ast.AST] = []
-    for n in rename_nodes:
-        if any(n in set(ast.walk(arg)) for arg in call.args):
-            in_call.append(n)
-        else:
-            edits.append(Edit(Span(lines.node_start(n), lines.node_end(n)), m_src))
 
-    def seg_with_renames(arg: ast.AST) -> str:
-        text = module.segment(arg)
-        base = lines.offset(lines.node_start(arg))
-        for n in sorted((n for n in in_call if n in set(ast.walk(arg))), key=lambda n: (n.lineno, n.col_offset), reverse=True):
-            s = lines.offset(lines.node_start(n)) - base
-            e = lines.offset(lines.node_end(n)) - base
-            text = text[:s] + m_src + text[e:]
-        return text
+def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
+    early = _leaves_block(stmt)
+    if early is not None:
+        raise NoFix(f"line {early.lineno} may leave the block between the two calls")
+    for expr, what in (
+        (site.receiver, "the Fabric object"),
+        (site.m_expr, "the model passed to the module setup"),
+        (site.t_m, "the set-up model"),
+    ):
+        if _rebinds(stmt, expr):
+            raise NoFix(f"{what} is reassigned between the two calls (line {stmt.lineno})")
+    for kw in site.a_call.keywords:
+        if _rebinds(stmt, kw.value):
+            raise NoFix(f"`{kw.arg}` depends on a name reassigned between the calls (line {stmt.lineno})")
+    sensitive = _fabric_calls(stmt, site.receiver, [site.m_expr, site.t_m, *site.call.args])
+    if sensitive is not None:
+        raise NoFix(
+            f"`{site.module.segment(sensitive.func)}` between the two calls (line {sensitive.lineno}) needs the model set up first"
+        )
 
-    targets = [module.segment(t_m)]
+
+def _check_meta_device(site: _Site, param_uses: list[ast.AST], branches: Branches) -> None:
+    """The rewrite builds the optimizer from the raw model instead of the set-up one. Where the
+    raw model may hold meta-device parameters and a possible strategy's joint setup refuses
+    them (FSDP), the rewrite would break that branch."""
+    if not (param_uses and branches.meta_sensitive):
+        return
+    evidence = meta_device_evidence(site.module)
+    if evidence is not None:
+        line, text = evidence
+        raise NoFix(
+            f"the model may be created on the meta device (`{text}`, line {line}) and the optimizer is built from "
+            f"the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
+            "meta-device parameters raises RuntimeError, so keep the separate setup on that branch "
+            "(`if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`)"
+        )
+
+
+_META_KEYWORD = re.compile(r"""\bdevice\s*=\s*["']meta["']""")
+
+
+def meta_device_evidence(module: ModuleInfo) -> Optional[tuple[int, str]]:
+    """(line, text) of the first place in the file that may create parameters on the meta
+    device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
+    ``torch.device("meta")``, or a ``device="meta"`` argument."""
+    for call in module.calls_by_name.get("init_module", []):
+        empty = [kw.value for kw in call.keywords if kw.arg == "empty_init"] + call.args[:1]
+        if any(not (isinstance(e, ast.Constant) and not e.value) for e in empty):
+            return call.lineno, module.segment(call)
+    for call in module.calls_by_name.get("device", []):
+        if call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == "meta":
+            return call.lineno, module.segment(call)
+    m = _META_KEYWORD.search(module.text)
+    if m is not None:
+        return module.text.count("\n", 0, m.start()) + 1, m.group(0)
+    return None
+
+
+# -- edits -----------------------------------------------------------------------------------
+
+
+def _edits(site: _Site, rename_nodes: list[ast.AST]) -> list[Edit]:
+    """Remove the module setup, point moved uses of a renamed set-up model at the raw model,
+    and replace ``setup_optimizers`` by the joint call."""
+    module, lines = site.module, site.module.lines
+    edits = [] if site.one_line else [_removal(module, site.a_stmt)]
+    in_call_args = {id(n) for a in site.call.args for n in ast.walk(a)}
+    m_src = module.segment(site.m_expr)
+    in_call = [n for n in rename_nodes if id(n) in in_call_args]
+    edits += [Edit(Span(lines.node_start(n), lines.node_end(n)), m_src) for n in rename_nodes if id(n) not in in_call_args]
+    edits.append(Edit(Span(lines.node_start(site.b_stmt), lines.node_end(site.b_stmt)), _joint_statement(site, in_call)))
+    return edits
+
+
+def _removal(module: ModuleInfo, stmt: ast.stmt) -> Edit:
+    """Remove ``stmt``'s lines, keeping a comment that followed it."""
+    lines = module.lines
+    start, end = lines.node_start(stmt), lines.node_end(stmt)
+    trailing = lines.content(end.line)[end.col :].strip()
+    if trailing:
+        indent = lines.indentation(start.line)
+        return Edit(Span(Pos(start.line, 0), Pos(end.line, len(lines.content(end.line)))), indent + trailing)
+    if end.line + 1 < len(lines):
+        return Edit(Span(Pos(start.line, 0), Pos(end.line + 1, 0)), "")
+    if start.line > 0:  # last line of the file: remove the preceding line break instead
+        prev = lines.line(start.line - 1)
+        return Edit(Span(Pos(start.line - 1, len(prev.rstrip("\r\n"))), Pos(end.line, len(lines.content(end.line)))), "")
+    return Edit(Span(Pos(start.line, 0), Pos(end.line, len(lines.line(end.line)))), "")
+
+
+def _joint_statement(site: _Site, in_call: list[ast.AST]) -> str:
+    module = site.module
+    m_src = module.segment(site.m_expr)
+    args = [m_src]
+    args += [_segment_with_renames(module, a, in_call, m_src) for a in site.call.args]
+    args += [module.segment(kw) for kw in site.a_call.keywords]
+    return f"{', '.join(_joint_targets(site))} = {module.segment(site.receiver)}.setup({', '.join(args)})"
+
+
+def _joint_targets(site: _Site) -> list[str]:
+    module, t_o = site.module, site.t_o
+    targets = [module.segment(site.t_m)]
     if t_o is None:
         # the script goes on using the optimizer by its own name: bind the wrapped one to it
-        targets += [module.segment(a) if _is_ref_chain(a) else "_" for a in call.args]
-    elif isinstance(t_o, (ast.Tuple, ast.List)):
-        targets += [module.segment(e) for e in t_o.elts]
-    else:
-        targets.append(module.segment(t_o))
-    args = [m_src] + [seg_with_renames(a) for a in call.args] + [module.segment(kw) for kw in a_call.keywords]
-    new_stmt = f"{', '.join(targets)} = {module.segment(receiver)}.setup({', '.join(args)})"
-    edits.append(Edit(Span(lines.node_start(b_stmt), lines.node_end(b_stmt)), new_stmt))
+        return targets + [module.segment(a) if _is_ref_chain(a) else "_" for a in site.call.args]
+    if isinstance(t_o, (ast.Tuple, ast.List)):
+        return targets + [module.segment(e) for e in t_o.elts]
+    return targets + [module.segment(t_o)]
 
-    # the result must parse, and nothing may overlap: every edit lies between the two calls'
-    # statements, siblings of one block, so parsing that region (dedented by the block's
-    # indentation) proves it; when it cannot be dedented, the enclosing top-level statements
+
+def _segment_with_renames(module: ModuleInfo, arg: ast.AST, in_call: list[ast.AST], m_src: str) -> str:
+    """The source of ``arg`` with the renamed set-up model inside it replaced by the raw model."""
+    lines = module.lines
+    text = module.segment(arg)
+    base = lines.offset(lines.node_start(arg))
+    inside = {id(n) for n in ast.walk(arg)}
+    for n in sorted((n for n in in_call if id(n) in inside), key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        s = lines.offset(lines.node_start(n)) - base
+        e = lines.offset(lines.node_end(n)) - base
+        text = text[:s] + m_src + text[e:]
+    return text
+
+
+def _check_parses(site: _Site, edits: list[Edit]) -> None:
+    """The result must parse, and nothing may overlap: every edit lies between the two calls'
+    statements, siblings of one block, so parsing that region (dedented by the block's
+    indentation) proves it; when it cannot be dedented, the enclosing top-level statements."""
     try:
-        if not _region_parses(module, a_stmt, b_stmt, edits):
-            _top_level_parses(module, edits)
+        if not _region_parses(site.module, site.a_stmt, site.b_stmt, edits):
+            _top_level_parses(site.module, edits)
     except (SyntaxError, ValueError) as exc:
-        plan.reason = f"the rewrite would not parse ({exc})"
-        return plan
+        raise NoFix(f"the rewrite would not parse ({exc})") from None
 
+
+def _fix(site: _Site, edits: list[Edit], branches: Branches) -> tuple[Fix, list[str]]:
     unsafe_why = []
-    if t_o is None:
+    if site.t_o is None:
         unsafe_why.append("the optimizer returned by `setup_optimizers` was discarded; the fix rebinds it")
-    if not safe_strategies:
+    if not branches.all_accept:
         unsafe_why.append("not every strategy this code may choose is known to accept joint setup")
-    applicability = Applicability.UNSAFE if unsafe_why else Applicability.SAFE
-    receiver_src = module.segment(receiver)
-    title = f"Set up model and optimizer jointly with `{receiver_src}.setup(...)`"
-    if applicability is Applicability.UNSAFE:
-        title += " (unsafe)"
-        plan.notes += unsafe_why
-    plan.fix = Fix(title, applicability, tuple(edits))
-    return plan
+    title = f"Set up model and optimizer jointly with `{site.module.segment(site.receiver)}.setup(...)`"
+    if unsafe_why:
+        return Fix(title + " (unsafe)", Applicability.UNSAFE, tuple(edits)), unsafe_why
+    return Fix(title, Applicability.SAFE, tuple(edits)), []

@@ -6,6 +6,7 @@ import ast
 import re
 from typing import Optional
 
+from fabric_lsp import facts
 from fabric_lsp.engine.model import (
     Certainty,
     Explanation,
@@ -16,12 +17,18 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
+from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, StrategyChoice
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
-from fabric_lsp.rules.fab001.fix import Plan, find_module_setup, plan_joint_setup
+from fabric_lsp.rules.fab001.fix import (
+    Branches,
+    Plan,
+    find_module_setup,
+    plan_joint_setup,
+)
 from fabric_lsp.rules.fab001.guards import Narrower
 
 DOC = '''
@@ -213,12 +220,38 @@ def _describe(choice: StrategyChoice) -> str:
 
 
 def _raise_name(choices: list[StrategyChoice]) -> str:
-    names = []
-    for c in choices:
-        name = f"`{c.class_name}`"
-        if name not in names:
-            names.append(name)
-    return " or ".join(names)
+    return " or ".join(dict.fromkeys(f"`{c.class_name}`" for c in choices))
+
+
+def _refusal(choice: StrategyChoice) -> Optional[str]:
+    return facts.joint_setup_refusal(choice.kind, dict(choice.arguments))
+
+
+def branches_of(choices: list[StrategyChoice]) -> Branches:
+    """What the possible strategies mean for the joint-setup rewrite (from ``facts``)."""
+    kinds = {c.kind for c in choices}
+    meta = [c for c in choices if c.kind is None or c.kind in facts.META_PARAMETERS_REFUSE_JOINT_SETUP]
+    return Branches(
+        deepspeed_possible=Kind.DEEPSPEED in kinds,
+        all_accept=all(facts.joint_setup_known(c.kind, dict(c.arguments)) for c in choices),
+        meta_sensitive=tuple(dict.fromkeys(c.class_name if c.kind is not None else "an unknown strategy" for c in meta)),
+    )
+
+
+def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
+    """The fix, or why there is none: joint setup must work under every strategy this Fabric
+    can have; a branch that needs separate setup gets no rewrite."""
+    refusing = [(c, why) for c in choices if (why := _refusal(c)) is not None]
+    if refusing:
+        choice, why = refusing[0]
+        return Plan(
+            module_setup=find_module_setup(module, call)[1],
+            reason=(
+                f"another possible strategy, {_describe(choice)}, needs separate setup (it {why}): keep the separate "
+                "setup on that branch, e.g. `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
+            ),
+        )
+    return plan_joint_setup(module, call, branches_of(choices))
 
 
 class FAB001(Rule):
@@ -273,23 +306,7 @@ class FAB001(Rule):
         )
 
     def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
-        kinds = {c.kind for c in choices}
-        if Kind.XLA_FSDP in kinds or Kind.MODEL_PARALLEL in kinds:
-            # joint setup would break the other branch: no fix to plan, only the module setup to show
-            other = "XLAFSDPStrategy" if Kind.XLA_FSDP in kinds else "ModelParallelStrategy"
-            return Plan(
-                module_setup=find_module_setup(model.module, call)[1],
-                reason=(
-                    f"another possible strategy, `{other}`, needs separate setup: branch on "
-                    "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
-                ),
-            )
-        return plan_joint_setup(
-            model.module,
-            call,
-            deepspeed_possible=Kind.DEEPSPEED in kinds,
-            safe_strategies=None not in kinds,
-        )
+        return plan_for(model.module, call, choices)
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
         certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE

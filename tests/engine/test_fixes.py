@@ -1,7 +1,8 @@
 """Fix tests: `tests/fixtures/fixes/<name>.in.py` → `<name>.out.py`.
 
 The first line of each input says the expected applicability (`safe`, `unsafe` or `none`); an
-input without an `.out.py` must get FAB001 with no edit. Every fix must parse, re-check clean,
+input without an `.out.py` must get FAB001 with no edit, and an optional second line
+`# reason: ...` gives text the message must hold after "No automatic fix:". Every fix must parse, re-check clean,
 and be idempotent. The rules' own VALID/INVALID examples run here too.
 """
 
@@ -26,6 +27,12 @@ def read(path: Path) -> str:
     return path.read_bytes().decode("utf-8")  # keep CRLF as it is
 
 
+def _expected_reason(source: str) -> str:
+    """The text the message must give after "No automatic fix:" (second line ``# reason: ...``)."""
+    second = source.splitlines()[1]
+    return second.split(":", 1)[1].strip() if second.startswith("# reason:") else ""
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_fix_fixture(name, analysed_env):
     source = read(FIXTURES / f"{name}.in.py")
@@ -36,9 +43,11 @@ def test_fix_fixture(name, analysed_env):
     out = FIXTURES / f"{name}.out.py"
     if expected_applicability == "none":
         assert not out.exists()
+        reason = _expected_reason(source)
         for finding in findings:
             assert finding.fix is None
             assert "No automatic fix:" in finding.message
+            assert reason in finding.message.split("No automatic fix:", 1)[1], finding.message
         return
     for finding in findings:
         assert finding.fix is not None, finding.message
@@ -75,9 +84,11 @@ def test_rule_examples(code, kind, example):
         return
     assert len(findings) == 1
     assert findings[0].severity == example.severity
-    if example.fixed_source is not None:
-        assert findings[0].fix is not None
-        assert apply_edits(example.source, findings[0].fix.edits) == example.fixed_source
+    if example.fixed_source is None:  # an invalid example without `fixed` gets no fix
+        assert findings[0].fix is None, findings[0].fix
+        return
+    assert findings[0].fix is not None
+    assert apply_edits(example.source, findings[0].fix.edits) == example.fixed_source
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)

@@ -565,8 +565,9 @@ def _check_meta_device(site: _Site, param_uses: list[ast.AST], branches: Branche
         raise NoFix(
             f"the model may be created on the meta device (`{text}`, line {line}) and the optimizer is built from "
             f"the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
-            "meta-device parameters raises RuntimeError, so keep the separate setup on that branch "
-            "(`if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`)"
+            "meta-device parameters raises RuntimeError (\"The optimizer has references to the model's meta-device "
+            "parameters\"), so set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
+            "and keep the separate setup on the other branch"
         )
 
 

@@ -70,17 +70,36 @@ model, optimizer = fabric.setup(model, optimizer)
 ## Fix safety
 The fix removes the module setup, moves the statements between the two calls above the new joint
 call, and replaces `setup_optimizers` by `setup(model, optimizer, ...)`, keeping the targets'
-names and the module setup's keyword arguments (`move_to_device`, `_reapply_compile`). It is
-offered only when a def-use check proves the move keeps behaviour: the statements in between may
+names and the module setup's keyword arguments (`move_to_device`, `_reapply_compile`). The one-line
+form `model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)` becomes
+`model, optimizer = fabric.setup(model, optimizer)` when the optimizers are passed by name. The fix
+is offered only when a def-use check proves the move keeps behaviour: the statements in between may
 use the set-up model only through `.parameters()` / `.named_parameters()` (the same tensors before
 and after setup; a renamed target is rewritten to the raw model), and must not rebind the model,
 the targets or the Fabric, call Fabric methods that need the model set up (`load`, `backward` …),
-or leave the block. The fix is **safe** when every strategy the code can choose accepts joint
-setup; it is **unsafe** (offered, never applied by fix-all) when the optimizer returned by
-`setup_optimizers` was discarded or some strategy is unknown. No fix is offered when the calls are
-in different blocks, the set-up model is used in between, DeepSpeed would get several optimizers,
-or another possible strategy (`XLAFSDPStrategy`, `ModelParallelStrategy`) requires separate setup —
-the message says what to do by hand.
+or leave the block.
+
+The fix is judged against **every** strategy the code can choose, as Lightning 2.6.6 treats joint
+setup, not only the one that raises. No fix is offered (the message says why, and what to do by
+hand: set up jointly only under `isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`)
+when another possible strategy needs separate setup:
+
+- `XLAFSDPStrategy` (`"xla_fsdp"`, or `"fsdp"` on TPU): joint setup raises `NotImplementedError`;
+- `FSDPStrategy(use_orig_params=False)`: joint setup raises `ValueError`;
+- `ModelParallelStrategy`: joint setup keeps the optimizer on the original parameters, so training
+  silently changes no weights;
+- `FSDPStrategy` (or a strategy that cannot be determined) when the file may create the model on
+  the meta device (`fabric.init_module(empty_init=...)` unless `empty_init` is literally false,
+  `torch.device("meta")`, `device="meta"`) and the optimizer is built from the set-up model: the
+  rewrite builds it from the raw model's meta-device parameters, and FSDP's joint setup raises
+  "The optimizer has references to the model's meta-device parameters…".
+
+No fix is offered either when the calls are in different blocks, the set-up model is used in
+between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible
+strategy is known to accept joint setup; it is **unsafe** (offered, never applied by fix-all) when
+the optimizer returned by `setup_optimizers` was discarded, some strategy cannot be determined, or
+an argument that decides it (FSDP's `use_orig_params`, a `FSDPStrategy` subclass) is not known
+statically. A model built under `init_module(empty_init=True)` in *another* module is not seen.
 
 ## Which strategies
 Raises (flagged): `deepspeed`, `deepspeed_stage_1`, `deepspeed_stage_1_offload`,
@@ -151,6 +170,24 @@ optimizer = fabric.setup_optimizers(optimizer)
 """,
     ),
     Example(
+        "separated setup under FSDPStrategy(use_orig_params=False)",
+        """
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import FSDPStrategy
+fabric = Fabric(strategy=FSDPStrategy(use_orig_params=False))
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "one-line separated setup under DDP",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="ddp")
+model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
         "model-only setup is legal",
         """
 from lightning.fabric import Fabric
@@ -212,6 +249,46 @@ fabric = Fabric(strategy="deepspeed" if use_ds else "ddp")
 model, optimizer = fabric.setup(model, optimizer)
 """,
     ),
+    Example(
+        "one-line separated setup",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_2")
+model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.ERROR,
+        fixed="""
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_2")
+model, optimizer = fabric.setup(model, optimizer)
+""",
+    ),
+    Example(
+        "no fix: the FSDP branch needs separate setup for a model built on the meta device",
+        """
+import torch
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3" if zero else "fsdp")
+with fabric.init_module(empty_init=True):
+    model = torch.nn.Linear(4, 2)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+    ),
+    Example(
+        "no fix: FSDPStrategy(use_orig_params=False) refuses joint setup",
+        """
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import FSDPStrategy
+strategy = "deepspeed" if zero else FSDPStrategy(use_orig_params=False)
+fabric = Fabric(strategy=strategy)
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+    ),
 ]
 
 
@@ -234,21 +311,21 @@ def branches_of(choices: list[StrategyChoice]) -> Branches:
     return Branches(
         deepspeed_possible=Kind.DEEPSPEED in kinds,
         all_accept=all(facts.joint_setup_known(c.kind, dict(c.arguments)) for c in choices),
-        meta_sensitive=tuple(dict.fromkeys(c.class_name if c.kind is not None else "an unknown strategy" for c in meta)),
+        meta_sensitive=tuple(dict.fromkeys(f"`{c.class_name}`" if c.kind is not None else "an unknown strategy" for c in meta)),
     )
 
 
 def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
     """The fix, or why there is none: joint setup must work under every strategy this Fabric
     can have; a branch that needs separate setup gets no rewrite."""
-    refusing = [(c, why) for c in choices if (why := _refusal(c)) is not None]
+    refusing = [f"`{c.class_name}` ({_describe(c)}) {why}" for c in choices if (why := _refusal(c)) is not None]
     if refusing:
-        choice, why = refusing[0]
         return Plan(
             module_setup=find_module_setup(module, call)[1],
             reason=(
-                f"another possible strategy, {_describe(choice)}, needs separate setup (it {why}): keep the separate "
-                "setup on that branch, e.g. `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
+                f"another possible strategy needs separate setup: {'; '.join(dict.fromkeys(refusing))}; set up jointly "
+                "only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` and keep the separate setup "
+                "on the other branch"
             ),
         )
     return plan_joint_setup(module, call, branches_of(choices))

@@ -111,9 +111,13 @@ def _uses_before_definition(tree: ast.AST, generated: set[str]) -> list[str]:
         defined = set()
         for stmt in body:
             for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in generated - defined:
-                    if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.With)):
-                        problems.append(n.id)
+                if (
+                    isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Load)
+                    and n.id in generated - defined
+                    and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.With))
+                ):
+                    problems.append(n.id)
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     defined.add(n.id)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional, Union, cast
 
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Span
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
@@ -207,11 +207,13 @@ def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> Optional[ast.Call]:
     target, values = stmt.targets[0], stmt.value.elts
     if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and len(values) == 2 and values[1] is call):
         return None
-    return values[0] if is_module_setup_call(values[0], call.func.value) else None  # type: ignore[attr-defined]
+    first = values[0]
+    receiver = call.func.value  # type: ignore[attr-defined]
+    return first if isinstance(first, ast.Call) and is_module_setup_call(first, receiver) else None
 
 
 def _stores(node: ast.AST) -> list[ast.AST]:
-    out = []
+    out: list[ast.AST] = []
     for n in ast.walk(node):
         if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.append(n)
@@ -256,12 +258,16 @@ def _prefix_of(store: ast.AST, expr: ast.AST) -> bool:
 
 def _load(node: ast.AST) -> ast.AST:
     if isinstance(node, ast.Attribute):
-        return ast.Attribute(value=_load(node.value), attr=node.attr, ctx=ast.Load())
+        return ast.Attribute(value=_load_expr(node.value), attr=node.attr, ctx=ast.Load())
     if isinstance(node, ast.Name):
         return ast.Name(id=node.id, ctx=ast.Load())
     if isinstance(node, ast.Subscript):
-        return ast.Subscript(value=_load(node.value), slice=node.slice, ctx=ast.Load())
+        return ast.Subscript(value=_load_expr(node.value), slice=node.slice, ctx=ast.Load())
     return node
+
+
+def _load_expr(node: ast.expr) -> ast.expr:
+    return cast(ast.expr, _load(node))
 
 
 def _is_ref_chain(node: ast.AST) -> bool:
@@ -270,10 +276,12 @@ def _is_ref_chain(node: ast.AST) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _uses(root: ast.AST, target: ast.AST, parents: dict) -> tuple[list[ast.AST], list[ast.AST]]:
-    """Loads of ``target`` under ``root``: (uses via .parameters()-like calls, other uses)."""
+def _uses(root: ast.AST, target: ast.AST, parents: Any) -> tuple[list[ast.expr], list[ast.expr]]:
+    """Loads of ``target`` under ``root``: (uses via .parameters()-like calls, other uses).
+    ``parents`` maps a node to its parent (``ModuleInfo.parents``)."""
     key = ast.dump(_load(target))
-    ok, bad = [], []
+    ok: list[ast.expr] = []
+    bad: list[ast.expr] = []
     for n in ast.walk(root):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and ast.dump(_load(n)) == key:
             parent = parents.get(n)
@@ -290,7 +298,7 @@ def _uses(root: ast.AST, target: ast.AST, parents: dict) -> tuple[list[ast.AST],
     return ok, bad
 
 
-def _leaves_block(stmt: ast.AST) -> Optional[ast.AST]:
+def _leaves_block(stmt: ast.AST) -> Optional[Union[ast.stmt, ast.expr]]:
     stack = [stmt]
     while stack:
         n = stack.pop()
@@ -350,7 +358,7 @@ def _top_level_parses(module: ModuleInfo, edits: list[Edit]) -> None:
     if top_lo is None or top_hi is None:
         raise ValueError("the calls are not inside top-level statements")
     first = min([top_lo.lineno] + [d.lineno for d in getattr(top_lo, "decorator_list", [])]) - 1
-    last = top_hi.end_lineno - 1
+    last = (top_hi.end_lineno or top_hi.lineno) - 1
     lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
     if any(not (lo <= lines.offset(e.span.start) and lines.offset(e.span.end) <= hi) for e in edits):
         raise ValueError("an edit reaches outside the statement")
@@ -363,7 +371,7 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
     indentation, and parse. False when that cannot be done exactly (a line inside the region
     that is not indented like the block, e.g. in a multi-line string)."""
     lines = module.lines
-    first, last = a_stmt.lineno - 1, b_stmt.end_lineno - 1
+    first, last = a_stmt.lineno - 1, (b_stmt.end_lineno or b_stmt.lineno) - 1
     if any(e.span.start.line < first or e.span.end.line > last + 1 or (e.span.end.line == last + 1 and e.span.end.col) for e in edits):
         return False
     indent = lines.indentation(first)
@@ -508,12 +516,12 @@ def _check_targets(t_m: Optional[ast.AST], t_o: Optional[ast.AST], n_opt: int) -
 # -- def-use checks over the statements between and the optimizer arguments -------------------
 
 
-def _check_between(site: _Site) -> list[ast.AST]:
+def _check_between(site: _Site) -> list[ast.expr]:
     """Check that the statements between can move above the joint call; the uses of the set-up
     model through ``.parameters()``-like calls (which the rewrite points at the raw model)."""
     for stmt in site.between:
         _check_moved_statement(site, stmt)
-    param_uses: list[ast.AST] = []
+    param_uses: list[ast.expr] = []
     for root in [*site.between, *site.call.args]:
         ok, bad = _uses(root, site.t_m, site.module.parents)
         if bad:
@@ -553,7 +561,7 @@ def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
         )
 
 
-def _check_meta_device(site: _Site, param_uses: list[ast.AST], branches: Branches) -> None:
+def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches) -> None:
     """The rewrite builds the optimizer from the raw model instead of the set-up one. Where the
     raw model may hold meta-device parameters and a possible strategy's joint setup refuses
     them (FSDP), the rewrite would break that branch."""
@@ -594,7 +602,7 @@ def meta_device_evidence(module: ModuleInfo) -> Optional[tuple[int, str]]:
 # -- edits -----------------------------------------------------------------------------------
 
 
-def _edits(site: _Site, rename_nodes: list[ast.AST]) -> list[Edit]:
+def _edits(site: _Site, rename_nodes: list[ast.expr]) -> list[Edit]:
     """Remove the module setup, point moved uses of a renamed set-up model at the raw model,
     and replace ``setup_optimizers`` by the joint call."""
     module, lines = site.module, site.module.lines
@@ -623,7 +631,7 @@ def _removal(module: ModuleInfo, stmt: ast.stmt) -> Edit:
     return Edit(Span(Pos(start.line, 0), Pos(end.line, len(lines.line(end.line)))), "")
 
 
-def _joint_statement(site: _Site, in_call: list[ast.AST]) -> str:
+def _joint_statement(site: _Site, in_call: list[ast.expr]) -> str:
     module = site.module
     m_src = module.segment(site.m_expr)
     args = [m_src]
@@ -643,7 +651,7 @@ def _joint_targets(site: _Site) -> list[str]:
     return targets + [module.segment(t_o)]
 
 
-def _segment_with_renames(module: ModuleInfo, arg: ast.AST, in_call: list[ast.AST], m_src: str) -> str:
+def _segment_with_renames(module: ModuleInfo, arg: ast.AST, in_call: list[ast.expr], m_src: str) -> str:
     """The source of ``arg`` with the renamed set-up model inside it replaced by the raw model."""
     lines = module.lines
     text = module.segment(arg)

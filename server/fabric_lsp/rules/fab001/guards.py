@@ -49,7 +49,7 @@ def _always_leaves(block: list) -> bool:
 def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
     """(test, truth) pairs that hold whenever ``node`` runs."""
     parents = module.parents
-    child = module.stmt_of(node)
+    child: Optional[ast.AST] = module.stmt_of(node)
     while child is not None:
         parent, block, idx = module.block_of(child)
         if idx >= 0:
@@ -167,7 +167,7 @@ class Narrower:
             env = {}
             for key, consts in alternatives.items():
                 for v in consts:
-                    if (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
+                    if v.origin is not None and (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
                         env[key] = v.value
             if not env:
                 kept.append(c)

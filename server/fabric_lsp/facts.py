@@ -444,8 +444,11 @@ JOINT_SETUP_REFUSED: dict[Kind, str] = {
     Kind.MODEL_PARALLEL: (
         "keeps the optimizer on the original parameters under joint setup, so training silently changes no weights"
     ),
-    Kind.BASE: "is an abstract base class whose joint setup cannot be told",
 }
+
+#: Kinds whose joint setup cannot be told: a project's own subclass of ``Strategy`` /
+#: ``ParallelStrategy`` may override ``setup_module_and_optimizers`` in any way.
+JOINT_SETUP_UNDECIDED = frozenset({Kind.BASE})
 
 #: Constructor arguments under which a kind refuses joint setup: kind → argument → (the values
 #: that refuse, compared with ``is`` as Lightning does, the default, why).
@@ -488,6 +491,6 @@ def joint_setup_refusal(kind: Kind | None, arguments: dict[str, tuple[object, ..
 
 def joint_setup_known(kind: Kind | None, arguments: dict[str, tuple[object, ...] | None]) -> bool:
     """Whether it is known statically if ``kind`` built with ``arguments`` accepts joint setup."""
-    if kind is None:
+    if kind is None or kind in JOINT_SETUP_UNDECIDED:
         return False
     return all(arguments.get(name, ()) is not None for name in strategy_arguments_of_interest(kind))

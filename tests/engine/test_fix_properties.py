@@ -177,6 +177,7 @@ BRANCHES = [
     ('"xla_fsdp"', False, False),  # NotImplementedError
     ("ModelParallelStrategy(parallelize_fn=parallelize)", False, False),  # optimizer keeps the old parameters
     ("args.strategy", None, True),
+    ("ClusterStrategy()", None, False),  # a project's ParallelStrategy: not an FSDPStrategy for _validate_setup
 ]
 RAISING_BRANCHES = [b for b in BRANCHES if "deepspeed" in b[0].lower() or b[0] == '"xla"']
 
@@ -191,7 +192,10 @@ def strategy_programs(draw):
     lines = [
         "import torch",
         "from lightning.fabric import Fabric",
-        "from lightning.fabric.strategies import DeepSpeedStrategy, FSDPStrategy, ModelParallelStrategy",
+        "from lightning.fabric.strategies import DeepSpeedStrategy, FSDPStrategy, ModelParallelStrategy, ParallelStrategy",
+        "",
+        "class ClusterStrategy(ParallelStrategy):",
+        "    pass",
         "",
     ]
     for i, (expr, _, _) in enumerate(branches):

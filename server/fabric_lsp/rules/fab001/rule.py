@@ -97,8 +97,9 @@ when another possible strategy needs separate setup:
 No fix is offered either when the calls are in different blocks, the set-up model is used in
 between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible
 strategy is known to accept joint setup; it is **unsafe** (offered, never applied by fix-all) when
-the optimizer returned by `setup_optimizers` was discarded, some strategy cannot be determined, or
-an argument that decides it (FSDP's `use_orig_params`, a `FSDPStrategy` subclass) is not known
+the optimizer returned by `setup_optimizers` was discarded, some strategy cannot be determined (a
+project's own `Strategy` / `ParallelStrategy` subclass included), or an argument that decides it
+(FSDP's `use_orig_params`, given through `**kwargs` or a `FSDPStrategy` subclass) is not known
 statically. A model built under `init_module(empty_init=True)` in *another* module is not seen.
 
 ## Which strategies

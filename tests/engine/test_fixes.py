@@ -98,3 +98,35 @@ def test_rule_documentation_has_every_section(rule):
     doc = rule.markdown()
     for section in REQUIRED_SECTIONS:
         assert f"## {section}\n" in doc, f"{rule.code} lacks '{section}'"
+
+
+TRAIN_WITH_HELPER = """\
+import torch
+from lightning.fabric import Fabric
+from models import build
+
+fabric = Fabric(strategy="fsdp" if sharded else "deepspeed_stage_3")
+fabric.launch()
+model = build(fabric)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+@pytest.mark.parametrize("empty_init, fixable", [("True", False), ("False", True)])
+def test_meta_device_model_built_in_another_module(tmp_path, empty_init, fixable):
+    """A helper in another module of the project builds the model under init_module(empty_init=True):
+    the FSDP branch would break under the rewrite, so there is no fix; with empty_init=False there is."""
+    (tmp_path / "models.py").write_text(
+        "import torch\n\n\ndef build(fabric):\n"
+        f"    with fabric.init_module(empty_init={empty_init}):\n        return torch.nn.Linear(4, 2)\n"
+    )
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN_WITH_HELPER)
+    [finding] = Analyzer(Workspace(str(tmp_path))).analyze(TRAIN_WITH_HELPER, str(train))
+    if fixable:
+        assert finding.fix is not None and finding.fix.applicability.value == "safe"
+    else:
+        assert finding.fix is None
+        assert "meta device (`fabric.init_module(empty_init=True)`, models.py:5)" in finding.message

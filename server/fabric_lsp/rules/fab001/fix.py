@@ -30,6 +30,7 @@ meta-device parameters (``fabric.init_module(empty_init=True)``).
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union, cast
@@ -37,6 +38,7 @@ from typing import Any, Optional, Union, cast
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Span
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.text import apply_edits
+from fabric_lsp.engine.workspace import Workspace
 
 MODULE_SETUP_METHODS = ("setup_module", "setup")
 #: Module methods that return the same parameters before and after Fabric wraps the module.
@@ -440,14 +442,15 @@ class _Site:
         return block[ia + 1 : block.index(self.b_stmt)]
 
 
-def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches) -> Plan:
-    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``)."""
+def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches, workspace: Optional[Workspace] = None) -> Plan:
+    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``); ``workspace``'s
+    other modules are searched for meta-device model creation when that matters."""
     a_stmt, a_call, same_block = find_module_setup(module, call)
     plan = Plan(module_setup=a_call)
     try:
         site = _site(module, call, a_stmt, a_call, same_block, branches)
         param_uses = _check_between(site)
-        _check_meta_device(site, param_uses, branches)
+        _check_meta_device(site, param_uses, branches, workspace)
         edits = _edits(site, param_uses if site.renamed else [])
         _check_parses(site, edits)
     except NoFix as why:
@@ -561,17 +564,16 @@ def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
         )
 
 
-def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches) -> None:
+def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches, workspace: Optional[Workspace]) -> None:
     """The rewrite builds the optimizer from the raw model instead of the set-up one. Where the
     raw model may hold meta-device parameters and a possible strategy's joint setup refuses
     them (FSDP), the rewrite would break that branch."""
     if not (param_uses and branches.meta_sensitive):
         return
-    evidence = meta_device_evidence(site.module)
+    evidence = meta_device_evidence(site.module, workspace)
     if evidence is not None:
-        line, text = evidence
         raise NoFix(
-            f"the model may be created on the meta device (`{text}`, line {line}) and the optimizer is built from "
+            f"the model may be created on the meta device ({evidence}) and the optimizer is built from "
             f"the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
             "meta-device parameters raises RuntimeError (\"The optimizer has references to the model's meta-device "
             "parameters\"), so set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
@@ -582,10 +584,26 @@ def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branch
 _META_KEYWORD = re.compile(r"""\bdevice\s*=\s*["']meta["']""")
 
 
-def meta_device_evidence(module: ModuleInfo) -> Optional[tuple[int, str]]:
-    """(line, text) of the first place in the file that may create parameters on the meta
-    device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
-    ``torch.device("meta")``, or a ``device="meta"`` argument."""
+def meta_device_evidence(module: ModuleInfo, workspace: Optional[Workspace] = None) -> Optional[str]:
+    """Where the file, or else another module of the workspace, may create parameters on the
+    meta device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
+    ``torch.device("meta")``, or a ``device="meta"`` argument. The model may be built by a helper
+    anywhere in the project, so any such place counts."""
+    found = _meta_device_in(module)
+    if found is not None:
+        return f"`{found[1]}`, line {found[0]}"
+    if workspace is None:
+        return None
+    for word in ("init_module", "meta"):
+        for other in workspace.modules_mentioning(word, exclude=module.path):
+            found = _meta_device_in(other)
+            if found is not None:
+                return f"`{found[1]}`, {os.path.basename(other.path or '?')}:{found[0]}"
+    return None
+
+
+def _meta_device_in(module: ModuleInfo) -> Optional[tuple[int, str]]:
+    """(line, text) of the first place in ``module`` that may create meta-device parameters."""
     for call in module.calls_by_name.get("init_module", []):
         empty = [kw.value for kw in call.keywords if kw.arg == "empty_init"] + call.args[:1]
         if any(not (isinstance(e, ast.Constant) and not e.value) for e in empty):

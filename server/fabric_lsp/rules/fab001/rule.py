@@ -20,6 +20,7 @@ from fabric_lsp.engine.model import (
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
@@ -88,11 +89,13 @@ when another possible strategy needs separate setup:
 - `FSDPStrategy(use_orig_params=False)`: joint setup raises `ValueError`;
 - `ModelParallelStrategy`: joint setup keeps the optimizer on the original parameters, so training
   silently changes no weights;
-- `FSDPStrategy` (or a strategy that cannot be determined) when the file may create the model on
-  the meta device (`fabric.init_module(empty_init=...)` unless `empty_init` is literally false,
-  `torch.device("meta")`, `device="meta"`) and the optimizer is built from the set-up model: the
-  rewrite builds it from the raw model's meta-device parameters, and FSDP's joint setup raises
-  "The optimizer has references to the model's meta-device parameters…".
+- `FSDPStrategy` (or a strategy that cannot be determined) when the optimizer is built from the
+  set-up model and the file — or, when it does not, another module of the project, since a helper
+  may build the model — may create parameters on the meta device (`fabric.init_module(empty_init=...)`
+  unless `empty_init` is literally false, `torch.device("meta")`, `device="meta"`): the rewrite
+  builds the optimizer from the raw model's meta-device parameters, and FSDP's joint setup raises
+  "The optimizer has references to the model's meta-device parameters…". (An optimizer built from
+  the raw model before any setup keeps its parameters, so the rewrite changes nothing there.)
 
 No fix is offered either when the calls are in different blocks, the set-up model is used in
 between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible
@@ -100,7 +103,8 @@ strategy is known to accept joint setup; it is **unsafe** (offered, never applie
 the optimizer returned by `setup_optimizers` was discarded, some strategy cannot be determined (a
 project's own `Strategy` / `ParallelStrategy` subclass included), or an argument that decides it
 (FSDP's `use_orig_params`, given through `**kwargs` or a `FSDPStrategy` subclass) is not known
-statically. A model built under `init_module(empty_init=True)` in *another* module is not seen.
+statically. A model created on the meta device by an installed library (outside the project's
+files) is not seen.
 
 ## Which strategies
 Raises (flagged): `deepspeed`, `deepspeed_stage_1`, `deepspeed_stage_1_offload`,
@@ -316,7 +320,7 @@ def branches_of(choices: list[StrategyChoice]) -> Branches:
     )
 
 
-def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
+def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice], workspace: Optional[Workspace]) -> Plan:
     """The fix, or why there is none: joint setup must work under every strategy this Fabric
     can have; a branch that needs separate setup gets no rewrite."""
     refusing = [f"`{c.class_name}` ({_describe(c)}) {why}" for c in choices if (why := _refusal(c)) is not None]
@@ -329,7 +333,7 @@ def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice]) 
                 "on the other branch"
             ),
         )
-    return plan_joint_setup(module, call, branches_of(choices))
+    return plan_joint_setup(module, call, branches_of(choices), workspace)
 
 
 class FAB001(Rule):
@@ -384,7 +388,7 @@ class FAB001(Rule):
         )
 
     def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
-        return plan_for(model.module, call, choices)
+        return plan_for(model.module, call, choices, model.workspace)
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
         certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE

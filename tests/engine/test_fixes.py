@@ -124,9 +124,11 @@ def test_meta_device_model_built_in_another_module(tmp_path, empty_init, fixable
     )
     train = tmp_path / "train.py"
     train.write_text(TRAIN_WITH_HELPER)
-    [finding] = Analyzer(Workspace(str(tmp_path))).analyze(TRAIN_WITH_HELPER, str(train))
+    [finding] = Analyzer(Workspace(str(tmp_path)), ALL_RULES).analyze(TRAIN_WITH_HELPER, str(train))
     if fixable:
         assert finding.fix is not None and finding.fix.applicability.value == "safe"
     else:
         assert finding.fix is None
-        assert "meta device (`fabric.init_module(empty_init=True)`, models.py:5)" in finding.message
+        assert "meta device (`fabric.init_module(empty_init=True)` in models.py)" in finding.message
+        [where] = [r for r in finding.related if "meta device" in r.message]
+        assert (where.path, where.span.start.line) == (str(tmp_path / "models.py"), 4)

@@ -30,15 +30,15 @@ meta-device parameters (``fabric.init_module(empty_init=True)``).
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union, cast
+from typing import Any, Callable, Optional, Union, cast
 
-from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Span
+from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Related, Span
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.workspace import Workspace
 
 MODULE_SETUP_METHODS = ("setup_module", "setup")
 #: Module methods that return the same parameters before and after Fabric wraps the module.
@@ -72,7 +72,8 @@ class Plan:
     fix: Optional[Fix] = None
     reason: str = ""  # why there is no (safe) fix, for the diagnostic message
     module_setup: Optional[ast.Call] = None  # the separated module-setup call, when found
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why an offered fix is unsafe
+    related: tuple[Related, ...] = ()  # places that explain the reason (e.g. a meta-device model)
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
@@ -390,9 +391,16 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
 
 # -- planning --------------------------------------------------------------------------------
 
+#: word → the project's other modules whose text mentions it
+OtherModules = Optional[Callable[[str], list[ModuleInfo]]]
+
 
 class NoFix(Exception):
-    """Why no rewrite is planned; the diagnostic's message says it."""
+    """Why no rewrite is planned; the diagnostic's message says it, and ``related`` shows where."""
+
+    def __init__(self, reason: str, *related: Related) -> None:
+        super().__init__(reason)
+        self.related = related
 
 
 @dataclass(frozen=True)
@@ -442,19 +450,20 @@ class _Site:
         return block[ia + 1 : block.index(self.b_stmt)]
 
 
-def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches, workspace: Optional[Workspace] = None) -> Plan:
-    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``); ``workspace``'s
-    other modules are searched for meta-device model creation when that matters."""
+def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches, other_modules: OtherModules = None) -> Plan:
+    """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``); ``other_modules``
+    (word → the project's other modules mentioning it) are searched for meta-device model
+    creation when that matters."""
     a_stmt, a_call, same_block = find_module_setup(module, call)
     plan = Plan(module_setup=a_call)
     try:
         site = _site(module, call, a_stmt, a_call, same_block, branches)
         param_uses = _check_between(site)
-        _check_meta_device(site, param_uses, branches, workspace)
+        _check_meta_device(site, param_uses, branches, other_modules)
         edits = _edits(site, param_uses if site.renamed else [])
         _check_parses(site, edits)
     except NoFix as why:
-        plan.reason = str(why)
+        plan.reason, plan.related = str(why), why.related
         return plan
     plan.fix, plan.notes = _fix(site, edits, branches)
     return plan
@@ -529,8 +538,9 @@ def _check_between(site: _Site) -> list[ast.expr]:
         ok, bad = _uses(root, site.t_m, site.module.parents)
         if bad:
             raise NoFix(
-                f"the set-up model `{site.module.segment(site.t_m)}` is used between the two calls (line {bad[0].lineno}); "
-                "move that use after a joint `setup(...)` by hand"
+                f"the set-up model `{site.module.segment(site.t_m)}` is used between the two calls; "
+                "move that use after a joint `setup(...)` by hand",
+                Related("The set-up model is used here", site.module.span(bad[0])),
             )
         param_uses += ok
     if site.renamed and not _is_ref_chain(site.m_expr):
@@ -546,75 +556,82 @@ def _check_between(site: _Site) -> list[ast.expr]:
 def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
     early = _leaves_block(stmt)
     if early is not None:
-        raise NoFix(f"line {early.lineno} may leave the block between the two calls")
+        raise NoFix("a statement between the two calls may leave the block", Related("May leave the block here", site.module.span(early)))
     for expr, what in (
         (site.receiver, "the Fabric object"),
         (site.m_expr, "the model passed to the module setup"),
         (site.t_m, "the set-up model"),
     ):
         if _rebinds(stmt, expr):
-            raise NoFix(f"{what} is reassigned between the two calls (line {stmt.lineno})")
+            raise NoFix(f"{what} is reassigned between the two calls", Related("Reassigned here", site.module.span(stmt)))
     for kw in site.a_call.keywords:
         if _rebinds(stmt, kw.value):
-            raise NoFix(f"`{kw.arg}` depends on a name reassigned between the calls (line {stmt.lineno})")
+            raise NoFix(f"`{kw.arg}` depends on a name reassigned between the calls", Related("Reassigned here", site.module.span(stmt)))
     sensitive = _fabric_calls(stmt, site.receiver, [site.m_expr, site.t_m, *site.call.args])
     if sensitive is not None:
         raise NoFix(
-            f"`{site.module.segment(sensitive.func)}` between the two calls (line {sensitive.lineno}) needs the model set up first"
+            f"`{site.module.segment(sensitive.func)}` between the two calls needs the model set up first",
+            Related("Needs the set-up model", site.module.span(sensitive)),
         )
 
 
-def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches, workspace: Optional[Workspace]) -> None:
+def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches, other_modules: OtherModules) -> None:
     """The rewrite builds the optimizer from the raw model instead of the set-up one. Where the
     raw model may hold meta-device parameters and a possible strategy's joint setup refuses
     them (FSDP), the rewrite would break that branch."""
     if not (param_uses and branches.meta_sensitive):
         return
-    evidence = meta_device_evidence(site.module, workspace)
+    evidence = meta_device_evidence(site.module, other_modules)
     if evidence is not None:
+        where = f" in {os.path.basename(evidence.path)}" if evidence.path else ""
         raise NoFix(
-            f"the model may be created on the meta device ({evidence}) and the optimizer is built from "
-            f"the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
+            f"the model may be created on the meta device (`{evidence.message}`{where}) and the optimizer is built "
+            f"from the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
             "meta-device parameters raises RuntimeError (\"The optimizer has references to the model's meta-device "
             "parameters\"), so set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
-            "and keep the separate setup on the other branch"
+            "and keep the separate setup on the other branch",
+            Related(f"The model may be created on the meta device here: `{evidence.message}`", evidence.span, evidence.path),
         )
 
 
 _META_KEYWORD = re.compile(r"""\bdevice\s*=\s*["']meta["']""")
 
 
-def meta_device_evidence(module: ModuleInfo, workspace: Optional[Workspace] = None) -> Optional[str]:
+def meta_device_evidence(module: ModuleInfo, other_modules: OtherModules = None) -> Optional[Related]:
     """Where the file, or else another module of the workspace, may create parameters on the
     meta device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
-    ``torch.device("meta")``, or a ``device="meta"`` argument. The model may be built by a helper
-    anywhere in the project, so any such place counts."""
+    ``torch.device("meta")``, or a ``device="meta"`` argument (message: the code; path None for
+    ``module`` itself). The model may be built by a helper anywhere in the project, so any such
+    place counts."""
     found = _meta_device_in(module)
-    if found is not None:
-        return f"`{found[1]}`, line {found[0]}"
-    if workspace is None:
-        return None
+    if found is not None or other_modules is None:
+        return found
     for word in ("init_module", "meta"):
-        for other in workspace.modules_mentioning(word, exclude=module.path):
+        for other in other_modules(word):
             found = _meta_device_in(other)
             if found is not None:
-                return f"`{found[1]}`, {os.path.basename(other.path or '?')}:{found[0]}"
+                return Related(found.message, found.span, other.path)
     return None
 
 
-def _meta_device_in(module: ModuleInfo) -> Optional[tuple[int, str]]:
-    """(line, text) of the first place in ``module`` that may create meta-device parameters."""
+def _meta_device_in(module: ModuleInfo) -> Optional[Related]:
+    """The first place in ``module`` that may create meta-device parameters."""
     for call in module.calls_by_name.get("init_module", []):
         empty = [kw.value for kw in call.keywords if kw.arg == "empty_init"] + call.args[:1]
         if any(not (isinstance(e, ast.Constant) and not e.value) for e in empty):
-            return call.lineno, module.segment(call)
+            return Related(module.segment(call), module.span(call))
     for call in module.calls_by_name.get("device", []):
         if call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == "meta":
-            return call.lineno, module.segment(call)
+            return Related(module.segment(call), module.span(call))
     m = _META_KEYWORD.search(module.text)
     if m is not None:
-        return module.text.count("\n", 0, m.start()) + 1, m.group(0)
+        return Related(m.group(0), Span(_pos(module, m.start()), _pos(module, m.end())))
     return None
+
+
+def _pos(module: ModuleInfo, offset: int) -> Pos:
+    line = bisect.bisect_right(module.lines.starts, offset) - 1
+    return Pos(line, offset - module.lines.starts[line])
 
 
 # -- edits -----------------------------------------------------------------------------------

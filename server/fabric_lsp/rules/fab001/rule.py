@@ -17,10 +17,8 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, StrategyChoice
-from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
@@ -305,6 +303,12 @@ def _raise_name(choices: list[StrategyChoice]) -> str:
     return " or ".join(dict.fromkeys(f"`{c.class_name}`" for c in choices))
 
 
+def _receiver(call: ast.Call) -> ast.expr:
+    """``R`` of ``R.setup_optimizers(...)`` (the rule's sites are method calls)."""
+    assert isinstance(call.func, ast.Attribute)
+    return call.func.value
+
+
 def _refusal(choice: StrategyChoice) -> Optional[str]:
     return facts.joint_setup_refusal(choice.kind, dict(choice.arguments))
 
@@ -320,20 +324,20 @@ def branches_of(choices: list[StrategyChoice]) -> Branches:
     )
 
 
-def plan_for(module: ModuleInfo, call: ast.Call, choices: list[StrategyChoice], workspace: Optional[Workspace]) -> Plan:
+def plan_for(model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
     """The fix, or why there is none: joint setup must work under every strategy this Fabric
     can have; a branch that needs separate setup gets no rewrite."""
     refusing = [f"`{c.class_name}` ({_describe(c)}) {why}" for c in choices if (why := _refusal(c)) is not None]
     if refusing:
         return Plan(
-            module_setup=find_module_setup(module, call)[1],
+            module_setup=find_module_setup(model.module, call)[1],
             reason=(
                 f"another possible strategy needs separate setup: {'; '.join(dict.fromkeys(refusing))}; set up jointly "
                 "only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` and keep the separate setup "
                 "on the other branch"
             ),
         )
-    return plan_joint_setup(module, call, branches_of(choices), workspace)
+    return plan_joint_setup(model.module, call, branches_of(choices), model.other_modules_mentioning)
 
 
 class FAB001(Rule):
@@ -373,7 +377,7 @@ class FAB001(Rule):
         return Verdict(self.code, span, finding, explanation)
 
     def _unknown_hint(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
-        rcv = model.segment(call.func.value)
+        rcv = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
         return Finding(
             code=self.code,
@@ -388,12 +392,12 @@ class FAB001(Rule):
         )
 
     def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
-        return plan_for(model.module, call, choices, model.workspace)
+        return plan_for(model, call, choices)
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
         certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE
         plan = self._plan(model, call, choices)
-        rcv = model.segment(call.func.value)
+        rcv = model.segment(_receiver(call))
         names = _raise_name(raising)
         origins = ", ".join(dict.fromkeys(_describe(c) for c in raising))
         if certainty is Certainty.CERTAIN:
@@ -409,6 +413,8 @@ class FAB001(Rule):
             )
         if plan.fix is None and plan.reason:
             message += f" No automatic fix: {plan.reason}."
+        elif plan.notes:
+            message += f" The fix is unsafe: {'; '.join(plan.notes)}."
         return Finding(
             code=self.code,
             severity=resolve_severity(certainty),
@@ -438,4 +444,5 @@ def _related(model: SemanticModel, fabrics: list[FabricInst], raising: list[Stra
             related.append(Related(f"{f.class_name} created here", f.origin.span, path))
     if plan.module_setup is not None:
         related.append(Related("Model set up separately here", model.span(plan.module_setup)))
+    related += plan.related
     return tuple(related)

@@ -240,10 +240,7 @@ def _rebinds(stmt: ast.AST, expr: ast.AST) -> bool:
             return True
         if isinstance(s, (ast.Attribute, ast.Subscript)) and _prefix_of(s, expr):
             return True
-    for n in ast.walk(stmt):
-        if isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names):
-            return True
-    return False
+    return any(isinstance(n, (ast.Global, ast.Nonlocal)) and bool(names & set(n.names)) for n in ast.walk(stmt))
 
 
 def _prefix_of(store: ast.AST, expr: ast.AST) -> bool:

@@ -12,15 +12,14 @@ from __future__ import annotations
 import ast
 import keyword
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from fabric_lsp.rules import ALL_RULES
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ANALYZER = Analyzer(Workspace(), ALL_RULES)
 RAISING = sorted(s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup)

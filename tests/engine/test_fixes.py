@@ -12,7 +12,6 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits

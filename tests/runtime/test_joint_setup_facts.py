@@ -13,7 +13,6 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from fabric_lsp import facts
 
 pytestmark = [pytest.mark.runtime, pytest.mark.timeout(1500)]  # the first test may install the venv

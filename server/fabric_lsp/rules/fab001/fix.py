@@ -34,7 +34,7 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union, cast
+from typing import Any, Callable, Optional, cast
 
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Related, Span
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
@@ -69,9 +69,9 @@ MODULE_SETUP_KEYWORDS = frozenset({"move_to_device", "_reapply_compile"})
 class Plan:
     """The outcome of planning a joint-setup rewrite."""
 
-    fix: Optional[Fix] = None
+    fix: Fix | None = None
     reason: str = ""  # why there is no (safe) fix, for the diagnostic message
-    module_setup: Optional[ast.Call] = None  # the separated module-setup call, when found
+    module_setup: ast.Call | None = None  # the separated module-setup call, when found
     notes: list[str] = field(default_factory=list)  # why an offered fix is unsafe
     related: tuple[Related, ...] = ()  # places that explain the reason (e.g. a meta-device model)
 
@@ -92,7 +92,7 @@ def is_module_setup_call(node: ast.AST, receiver: ast.AST) -> bool:
     )
 
 
-def _call_of_stmt(stmt: ast.stmt) -> Optional[ast.Call]:
+def _call_of_stmt(stmt: ast.stmt) -> ast.Call | None:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
         return stmt.value
     if isinstance(stmt, ast.AnnAssign) and stmt.simple and isinstance(stmt.value, ast.Call):
@@ -102,7 +102,7 @@ def _call_of_stmt(stmt: ast.stmt) -> Optional[ast.Call]:
     return None
 
 
-def _target_of(stmt: ast.stmt) -> Optional[ast.AST]:
+def _target_of(stmt: ast.stmt) -> ast.AST | None:
     if isinstance(stmt, ast.Assign):
         return stmt.targets[0]
     if isinstance(stmt, ast.AnnAssign):
@@ -137,7 +137,7 @@ def _trained_models(module: ModuleInfo, call: ast.Call, block: list, idx: int) -
     return found
 
 
-def find_module_setup(module: ModuleInfo, call: ast.Call) -> tuple[Optional[ast.stmt], Optional[ast.Call], bool]:
+def find_module_setup(module: ModuleInfo, call: ast.Call) -> tuple[ast.stmt | None, ast.Call | None, bool]:
     """The module-setup statement that goes with ``call`` (``R.setup_optimizers(...)``):
     (statement, call, in the same block as ``call``'s statement).
 
@@ -187,7 +187,7 @@ def _sets_up_one_of(stmt: ast.stmt, setup: ast.Call, models: set[str]) -> bool:
     return ast.dump(_load(setup.args[0])) in models or (target is not None and ast.dump(_load(target)) in models)
 
 
-def _module_setup_in_scope(module: ModuleInfo, call: ast.Call) -> Optional[ast.Call]:
+def _module_setup_in_scope(module: ModuleInfo, call: ast.Call) -> ast.Call | None:
     """The last module setup on the same receiver before ``call`` elsewhere in its scope."""
     receiver = call.func.value  # type: ignore[attr-defined]
     scope = module.scope_of(call)
@@ -203,7 +203,7 @@ def _module_setup_in_scope(module: ModuleInfo, call: ast.Call) -> Optional[ast.C
     return max(earlier, key=lambda c: (c.lineno, c.col_offset), default=None)
 
 
-def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> Optional[ast.Call]:
+def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> ast.Call | None:
     """The module setup of ``T_m, T_o = R.setup_module(M), R.setup_optimizers(O)`` (``call``)."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Tuple)):
         return None
@@ -298,7 +298,7 @@ def _uses(root: ast.AST, target: ast.AST, parents: Any) -> tuple[list[ast.expr],
     return ok, bad
 
 
-def _leaves_block(stmt: ast.AST) -> Optional[Union[ast.stmt, ast.expr]]:
+def _leaves_block(stmt: ast.AST) -> ast.stmt | ast.expr | None:
     stack = [stmt]
     while stack:
         n = stack.pop()
@@ -310,7 +310,7 @@ def _leaves_block(stmt: ast.AST) -> Optional[Union[ast.stmt, ast.expr]]:
     return None
 
 
-def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> Optional[ast.Call]:
+def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> ast.Call | None:
     """A call on the Fabric between the two calls that must not move before the module setup.
     Setting up *other* models and optimizers (a GAN's second pair) is independent of this one."""
     keys = {ast.dump(_load(e)) for e in involved}
@@ -424,7 +424,7 @@ class _Site:
     a_call: ast.Call  # R.setup_module(M, **kw) or R.setup(M, **kw)
     b_stmt: ast.stmt
     t_m: ast.AST  # the set-up model's target
-    t_o: Optional[ast.AST]  # the optimizers' target (None: discarded)
+    t_o: ast.AST | None  # the optimizers' target (None: discarded)
     one_line: bool
 
     @property
@@ -510,7 +510,7 @@ def _one_line_targets(stmt: ast.stmt) -> tuple[ast.AST, ast.AST]:
     return target.elts[0], target.elts[1]
 
 
-def _check_targets(t_m: Optional[ast.AST], t_o: Optional[ast.AST], n_opt: int) -> None:
+def _check_targets(t_m: ast.AST | None, t_o: ast.AST | None, n_opt: int) -> None:
     if t_m is None:
         raise NoFix("the result of the module setup is discarded; keep the wrapped model")
     if not _is_ref_chain(t_m) or (t_o is not None and not isinstance(t_o, (ast.Name, ast.Attribute, ast.Tuple, ast.List))):
@@ -594,7 +594,7 @@ def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branch
 _META_KEYWORD = re.compile(r"""\bdevice\s*=\s*["']meta["']""")
 
 
-def meta_device_evidence(module: ModuleInfo, other_modules: OtherModules = None) -> Optional[Related]:
+def meta_device_evidence(module: ModuleInfo, other_modules: OtherModules = None) -> Related | None:
     """Where the file, or else another module of the workspace, may create parameters on the
     meta device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
     ``torch.device("meta")``, or a ``device="meta"`` argument (message: the code; path None for
@@ -611,7 +611,7 @@ def meta_device_evidence(module: ModuleInfo, other_modules: OtherModules = None)
     return None
 
 
-def _meta_device_in(module: ModuleInfo) -> Optional[Related]:
+def _meta_device_in(module: ModuleInfo) -> Related | None:
     """The first place in ``module`` that may create meta-device parameters."""
     for call in module.calls_by_name.get("init_module", []):
         empty = [kw.value for kw in call.keywords if kw.arg == "empty_init"] + call.args[:1]

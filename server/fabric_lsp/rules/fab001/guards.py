@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import Callable, Optional
+from typing import Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine.infer import (
@@ -49,7 +49,7 @@ def _always_leaves(block: list) -> bool:
 def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
     """(test, truth) pairs that hold whenever ``node`` runs."""
     parents = module.parents
-    child: Optional[ast.AST] = module.stmt_of(node)
+    child: ast.AST | None = module.stmt_of(node)
     while child is not None:
         parent, block, idx = module.block_of(child)
         if idx >= 0:
@@ -219,7 +219,7 @@ _COMPARE = {
 }
 
 
-def _truth(test: ast.AST, env: dict) -> Optional[bool]:
+def _truth(test: ast.AST, env: dict) -> bool | None:
     """The truth of ``test`` given the values in ``env``; None when it cannot be told."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _truth(test.operand, env)
@@ -236,7 +236,7 @@ def _truth(test: ast.AST, env: dict) -> Optional[bool]:
     return None
 
 
-def _truth_of_bool_op(test: ast.BoolOp, env: dict) -> Optional[bool]:
+def _truth_of_bool_op(test: ast.BoolOp, env: dict) -> bool | None:
     results = [_truth(v, env) for v in test.values]
     decisive = isinstance(test.op, ast.Or)  # the value that decides: True for `or`, False for `and`
     if any(r is decisive for r in results):
@@ -244,7 +244,7 @@ def _truth_of_bool_op(test: ast.BoolOp, env: dict) -> Optional[bool]:
     return (not decisive) if all(r is (not decisive) for r in results) else None
 
 
-def _truth_of_compare(test: ast.Compare, env: dict) -> Optional[bool]:
+def _truth_of_compare(test: ast.Compare, env: dict) -> bool | None:
     left, right = _value(test.left, env), _value(test.comparators[0], env)
     compare = _COMPARE.get(type(test.ops[0]))
     if left is _UNKNOWN or right is _UNKNOWN or compare is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.model import (
@@ -309,7 +308,7 @@ def _receiver(call: ast.Call) -> ast.expr:
     return call.func.value
 
 
-def _refusal(choice: StrategyChoice) -> Optional[str]:
+def _refusal(choice: StrategyChoice) -> str | None:
     return facts.joint_setup_refusal(choice.kind, dict(choice.arguments))
 
 
@@ -353,10 +352,10 @@ class FAB001(Rule):
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("setup_optimizers"))
 
-    def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+    def hover(self, model: SemanticModel, pos: Pos) -> Explanation | None:
         return explain_at(model, pos)
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         receiver = call.func.value
         fabrics, unknown = model.fabrics(receiver)

@@ -33,11 +33,6 @@ class Kind(enum.Enum):
     def raises_on_separated_setup(self) -> bool:
         return self in (Kind.DEEPSPEED, Kind.XLA)
 
-    @property
-    def joint_setup_ok(self) -> bool:
-        """Whether ``fabric.setup(model, optimizer)`` keeps behaviour under this strategy."""
-        return self not in (Kind.XLA_FSDP, Kind.MODEL_PARALLEL, Kind.BASE)
-
 
 #: Class name of each kind, as Lightning's error message names it.
 KIND_CLASS_NAME = {
@@ -436,3 +431,66 @@ def names_tpu_strategy(strategy: object) -> bool:
         entry = STRATEGY_REGISTRY.get(strategy.strip().lower())
         return entry is not None and entry[0] in XLA_STRATEGY_CLASSES
     return False
+
+
+# -- Joint setup: which strategies accept ``fabric.setup(model, optimizer)`` (FAB001's fix) ------
+# Source: lightning/fabric 2.6.6 — ``Fabric._validate_setup``, ``FSDPStrategy.__init__`` and
+# ``.setup_module_and_optimizers``, ``XLAFSDPStrategy.setup_module_and_optimizers``,
+# ``ModelParallelStrategy`` (inherits ``Strategy.setup_module_and_optimizers``).
+
+#: Why a strategy kind cannot take joint setup at all, under any arguments.
+JOINT_SETUP_REFUSED: dict[Kind, str] = {
+    Kind.XLA_FSDP: "raises NotImplementedError: it does not support the joint setup of module and optimizer(s)",
+    Kind.MODEL_PARALLEL: (
+        "keeps the optimizer on the original parameters under joint setup, so training silently changes no weights"
+    ),
+}
+
+#: Kinds whose joint setup cannot be told: a project's own subclass of ``Strategy`` /
+#: ``ParallelStrategy`` may override ``setup_module_and_optimizers`` in any way.
+JOINT_SETUP_UNDECIDED = frozenset({Kind.BASE})
+
+#: Constructor arguments under which a kind refuses joint setup: kind → argument → (the values
+#: that refuse, compared with ``is`` as Lightning does, the default, why).
+JOINT_SETUP_REFUSING_ARGUMENTS: dict[Kind, dict[str, tuple[tuple[object, ...], object, str]]] = {
+    Kind.FSDP: {
+        # __init__: ``self._fsdp_kwargs.setdefault("use_orig_params", True)``;
+        # setup_module_and_optimizers: ``if use_orig_params is False: raise ValueError(...)``
+        "use_orig_params": ((False,), True, "raises ValueError on joint setup with `use_orig_params=False`"),
+    },
+}
+
+#: A constructor argument given in a form whose value is not known statically (a variable, ``**kwargs``).
+NOT_KNOWN = object()
+
+#: Kinds whose joint setup raises when an optimizer references meta-device parameters:
+#: ``_validate_setup`` checks ``isinstance(self._strategy, FSDPStrategy)`` (separate setup
+#: materializes the model in ``setup_module`` before the optimizer is built).
+META_PARAMETERS_REFUSE_JOINT_SETUP = frozenset({Kind.FSDP})
+
+
+def strategy_arguments_of_interest(kind: Kind | None) -> tuple[str, ...]:
+    """The constructor arguments of ``kind`` that decide whether it accepts joint setup."""
+    return tuple(JOINT_SETUP_REFUSING_ARGUMENTS.get(kind, {})) if kind is not None else ()
+
+
+def joint_setup_refusal(kind: Kind | None, arguments: dict[str, tuple[object, ...] | None]) -> str | None:
+    """Why a strategy of ``kind`` built with ``arguments`` (argument → its possible constant values,
+    None when not known statically; an argument not given takes its default) refuses joint setup,
+    or None when it accepts it or that cannot be told (see :func:`joint_setup_known`)."""
+    if kind is None:
+        return None
+    if kind in JOINT_SETUP_REFUSED:
+        return JOINT_SETUP_REFUSED[kind]
+    for name, (refusing, default, why) in JOINT_SETUP_REFUSING_ARGUMENTS.get(kind, {}).items():
+        values = arguments.get(name, (default,))
+        if values is not None and any(v is r for v in values for r in refusing):
+            return why
+    return None
+
+
+def joint_setup_known(kind: Kind | None, arguments: dict[str, tuple[object, ...] | None]) -> bool:
+    """Whether it is known statically if ``kind`` built with ``arguments`` accepts joint setup."""
+    if kind is None or kind in JOINT_SETUP_UNDECIDED:
+        return False
+    return all(arguments.get(name, ()) is not None for name in strategy_arguments_of_interest(kind))

@@ -12,15 +12,14 @@ from __future__ import annotations
 import ast
 import keyword
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from fabric_lsp.rules import ALL_RULES
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ANALYZER = Analyzer(Workspace(), ALL_RULES)
 RAISING = sorted(s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup)
@@ -111,9 +110,13 @@ def _uses_before_definition(tree: ast.AST, generated: set[str]) -> list[str]:
         defined = set()
         for stmt in body:
             for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in generated - defined:
-                    if not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.With)):
-                        problems.append(n.id)
+                if (
+                    isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Load)
+                    and n.id in generated - defined
+                    and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.With))
+                ):
+                    problems.append(n.id)
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     defined.add(n.id)
@@ -151,3 +154,102 @@ def test_fix_is_offered_for_every_generated_shape(source):
     """Every generated shape is one the fixer can prove safe: none should be refused."""
     findings = ANALYZER.analyze(source)
     assert findings and findings[0].fix is not None, (source, findings[0].message if findings else None)
+
+
+# -- fix safety across every strategy the code can choose ---------------------------------------
+# Lightning 2.6.6's behaviour under joint setup, written out here independently of facts.py:
+# (expression, joint setup accepted: True/False/None for "cannot be told", joint setup refuses an
+# optimizer over meta-device parameters)
+BRANCHES = [
+    ('"deepspeed"', True, False),
+    ('"deepspeed_stage_3"', True, False),
+    ("DeepSpeedStrategy(stage=2)", True, False),
+    ('"xla"', True, False),
+    ('"ddp"', True, False),
+    ('"fsdp"', True, True),
+    ('"fsdp_cpu_offload"', True, True),
+    ("FSDPStrategy()", True, True),
+    ("FSDPStrategy(use_orig_params=True)", True, True),
+    ("FSDPStrategy(use_orig_params=False)", False, True),  # ValueError in setup_module_and_optimizers
+    ("FSDPStrategy(use_orig_params=flag)", None, True),
+    ("FSDPStrategy(**fsdp_kwargs)", None, True),
+    ('"xla_fsdp"', False, False),  # NotImplementedError
+    ("ModelParallelStrategy(parallelize_fn=parallelize)", False, False),  # optimizer keeps the old parameters
+    ("args.strategy", None, True),
+    ("ClusterStrategy()", None, False),  # a project's ParallelStrategy: not an FSDPStrategy for _validate_setup
+]
+RAISING_BRANCHES = [b for b in BRANCHES if "deepspeed" in b[0].lower() or b[0] == '"xla"']
+
+
+@st.composite
+def strategy_programs(draw):
+    raising = draw(st.sampled_from(RAISING_BRANCHES))
+    others = draw(st.lists(st.sampled_from(BRANCHES), min_size=0, max_size=3))
+    branches = [raising, *others]
+    draw(st.randoms()).shuffle(branches)
+    meta = draw(st.sampled_from(["", "True", "False", "None", "cfg.empty"]))
+    lines = [
+        "import torch",
+        "from lightning.fabric import Fabric",
+        "from lightning.fabric.strategies import DeepSpeedStrategy, FSDPStrategy, ModelParallelStrategy, ParallelStrategy",
+        "",
+        "class ClusterStrategy(ParallelStrategy):",
+        "    pass",
+        "",
+    ]
+    for i, (expr, _, _) in enumerate(branches):
+        keyword = "if" if i == 0 else "elif" if i < len(branches) - 1 else "else"
+        lines.append(f"{keyword} mode == {i}:" if keyword != "else" else "else:")
+        lines.append(f"    strategy = {expr}")
+    if len(branches) == 1:
+        lines = lines[:-2] + [f"strategy = {branches[0][0]}"]
+    lines += ["fabric = Fabric(strategy=strategy)", "fabric.launch()"]
+    if meta:
+        lines += [f"with fabric.init_module(empty_init={meta}):", "    model = torch.nn.Linear(4, 2)"]
+    else:
+        lines.append("model = torch.nn.Linear(4, 2)")
+    lines += [
+        "model = fabric.setup_module(model)",
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)",
+        "optimizer = fabric.setup_optimizers(optimizer)",
+    ]
+    return "\n".join(lines) + "\n", branches, meta not in ("", "False", "None")
+
+
+def _expected_applicability(branches, meta: bool):
+    if any(ok is False for _, ok, _ in branches):
+        return None
+    if meta and any(refuses_meta for _, _, refuses_meta in branches):
+        return None
+    return "unsafe" if any(ok is None for _, ok, _ in branches) else "safe"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strategy_programs())
+def test_fix_is_safe_only_where_every_branch_accepts_joint_setup(program):
+    source, branches, meta = program
+    findings = ANALYZER.analyze(source)
+    assert [f.code for f in findings] == ["FAB001"], source
+    expected = _expected_applicability(branches, meta)
+    fix = findings[0].fix
+    assert (fix.applicability.value if fix else None) == expected, (source, findings[0].message)
+    if fix is None:
+        assert "No automatic fix:" in findings[0].message
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(identifiers, identifiers, st.sampled_from(RAISING), st.sampled_from(["", ", move_to_device=False"]))
+def test_one_line_form_is_rewritten(model, optimizer, strategy, kwargs):
+    if model == optimizer:
+        return
+    source = (
+        "from lightning.fabric import Fabric\n"
+        f'fabric = Fabric(strategy="{strategy}")\n'
+        f"{model}, {optimizer} = fabric.setup_module({model}{kwargs}), fabric.setup_optimizers({optimizer})\n"
+    )
+    findings = ANALYZER.analyze(source)
+    assert [f.code for f in findings] == ["FAB001"]
+    assert findings[0].fix is not None and findings[0].fix.applicability.value == "safe"
+    fixed = apply_edits(source, findings[0].fix.edits)
+    assert fixed.splitlines()[-1] == f"{model}, {optimizer} = fabric.setup({model}, {optimizer}{kwargs})"
+    assert ANALYZER.analyze(fixed) == []

@@ -202,12 +202,16 @@ def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[str, Any], 
     if v.call is None or v.ctx is None:
         return ()
     out = []
+    decisive = facts.strategy_arguments_of_interest(v.kind)  # joint setup depends on them (FAB001)
     for kw in v.call.keywords:
         if kw.arg is None:
+            out += [(name, facts.NOT_KNOWN) for name in decisive]
             continue
         values = ev.ev(kw.value, v.ctx)
         if len(values) == 1 and isinstance(values[0], Const):
             out.append((kw.arg, values[0].value))
+        elif kw.arg in decisive:
+            out.append((kw.arg, facts.NOT_KNOWN))
     return tuple(out)
 
 

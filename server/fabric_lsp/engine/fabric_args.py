@@ -8,9 +8,10 @@ import ast
 from typing import Optional
 
 from fabric_lsp import facts
-from fabric_lsp.engine import calls, configuration
+from fabric_lsp.engine import calls, configuration, lightning
 from fabric_lsp.engine.modules import FUNC_TYPES
 from fabric_lsp.engine.values import ClassRef, Ctx, DictVal, Evaluator, ArgumentSet, FabricInst, KwargsVal, Origin, QualRef, StrategyChoice, Value
+from fabric_lsp.facts import Kind
 
 
 #: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
@@ -125,7 +126,21 @@ def _choice(s: configuration.Scenario) -> StrategyChoice:
         label = ", ".join(x for x in written if x) or 'strategy="auto"'
     kind = s.outcome.kind
     name = s.outcome.strategy or "?"
-    return StrategyChoice(kind, label, name if kind is not None else "?", origin)
+    return StrategyChoice(kind, label, name if kind is not None else "?", origin, _joint_setup_arguments(s, kind))
+
+
+def _joint_setup_arguments(s: configuration.Scenario, kind: Optional[Kind]) -> tuple[tuple[str, Optional[tuple]], ...]:
+    """The constructor arguments that decide joint setup (``StrategyChoice.arguments``): the
+    strategy instance's constants, None where not known and for every one of them on a project's
+    subclass (it may pass anything to ``super().__init__``)."""
+    names = facts.strategy_arguments_of_interest(kind)
+    strategy = s.args.strategy if s.args is not None else None
+    if not names or not isinstance(strategy, lightning.Obj):
+        return ()
+    if strategy.base is not None:
+        return tuple((name, None) for name in names)
+    given = dict(strategy.args)
+    return tuple((n, None if given[n] is facts.NOT_KNOWN else (given[n],)) for n in names if n in given)
 
 
 def lightning_base(ev: Evaluator, cls: ClassRef) -> Optional[str]:

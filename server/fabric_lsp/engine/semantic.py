@@ -56,6 +56,12 @@ class SemanticModel:
                 best = node
         return best
 
+    def other_modules_mentioning(self, word: str) -> list[ModuleInfo]:
+        """The workspace's other modules whose text mentions ``word``; the verdict being computed
+        now depends on other modules (incremental reuse waits for the workspace to be unchanged)."""
+        self.inference.external_lookups += 1
+        return self.workspace.modules_mentioning(word, exclude=self.path)
+
     # -- values --------------------------------------------------------------------------------
     def values(self, expr: ast.AST) -> list[Value]:
         """The alternatives ``expr`` may evaluate to (bounded; ``Unknown`` where it cannot tell)."""

@@ -136,6 +136,10 @@ class StrategyChoice:
     label: str  # what the user wrote, e.g. 'strategy="deepspeed_stage_3"'
     class_name: str  # the class Lightning would name, e.g. "DeepSpeedStrategy"
     origin: Optional[Origin] = None
+    #: (argument, its possible constant values or None when not known) for the constructor
+    #: arguments that decide joint setup (``facts.strategy_arguments_of_interest``); an argument
+    #: not listed takes its default
+    arguments: tuple[tuple[str, Optional[tuple]], ...] = ()
 
 
 @dataclass(eq=False)

@@ -17,10 +17,18 @@ Evaluation is three-valued: anything not understood leaves the choices as they a
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator, Optional
+from collections.abc import Iterator
+from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.infer import ClassRef, Const, FuncRef, Inference, QualRef, StrategyChoice
+from fabric_lsp.engine.infer import (
+    ClassRef,
+    Const,
+    FuncRef,
+    Inference,
+    QualRef,
+    StrategyChoice,
+)
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 
 _UNKNOWN = object()
@@ -41,7 +49,7 @@ def _always_leaves(block: list) -> bool:
 def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
     """(test, truth) pairs that hold whenever ``node`` runs."""
     parents = module.parents
-    child = module.stmt_of(node)
+    child: ast.AST | None = module.stmt_of(node)
     while child is not None:
         parent, block, idx = module.block_of(child)
         if idx >= 0:
@@ -159,7 +167,7 @@ class Narrower:
             env = {}
             for key, consts in alternatives.items():
                 for v in consts:
-                    if (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
+                    if v.origin is not None and (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
                         env[key] = v.value
             if not env:
                 kept.append(c)
@@ -201,44 +209,47 @@ def _value(node: ast.AST, env: dict):
     return env.get(ast.dump(node), _UNKNOWN)
 
 
-def _truth(test: ast.AST, env: dict) -> Optional[bool]:
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+}
+
+
+def _truth(test: ast.AST, env: dict) -> bool | None:
+    """The truth of ``test`` given the values in ``env``; None when it cannot be told."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _truth(test.operand, env)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        results = [_truth(v, env) for v in test.values]
-        if isinstance(test.op, ast.And):
-            if any(r is False for r in results):
-                return False
-            return True if all(r is True for r in results) else None
-        if any(r is True for r in results):
-            return True
-        return False if all(r is False for r in results) else None
+        return _truth_of_bool_op(test, env)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = _value(test.left, env), _value(test.comparators[0], env)
-        if left is _UNKNOWN or right is _UNKNOWN:
-            return None
-        op = test.ops[0]
-        try:
-            if isinstance(op, ast.Eq):
-                return left == right
-            if isinstance(op, ast.NotEq):
-                return left != right
-            if isinstance(op, ast.In):
-                return left in right
-            if isinstance(op, ast.NotIn):
-                return left not in right
-            if isinstance(op, ast.Is):
-                return left is right
-            if isinstance(op, ast.IsNot):
-                return left is not right
-        except TypeError:
-            return None
-        return None
+        return _truth_of_compare(test, env)
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("startswith", "endswith"):
         subject = _value(test.func.value, env)
         args = [_value(a, env) for a in test.args]
         if isinstance(subject, str) and args and all(isinstance(a, (str, tuple)) for a in args):
             return getattr(subject, test.func.attr)(args[0])
-        return None
     return None
+
+
+def _truth_of_bool_op(test: ast.BoolOp, env: dict) -> bool | None:
+    results = [_truth(v, env) for v in test.values]
+    decisive = isinstance(test.op, ast.Or)  # the value that decides: True for `or`, False for `and`
+    if any(r is decisive for r in results):
+        return decisive
+    return (not decisive) if all(r is (not decisive) for r in results) else None
+
+
+def _truth_of_compare(test: ast.Compare, env: dict) -> bool | None:
+    left, right = _value(test.left, env), _value(test.comparators[0], env)
+    compare = _COMPARE.get(type(test.ops[0]))
+    if left is _UNKNOWN or right is _UNKNOWN or compare is None:
+        return None
+    try:
+        return bool(compare(left, right))
+    except TypeError:
+        return None

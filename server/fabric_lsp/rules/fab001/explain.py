@@ -5,7 +5,6 @@ diagnostic sees them) and any other Fabric expression under the cursor."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from fabric_lsp.engine.model import Explanation, Located, Pos
 from fabric_lsp.engine.semantic import SemanticModel
@@ -14,13 +13,13 @@ from fabric_lsp.engine.values import FabricInst, Origin, StrategyChoice
 FABRIC_METHODS = frozenset({"setup", "setup_module", "setup_optimizers", "setup_dataloaders", "launch", "backward", "load", "save", "print", "barrier", "init_module", "strategy"})
 
 
-def _located(text: str, origin: Optional[Origin]) -> Located:
+def _located(text: str, origin: Origin | None) -> Located:
     if origin is None:
         return Located(text)
     return Located(text, origin.span, origin.path)
 
 
-def _headline(choices: list[Optional[StrategyChoice]]) -> str:
+def _headline(choices: list[StrategyChoice | None]) -> str:
     raising = [c for c in choices if c is not None and c.kind is not None and c.kind.raises_on_separated_setup]
     if raising and len(raising) == len(choices):
         return "certainly DeepSpeed/XLA: `setup_optimizers` raises, use joint `setup(model, optimizer)`"
@@ -31,7 +30,7 @@ def _headline(choices: list[Optional[StrategyChoice]]) -> str:
     return "no strategy this code can choose requires joint setup"
 
 
-def explain_choices(fabrics: list[FabricInst], choices: list[Optional[StrategyChoice]]) -> Explanation:
+def explain_choices(fabrics: list[FabricInst], choices: list[StrategyChoice | None]) -> Explanation:
     """``choices``: the strategies that reach the site; None for a receiver that may not be a
     Fabric on every path."""
     items: list[Located] = []
@@ -62,13 +61,13 @@ def _target(model: SemanticModel, node: ast.AST) -> ast.AST:
     return node
 
 
-def explain_at(model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+def explain_at(model: SemanticModel, pos: Pos) -> Explanation | None:
     node = model.node_at(pos)
     if node is None:
         return None
     fabrics, unknown = model.fabrics(_target(model, node))
     if not fabrics:
         return None
-    choices: list[Optional[StrategyChoice]] = [c for f in fabrics for c in f.choices]
+    choices: list[StrategyChoice | None] = [c for f in fabrics for c in f.choices]
     choices += [None for _ in unknown]
     return explain_choices(fabrics, choices)

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
-from fabric_lsp.engine.explain import explain_at, explain_choices
-from fabric_lsp.engine.guards import Narrower
-from fabric_lsp.engine.joint_setup import Plan, find_module_setup, plan_joint_setup
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Pos, Related, Severity, Verdict, resolve_severity
+from fabric_lsp import facts
+from fabric_lsp.engine.model import (
+    Certainty,
+    Explanation,
+    Finding,
+    Pos,
+    Related,
+    Severity,
+    Verdict,
+    resolve_severity,
+)
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, StrategyChoice
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
+from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
+from fabric_lsp.rules.fab001.fix import (
+    Branches,
+    Plan,
+    find_module_setup,
+    plan_joint_setup,
+)
+from fabric_lsp.rules.fab001.guards import Narrower
 
 DOC = '''
 ## What it does
@@ -54,17 +68,40 @@ model, optimizer = fabric.setup(model, optimizer)
 ## Fix safety
 The fix removes the module setup, moves the statements between the two calls above the new joint
 call, and replaces `setup_optimizers` by `setup(model, optimizer, ...)`, keeping the targets'
-names and the module setup's keyword arguments (`move_to_device`, `_reapply_compile`). It is
-offered only when a def-use check proves the move keeps behaviour: the statements in between may
+names and the module setup's keyword arguments (`move_to_device`, `_reapply_compile`). The one-line
+form `model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)` becomes
+`model, optimizer = fabric.setup(model, optimizer)` when the optimizers are passed by name. The fix
+is offered only when a def-use check proves the move keeps behaviour: the statements in between may
 use the set-up model only through `.parameters()` / `.named_parameters()` (the same tensors before
 and after setup; a renamed target is rewritten to the raw model), and must not rebind the model,
 the targets or the Fabric, call Fabric methods that need the model set up (`load`, `backward` …),
-or leave the block. The fix is **safe** when every strategy the code can choose accepts joint
-setup; it is **unsafe** (offered, never applied by fix-all) when the optimizer returned by
-`setup_optimizers` was discarded or some strategy is unknown. No fix is offered when the calls are
-in different blocks, the set-up model is used in between, DeepSpeed would get several optimizers,
-or another possible strategy (`XLAFSDPStrategy`, `ModelParallelStrategy`) requires separate setup —
-the message says what to do by hand.
+or leave the block.
+
+The fix is judged against **every** strategy the code can choose, as Lightning 2.6.6 treats joint
+setup, not only the one that raises. No fix is offered (the message says why, and what to do by
+hand: set up jointly only under `isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`)
+when another possible strategy needs separate setup:
+
+- `XLAFSDPStrategy` (`"xla_fsdp"`, or `"fsdp"` on TPU): joint setup raises `NotImplementedError`;
+- `FSDPStrategy(use_orig_params=False)`: joint setup raises `ValueError`;
+- `ModelParallelStrategy`: joint setup keeps the optimizer on the original parameters, so training
+  silently changes no weights;
+- `FSDPStrategy` (or a strategy that cannot be determined) when the optimizer is built from the
+  set-up model and the file — or, when it does not, another module of the project, since a helper
+  may build the model — may create parameters on the meta device (`fabric.init_module(empty_init=...)`
+  unless `empty_init` is literally false, `torch.device("meta")`, `device="meta"`): the rewrite
+  builds the optimizer from the raw model's meta-device parameters, and FSDP's joint setup raises
+  "The optimizer has references to the model's meta-device parameters…". (An optimizer built from
+  the raw model before any setup keeps its parameters, so the rewrite changes nothing there.)
+
+No fix is offered either when the calls are in different blocks, the set-up model is used in
+between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible
+strategy is known to accept joint setup; it is **unsafe** (offered, never applied by fix-all) when
+the optimizer returned by `setup_optimizers` was discarded, some strategy cannot be determined (a
+project's own `Strategy` / `ParallelStrategy` subclass included), or an argument that decides it
+(FSDP's `use_orig_params`, given through `**kwargs` or a `FSDPStrategy` subclass) is not known
+statically. A model created on the meta device by an installed library (outside the project's
+files) is not seen.
 
 ## Which strategies
 Raises (flagged): `deepspeed`, `deepspeed_stage_1`, `deepspeed_stage_1_offload`,
@@ -135,6 +172,24 @@ optimizer = fabric.setup_optimizers(optimizer)
 """,
     ),
     Example(
+        "separated setup under FSDPStrategy(use_orig_params=False)",
+        """
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import FSDPStrategy
+fabric = Fabric(strategy=FSDPStrategy(use_orig_params=False))
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
+        "one-line separated setup under DDP",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="ddp")
+model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)
+""",
+    ),
+    Example(
         "model-only setup is legal",
         """
 from lightning.fabric import Fabric
@@ -196,6 +251,46 @@ fabric = Fabric(strategy="deepspeed" if use_ds else "ddp")
 model, optimizer = fabric.setup(model, optimizer)
 """,
     ),
+    Example(
+        "one-line separated setup",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_2")
+model, optimizer = fabric.setup_module(model), fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.ERROR,
+        fixed="""
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_2")
+model, optimizer = fabric.setup(model, optimizer)
+""",
+    ),
+    Example(
+        "no fix: the FSDP branch needs separate setup for a model built on the meta device",
+        """
+import torch
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3" if zero else "fsdp")
+with fabric.init_module(empty_init=True):
+    model = torch.nn.Linear(4, 2)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+    ),
+    Example(
+        "no fix: FSDPStrategy(use_orig_params=False) refuses joint setup",
+        """
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import FSDPStrategy
+strategy = "deepspeed" if zero else FSDPStrategy(use_orig_params=False)
+fabric = Fabric(strategy=strategy)
+model = fabric.setup_module(model)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+    ),
 ]
 
 
@@ -204,12 +299,44 @@ def _describe(choice: StrategyChoice) -> str:
 
 
 def _raise_name(choices: list[StrategyChoice]) -> str:
-    names = []
-    for c in choices:
-        name = f"`{c.class_name}`"
-        if name not in names:
-            names.append(name)
-    return " or ".join(names)
+    return " or ".join(dict.fromkeys(f"`{c.class_name}`" for c in choices))
+
+
+def _receiver(call: ast.Call) -> ast.expr:
+    """``R`` of ``R.setup_optimizers(...)`` (the rule's sites are method calls)."""
+    assert isinstance(call.func, ast.Attribute)
+    return call.func.value
+
+
+def _refusal(choice: StrategyChoice) -> str | None:
+    return facts.joint_setup_refusal(choice.kind, dict(choice.arguments))
+
+
+def branches_of(choices: list[StrategyChoice]) -> Branches:
+    """What the possible strategies mean for the joint-setup rewrite (from ``facts``)."""
+    kinds = {c.kind for c in choices}
+    meta = [c for c in choices if c.kind is None or c.kind in facts.META_PARAMETERS_REFUSE_JOINT_SETUP]
+    return Branches(
+        deepspeed_possible=Kind.DEEPSPEED in kinds,
+        all_accept=all(facts.joint_setup_known(c.kind, dict(c.arguments)) for c in choices),
+        meta_sensitive=tuple(dict.fromkeys(f"`{c.class_name}`" if c.kind is not None else "an unknown strategy" for c in meta)),
+    )
+
+
+def plan_for(model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
+    """The fix, or why there is none: joint setup must work under every strategy this Fabric
+    can have; a branch that needs separate setup gets no rewrite."""
+    refusing = [f"`{c.class_name}` ({_describe(c)}) {why}" for c in choices if (why := _refusal(c)) is not None]
+    if refusing:
+        return Plan(
+            module_setup=find_module_setup(model.module, call)[1],
+            reason=(
+                f"another possible strategy needs separate setup: {'; '.join(dict.fromkeys(refusing))}; set up jointly "
+                "only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` and keep the separate setup "
+                "on the other branch"
+            ),
+        )
+    return plan_joint_setup(model.module, call, branches_of(choices), model.other_modules_mentioning)
 
 
 class FAB001(Rule):
@@ -225,10 +352,10 @@ class FAB001(Rule):
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("setup_optimizers"))
 
-    def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+    def hover(self, model: SemanticModel, pos: Pos) -> Explanation | None:
         return explain_at(model, pos)
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         receiver = call.func.value
         fabrics, unknown = model.fabrics(receiver)
@@ -249,7 +376,7 @@ class FAB001(Rule):
         return Verdict(self.code, span, finding, explanation)
 
     def _unknown_hint(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
-        rcv = model.segment(call.func.value)
+        rcv = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
         return Finding(
             code=self.code,
@@ -264,28 +391,12 @@ class FAB001(Rule):
         )
 
     def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
-        kinds = {c.kind for c in choices}
-        if Kind.XLA_FSDP in kinds or Kind.MODEL_PARALLEL in kinds:
-            # joint setup would break the other branch: no fix to plan, only the module setup to show
-            other = "XLAFSDPStrategy" if Kind.XLA_FSDP in kinds else "ModelParallelStrategy"
-            return Plan(
-                module_setup=find_module_setup(model.module, call)[1],
-                reason=(
-                    f"another possible strategy, `{other}`, needs separate setup: branch on "
-                    "`isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))`"
-                ),
-            )
-        return plan_joint_setup(
-            model.module,
-            call,
-            deepspeed_possible=Kind.DEEPSPEED in kinds,
-            safe_strategies=None not in kinds,
-        )
+        return plan_for(model, call, choices)
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
         certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE
         plan = self._plan(model, call, choices)
-        rcv = model.segment(call.func.value)
+        rcv = model.segment(_receiver(call))
         names = _raise_name(raising)
         origins = ", ".join(dict.fromkeys(_describe(c) for c in raising))
         if certainty is Certainty.CERTAIN:
@@ -301,6 +412,8 @@ class FAB001(Rule):
             )
         if plan.fix is None and plan.reason:
             message += f" No automatic fix: {plan.reason}."
+        elif plan.notes:
+            message += f" The fix is unsafe: {'; '.join(plan.notes)}."
         return Finding(
             code=self.code,
             severity=resolve_severity(certainty),
@@ -330,4 +443,5 @@ def _related(model: SemanticModel, fabrics: list[FabricInst], raising: list[Stra
             related.append(Related(f"{f.class_name} created here", f.origin.span, path))
     if plan.module_setup is not None:
         related.append(Related("Model set up separately here", model.span(plan.module_setup)))
+    related += plan.related
     return tuple(related)

@@ -157,8 +157,7 @@ class Program:
         if pos.line < r.first + r.count:
             return r.index, Pos(pos.line - r.first, pos.col)
         if end and pos.line == r.first + r.count and pos.col == 0:
-            last = cell_lines(self.cells[r.index].text)[-1].rstrip("\r\n")
-            return r.index, Pos(r.count - 1, len(last))
+            return r.index, self._cell_end(r.index)
         return None
 
     def to_program(self, index: int, pos: Pos) -> Optional[Pos]:
@@ -212,12 +211,19 @@ class Program:
             out.append(f if f.fix is None or (mapped and mapped.finding.fix) else replace(f, fix=None))
         return out
 
+    def _cell_end(self, index: int) -> Pos:
+        lines = cell_lines(self.cells[index].text)
+        return Pos(len(lines) - 1, len(lines[-1].rstrip("\r\n")))
+
     def to_cells(self, finding: Finding) -> Optional[CellFinding]:
-        """``finding`` in cell coordinates; None if its span is not within one cell."""
-        mapped = self.cell_span(finding.span)
-        if mapped is None:
+        """``finding`` in cell coordinates (a span running past its cell is cut at the cell's
+        end); None if it does not start in a cell."""
+        start = self.to_cell(finding.span.start)
+        if start is None:
             return None
-        index, span = mapped
+        index = start[0]
+        end = self.to_cell(finding.span.end, end=True)
+        span = Span(start[1], end[1] if end is not None and end[0] == index else self._cell_end(index))
         related, cells = [], []
         for r in finding.related:
             if r.path is not None:

@@ -20,21 +20,25 @@ def render_text(report: Report, color: bool = False) -> str:
             continue
         lines = Lines(r.text)
         for f in r.findings:
+            cell = f.extra.get("cell") if r.notebook is not None else None
+            shown = r.shown if cell is None else f"{r.shown}:cell {cell + 1}"
+            source = lines if cell is None else Lines(r.notebook.cells[cell].text)
             counts[f.severity.value] += 1
             sev_color = {"error": "31;1", "warning": "33;1"}.get(f.severity.value, "36;1")
             out.append(
-                f"{c('1', r.shown)}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
+                f"{c('1', shown)}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
                 f"{c('31', f.code)} [{c(sev_color, f.severity.value)}] {f.message}"
             )
-            src = lines.content(f.span.start.line).expandtabs(1)
+            src = source.content(f.span.start.line).expandtabs(1)
             num = str(f.span.start.line + 1)
             pad = " " * len(num)
             end_col = f.span.end.col if f.span.end.line == f.span.start.line else len(src)
             out.append(f"{pad} |")
             out.append(f"{num} | {src}")
             out.append(f"{pad} | {' ' * f.span.start.col}{c('31', '^' * max(1, end_col - f.span.start.col))}")
-            for rel in f.related:
-                where = display_path(rel.path) if rel.path else r.shown
+            related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+            for rel, rel_cell in zip(f.related, related_cells):
+                where = display_path(rel.path) if rel.path else r.shown if rel_cell is None else f"{r.shown}:cell {rel_cell + 1}"
                 out.append(f"{pad} = note: {rel.message} ({where}:{rel.span.start.line + 1}:{rel.span.start.col + 1})")
             if f.fix is not None:
                 safe = f.fix.applicability.value == "safe"

@@ -16,6 +16,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Optional
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
@@ -31,6 +32,7 @@ from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span,
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
+from fabric_lsp import notebook_server
 from fabric_lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 
@@ -71,6 +73,7 @@ class FabricLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=FabricProtocol,
+            notebook_document_sync=notebook_server.SYNC,
         )
         self.options = Config()  # the session's settings: the editor's layers over the defaults
         self.init_settings: Layer = {}  # initializationOptions, validated
@@ -79,7 +82,8 @@ class FabricLanguageServer(LanguageServer):
         self.workspace_model: Optional[Workspace] = None
         self.analyzer: Optional[Analyzer] = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
-        self.results: dict[str, Result] = {}
+        self.results: dict[str, Result] = {}  # by text document (or notebook cell) URI
+        self.notebooks: dict[str, notebook_server.NotebookState] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.supports_resolve = False
         self.supports_document_changes = False
@@ -136,6 +140,10 @@ class FabricLanguageServer(LanguageServer):
             self.workspace_model.changed(to_fs_path(uri))
 
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+        notebook_uri = notebook_server.notebook_uri_of(self, uri)
+        if notebook_uri is not None:  # a cell: the whole notebook is analysed
+            notebook_server.schedule(self, notebook_uri, delay)
+            return
         old = self.tasks.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -299,7 +307,7 @@ class FabricLanguageServer(LanguageServer):
 
     def current_result(self, uri: str) -> Optional[Result]:
         result = self.results.get(uri)
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
         if result is None or doc is None or doc.version != result.version:
             return None
         return result
@@ -442,7 +450,9 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
             if not ls.supports_resolve:
                 action.edit = ls.noqa_edit(uri, result, f)
             actions.append(action)
-    if only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
+    if only and _wanted(only, FIX_ALL_KIND) and notebook_server.notebook_uri_of(ls, uri) is not None:
+        actions.extend(await notebook_server.fix_all_actions(ls, uri, FIX_ALL_KIND))
+    elif only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
@@ -481,22 +491,28 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = ls.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
     if doc is None or ls.analyzer is None:
         return None
-    result = ls.current_result(uri)
-    if result is not None and result.analysis is not None:
-        analysis, lines = result.analysis, result.lines
-    else:  # the diagnostics of this version are still being computed: compute them here
-        text = doc.source
-        loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
-        lines = Lines(text)
-    pos = ls.encoder.from_lsp(lines, params.position)
-    markdown = analysis.hover(pos)
+    if notebook_server.notebook_uri_of(ls, uri) is not None:
+        markdown = await notebook_server.hover(ls, uri, params.position)
+    else:
+        result = ls.current_result(uri)
+        if result is not None and result.analysis is not None:
+            analysis, lines = result.analysis, result.lines
+        else:  # the diagnostics of this version are still being computed: compute them here
+            text = doc.source
+            loop = asyncio.get_running_loop()
+            analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
+            lines = Lines(text)
+        pos = ls.encoder.from_lsp(lines, params.position)
+        markdown = analysis.hover(pos)
     if not markdown:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
+notebook_server.register(server)
 
 
 def run(tcp: Optional[tuple[str, int]] = None, log_file: Optional[str] = None) -> int:

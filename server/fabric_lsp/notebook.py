@@ -181,7 +181,7 @@ class Program:
         """An edit in cell coordinates; None if it spans cells, touches an IPython line, or
         would join a cell's last line with the boundary."""
         mapped = self.cell_span(edit.span)
-        if mapped is None:
+        if mapped is None or any(p.col > len(self.lines.content(p.line)) for p in (edit.span.start, edit.span.end)):
             return None
         index, span = mapped
         r = next(r for r in self.ranges if r.index == index)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Optional, Sequence
 
-from fabric_lsp.engine.model import Edit, Finding, Fix, Pos, Span
+from fabric_lsp.engine.model import Edit, Finding, Fix, Pos, Related, Span
 from fabric_lsp.engine.text import Lines
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -99,7 +99,9 @@ def _ipython_line(line: str, continued: bool, marker: str) -> Optional[str]:
 
 
 def _python_lines(lines: list[str], marker: str) -> tuple[list[str], tuple[int, ...]]:
-    out, magic, continued = [], [], False
+    out: list[str] = []
+    magic: list[int] = []
+    continued = False
     for i, line in enumerate(lines):
         new = _ipython_line(line, continued, marker)
         continued = new is not None and line.rstrip("\r\n").endswith("\\")
@@ -224,7 +226,8 @@ class Program:
         index = start[0]
         end = self.to_cell(finding.span.end, end=True)
         span = Span(start[1], end[1] if end is not None and end[0] == index else self._cell_end(index))
-        related, cells = [], []
+        related: list[Related] = []
+        cells: list[Optional[int]] = []
         for r in finding.related:
             if r.path is not None:
                 related.append(r)
@@ -333,13 +336,13 @@ def _string_offsets(raw: str, i: int) -> list[int]:
 
 
 def _language(metadata: dict) -> str:
-    info = metadata.get("language_info") if isinstance(metadata, dict) else None
-    kernel = metadata.get("kernelspec") if isinstance(metadata, dict) else None
-    for source in (info, kernel):
-        if isinstance(source, dict):
-            name = source.get("name") if source is info else source.get("language")
-            if isinstance(name, str) and name:
-                return name.lower()
+    if not isinstance(metadata, dict):
+        return "python"
+    info, kernel = metadata.get("language_info"), metadata.get("kernelspec")
+    for source, key in ((info, "name"), (kernel, "language")):
+        name = source.get(key) if isinstance(source, dict) else None
+        if isinstance(name, str) and name:
+            return name.lower()
     return "python"
 
 

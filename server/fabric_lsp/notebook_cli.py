@@ -18,7 +18,7 @@ def cell_number(index: int) -> int:
 def _in_cells(nb: NotebookFile, findings: list) -> list:
     """Program findings → findings in cell coordinates, each with ``extra["cell"]`` (0-based
     index) and ``extra["related_cells"]``."""
-    out = []
+    out: list = []
     for f in findings:
         mapped = nb.program.to_cells(f)
         if mapped is None:
@@ -29,7 +29,7 @@ def _in_cells(nb: NotebookFile, findings: list) -> list:
 
 
 def _diff(nb: NotebookFile, cells: dict[int, str], shown: str) -> str:
-    out = []
+    out: list[str] = []
     for index in sorted(cells):
         label = f"{shown}:cell {cell_number(index)}"
         out.extend(
@@ -76,7 +76,7 @@ def check_notebook(raw: str, path: Optional[str], shown: str, config, mode, bom:
                 findings = analyzer.analyze(program, path)
             elif cells:
                 new_raw = nb.with_cells(cells)
-                if write:
+                if write and path is not None:
                     write_atomic(path, new_raw, bom)
                 else:
                     result.fixed_text = new_raw

@@ -194,8 +194,8 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     for index, text in sorted(program.changed_cells(fixed.text).items()):
         uri = state.cell_uris[index]
         lines = Lines(program.cells[index].text)
-        edit = types.TextEdit(ls.encoder.range_to_lsp(lines, Span(Pos(0, 0), Pos(len(lines), 0))), text)
-        changes.append((uri, _doc_version(ls, uri), [edit]))
+        whole = types.TextEdit(ls.encoder.range_to_lsp(lines, Span(Pos(0, 0), Pos(len(lines), 0))), text)
+        changes.append((uri, _doc_version(ls, uri), [whole]))
     if ls.supports_document_changes:
         edit = types.WorkspaceEdit(
             document_changes=[

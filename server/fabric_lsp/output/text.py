@@ -5,6 +5,16 @@ from __future__ import annotations
 from fabric_lsp.output import Report, display_path
 
 
+def _where(r, f, lines):
+    """(label, lines) of a finding: in a notebook, ``file:cell N`` and the cell's lines."""
+    from fabric_lsp.engine.text import Lines
+
+    cell, notebook = f.extra.get("cell"), r.notebook
+    if cell is None or notebook is None:
+        return r.shown, lines
+    return f"{r.shown}:cell {cell + 1}", Lines(notebook.cells[cell].text)
+
+
 def render_text(report: Report, color: bool = False) -> str:
     from fabric_lsp.engine.text import Lines
 
@@ -20,9 +30,7 @@ def render_text(report: Report, color: bool = False) -> str:
             continue
         lines = Lines(r.text)
         for f in r.findings:
-            cell = f.extra.get("cell") if r.notebook is not None else None
-            shown = r.shown if cell is None else f"{r.shown}:cell {cell + 1}"
-            source = lines if cell is None else Lines(r.notebook.cells[cell].text)
+            shown, source = _where(r, f, lines)
             counts[f.severity.value] += 1
             sev_color = {"error": "31;1", "warning": "33;1"}.get(f.severity.value, "36;1")
             out.append(

@@ -178,6 +178,16 @@ class Program:
     def in_program(self, index: int) -> bool:
         return any(r.index == index for r in self.ranges)
 
+    def relabel(self, text: str, name: str) -> str:
+        """``text`` (e.g. hover Markdown) with each ``name:LINE`` that points into the program
+        rewritten as ``name:cell N:LINE``."""
+
+        def cell_line(m: re.Match) -> str:
+            where = self.to_cell(Pos(int(m.group(1)) - 1, 0))
+            return m.group(0) if where is None else f"{name}:cell {where[0] + 1}:{where[1].line + 1}"
+
+        return re.sub(re.escape(name) + r":(\d+)\b", cell_line, text)
+
     # -- findings ---------------------------------------------------------------------------
     def _editable(self, edit: Edit) -> Optional[tuple[int, Edit]]:
         """An edit in cell coordinates; None if it spans cells, touches an IPython line, or

@@ -10,6 +10,7 @@ hover, which need the whole program, are answered here (:func:`fix_all_actions`,
 from __future__ import annotations
 
 import asyncio
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
@@ -225,7 +226,9 @@ async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Positio
         return None
     index = keys.index(unquote(cell_uri))
     pos = program.to_program(index, ls.encoder.from_lsp(Lines(program.cells[index].text), position))
-    return analysis.hover(pos) if pos is not None else None
+    markdown = analysis.hover(pos) if pos is not None else None
+    path = _path(notebook_uri)
+    return program.relabel(markdown, os.path.basename(path) if path else "this file") if markdown else None
 
 
 def register(server) -> None:

@@ -186,6 +186,8 @@ async def test_quick_fix_fix_all_and_hover_in_a_cell(client: LanguageClient):
         TIMEOUT,
     )
     assert hover is not None and "DeepSpeed" in hover.contents.value
+    assert "(same.ipynb:cell 1:4)" in hover.contents.value  # places named by cell, not program line
+    assert "same.ipynb:4" not in hover.contents.value
 
     # Closing the notebook clears its cells' diagnostics.
     client.notebook_document_did_close(

@@ -105,6 +105,13 @@ def test_a_fix_spanning_cells_or_touching_ipython_is_refused():
     assert p.changed_cells(apply_edits(p.text, whole_line.fix.edits)) == {1: "%time x"}
 
 
+def test_relabel_names_cells():
+    p = _program("a = 1\nb = 2", "c = 3")
+    assert p.relabel("- x (nb.ipynb:2) and nb.ipynb:4, other.py:4, nb.ipynb:3", "nb.ipynb") == (
+        "- x (nb.ipynb:cell 1:2) and nb.ipynb:cell 2:1, other.py:4, nb.ipynb:3"
+    )
+
+
 def test_split_restores_ipython_lines_after_lines_move():
     p = _program("a = 1\n%time b = 2\n!ls\nc = 3")
     fixed = apply_edits(p.text, [Edit(Span.of(0, 0, 1, 0), "z = 0\ny = 0\n")])

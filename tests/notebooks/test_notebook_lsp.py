@@ -152,6 +152,38 @@ async def test_diagnostics_per_cell_over_the_whole_notebook(client: LanguageClie
     )
     await _until(lambda: list(client.diagnostics.get(uris[3], [None])) == [])
 
+    # Back to DeepSpeed, then the flagged cell is deleted: its diagnostics are cleared.
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=3, uri=nb_uri),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=uris[0], version=3),
+                            changes=[types.TextDocumentContentChangeWholeDocument(text=CREATE)],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+    await _until(lambda: len(client.diagnostics.get(uris[3], [])) == 1)
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=4, uri=nb_uri),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    structure=types.NotebookDocumentCellChangeStructure(
+                        array=types.NotebookCellArrayChange(start=3, delete_count=1, cells=[]),
+                        did_close=[types.TextDocumentIdentifier(uri=uris[3])],
+                    )
+                )
+            ),
+        )
+    )
+    await _until(lambda: list(client.diagnostics.get(uris[3], [None])) == [])
+
     client.notebook_document_did_close(
         types.DidCloseNotebookDocumentParams(
             notebook_document=types.NotebookDocumentIdentifier(uri=nb_uri),

@@ -450,12 +450,10 @@ class NotebookFile:
             separators = (", ", ": ") if re.search(r'"\s*,\s+"', self.raw) else (",", ":")
             return json.dumps(value, ensure_ascii=ascii_only, separators=separators)
         base = self.raw[line_start : _ws(self.raw, line_start)]
-        unit = self.raw[_ws(self.raw, 0) + 1 :]
-        unit = unit[1 : _ws(unit, 1)] if unit.startswith("\n") else " "
-        return json.dumps(value, ensure_ascii=ascii_only, indent=unit or " ").replace("\n", "\n" + base)
-
-    def label(self, index: int) -> str:
-        return f"cell {index + 1}"
+        newline = "\r\n" if self.raw[line_start - 2 : line_start] == "\r\n" else "\n"
+        after = self.raw[_ws(self.raw, 0) + 1 :]  # the first member's indentation is the unit
+        unit = after[len(newline) : _ws(after, len(newline))] if after.startswith(newline) else " "
+        return json.dumps(value, ensure_ascii=ascii_only, indent=unit or " ").replace("\n", newline + base)
 
 
 __all__ = [

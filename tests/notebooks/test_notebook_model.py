@@ -120,8 +120,9 @@ def test_split_restores_ipython_lines_after_lines_move():
         p.split(p.text.replace(p.boundary, "# gone"))
 
 
-def _nb(cells, **dump) -> str:
-    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, **dump)
+def _nb(cells, crlf: bool = False, **dump) -> str:
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, **dump)
+    return text.replace("\n", "\r\n") if crlf else text
 
 
 @pytest.mark.parametrize(
@@ -132,8 +133,9 @@ def _nb(cells, **dump) -> str:
         {"indent": "\t"},
         {},
         {"separators": (",", ":")},
+        {"indent": 1, "crlf": True},
     ],
-    ids=["jupyter", "indent2-ascii", "tabs", "one-line", "compact"],
+    ids=["jupyter", "indent2-ascii", "tabs", "one-line", "compact", "crlf"],
 )
 def test_with_cells_touches_only_the_edited_source(dump):
     cells = [

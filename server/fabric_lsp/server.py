@@ -25,14 +25,13 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 
-from fabric_lsp import __version__
+from fabric_lsp import __version__, notebook_server
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
-from fabric_lsp import notebook_server
 from fabric_lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 

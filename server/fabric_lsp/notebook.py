@@ -22,9 +22,9 @@ import bisect
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Optional, Sequence
 
 from fabric_lsp.engine.model import Edit, Finding, Fix, Pos, Related, Span
 from fabric_lsp.engine.text import Lines
@@ -38,7 +38,7 @@ _CELL_MAGIC = re.compile(r"^%%(?P<name>\w+)")
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def is_notebook(path: Optional[str]) -> bool:
+def is_notebook(path: str | None) -> bool:
     """Whether ``path`` names a Jupyter notebook (what the engine checks to know it is one)."""
     return bool(path) and str(path).lower().endswith(NOTEBOOK_SUFFIX)
 
@@ -71,7 +71,7 @@ class CellFinding:
 
     cell: int
     finding: Finding
-    related_cells: tuple[Optional[int], ...] = ()
+    related_cells: tuple[int | None, ...] = ()
 
 
 def cell_lines(text: str) -> list[str]:
@@ -82,7 +82,7 @@ def cell_lines(text: str) -> list[str]:
     return lines
 
 
-def _ipython_line(line: str, continued: bool, marker: str) -> Optional[str]:
+def _ipython_line(line: str, continued: bool, marker: str) -> str | None:
     """The Python that replaces an IPython line (same indentation), or None for a Python line."""
     body, end = line.rstrip("\r\n"), line[len(line.rstrip("\r\n")) :]
     if continued:
@@ -122,7 +122,7 @@ def runs_as_python(text: str) -> bool:
 class Program:
     """The Python code cells of a notebook as one program, with the map between the two."""
 
-    def __init__(self, cells: Sequence[Cell], nonce: Optional[str] = None) -> None:
+    def __init__(self, cells: Sequence[Cell], nonce: str | None = None) -> None:
         everything = "".join(c.text for c in cells)
         self.nonce = nonce or _fresh_nonce(everything)
         self.boundary = f"# fabric-lsp cell boundary {self.nonce}"
@@ -146,11 +146,11 @@ class Program:
         self.lines = Lines(self.text)
 
     # -- positions --------------------------------------------------------------------------
-    def _range_at(self, line: int) -> Optional[_Range]:
+    def _range_at(self, line: int) -> _Range | None:
         i = bisect.bisect_right(self._firsts, line) - 1
         return self.ranges[i] if i >= 0 else None
 
-    def to_cell(self, pos: Pos, *, end: bool = False) -> Optional[tuple[int, Pos]]:
+    def to_cell(self, pos: Pos, *, end: bool = False) -> tuple[int, Pos] | None:
         """(cell index, position in the cell) of a program position; None on a boundary line.
         With ``end``, the start of a boundary line is the end of the cell before it."""
         r = self._range_at(pos.line)
@@ -162,14 +162,14 @@ class Program:
             return r.index, self._cell_end(r.index)
         return None
 
-    def to_program(self, index: int, pos: Pos) -> Optional[Pos]:
+    def to_program(self, index: int, pos: Pos) -> Pos | None:
         """The program position of a position in cell ``index`` (None if the cell is not in it)."""
         for r in self.ranges:
             if r.index == index:
                 return Pos(r.first + min(pos.line, r.count - 1), pos.col)
         return None
 
-    def cell_span(self, span: Span) -> Optional[tuple[int, Span]]:
+    def cell_span(self, span: Span) -> tuple[int, Span] | None:
         start, end = self.to_cell(span.start), self.to_cell(span.end, end=True)
         if start is None or end is None or start[0] != end[0]:
             return None
@@ -189,7 +189,7 @@ class Program:
         return re.sub(re.escape(name) + r":(\d+)\b", cell_line, text)
 
     # -- findings ---------------------------------------------------------------------------
-    def _editable(self, edit: Edit) -> Optional[tuple[int, Edit]]:
+    def _editable(self, edit: Edit) -> tuple[int, Edit] | None:
         """An edit in cell coordinates; None if it spans cells, touches an IPython line, or
         would join a cell's last line with the boundary."""
         mapped = self.cell_span(edit.span)
@@ -204,7 +204,7 @@ class Program:
             return None
         return index, Edit(span, edit.new_text)
 
-    def cell_fix(self, fix: Optional[Fix]) -> Optional[tuple[int, Fix]]:
+    def cell_fix(self, fix: Fix | None) -> tuple[int, Fix] | None:
         """``fix`` in cell coordinates, or None when one of its edits cannot be applied to one cell."""
         if fix is None:
             return None
@@ -227,7 +227,7 @@ class Program:
         lines = cell_lines(self.cells[index].text)
         return Pos(len(lines) - 1, len(lines[-1].rstrip("\r\n")))
 
-    def to_cells(self, finding: Finding) -> Optional[CellFinding]:
+    def to_cells(self, finding: Finding) -> CellFinding | None:
         """``finding`` in cell coordinates (a span running past its cell is cut at the cell's
         end); None if it does not start in a cell."""
         start = self.to_cell(finding.span.start)
@@ -237,7 +237,7 @@ class Program:
         end = self.to_cell(finding.span.end, end=True)
         span = Span(start[1], end[1] if end is not None and end[0] == index else self._cell_end(index))
         related: list[Related] = []
-        cells: list[Optional[int]] = []
+        cells: list[int | None] = []
         for r in finding.related:
             if r.path is not None:
                 related.append(r)
@@ -248,7 +248,9 @@ class Program:
                 related.append(replace(r, span=where[1]))
                 cells.append(where[0])
         fix = self.cell_fix(finding.fix)
-        cell_finding = replace(finding, span=span, related=tuple(related), fix=fix[1] if fix and fix[0] == index else None)
+        cell_finding = replace(
+            finding, span=span, related=tuple(related), fix=fix[1] if fix and fix[0] == index else None
+        )
         return CellFinding(index, cell_finding, tuple(cells))
 
     # -- fixes ------------------------------------------------------------------------------
@@ -411,7 +413,7 @@ class NotebookFile:
         return cls(raw, cells, kinds, sources, as_list)
 
     # -- positions in the file --------------------------------------------------------------
-    def raw_pos(self, index: int, pos: Pos) -> Optional[Pos]:
+    def raw_pos(self, index: int, pos: Pos) -> Pos | None:
         """Where a position in cell ``index`` is in the ``.ipynb`` text (0-based line and
         code-point column), for viewers of the file itself (SARIF, GitHub annotations)."""
         start, _ = self.sources[index]
@@ -421,7 +423,11 @@ class NotebookFile:
             offsets = [o for s, _ in _items(self.raw, start) for o in _string_offsets(self.raw, s)]
         else:
             offsets = _string_offsets(self.raw, start)
-        at = Lines(self.cells[index].text).offset(pos) if pos.line < len(cell_lines(self.cells[index].text)) else len(offsets)
+        at = (
+            Lines(self.cells[index].text).offset(pos)
+            if pos.line < len(cell_lines(self.cells[index].text))
+            else len(offsets)
+        )
         if not offsets:
             return self._raw_at(start)
         return self._raw_at(offsets[at] if at < len(offsets) else offsets[-1] + 1)

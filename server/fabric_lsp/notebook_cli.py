@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import replace
-from typing import Optional
 
 from fabric_lsp.notebook import NotebookError, NotebookFile, is_notebook
 
@@ -45,7 +44,7 @@ def _diff(nb: NotebookFile, cells: dict[int, str], shown: str) -> str:
     return "".join(out)
 
 
-def check_notebook(raw: str, path: Optional[str], shown: str, config, mode, bom: bool = False, write: bool = True):
+def check_notebook(raw: str, path: str | None, shown: str, config, mode, bom: bool = False, write: bool = True):
     """Like :func:`fabric_lsp.cli.check_text`, for the JSON text of a notebook."""
     from fabric_lsp.cli import _analyzer, write_atomic
     from fabric_lsp.engine.fixer import fix_text
@@ -68,7 +67,9 @@ def check_notebook(raw: str, path: Optional[str], shown: str, config, mode, bom:
     program = nb.program.text
     try:
         if mode.fix or mode.diff:
-            fixed = fix_text(program, analyzer, path, unsafe=mode.unsafe, transform=lambda fs: nb.program.fixable(config.apply(fs)))
+            fixed = fix_text(
+                program, analyzer, path, unsafe=mode.unsafe, transform=lambda fs: nb.program.fixable(config.apply(fs))
+            )
             cells = nb.program.changed_cells(fixed.text) if fixed.text != program else {}
             findings = fixed.remaining
             if cells and mode.diff:

@@ -13,7 +13,7 @@ import asyncio
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -32,7 +32,9 @@ NOTEBOOK_TYPE = "jupyter-notebook"
 #: What the server advertises: Jupyter notebooks, their Python cells.
 SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
-        types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")], notebook=NOTEBOOK_TYPE)
+        types.NotebookDocumentFilterWithCells(
+            cells=[types.NotebookCellLanguage(language="python")], notebook=NOTEBOOK_TYPE
+        )
     ],
     save=True,
 )
@@ -46,11 +48,11 @@ class NotebookState:
     version: int
     program: Program
     cell_uris: list[str]
-    analysis: Optional[Analysis] = None
+    analysis: Analysis | None = None
     published: set[str] = field(default_factory=set)
 
 
-def notebook_uri_of(ls: FabricLanguageServer, uri: str) -> Optional[str]:
+def notebook_uri_of(ls: FabricLanguageServer, uri: str) -> str | None:
     """The URI of the notebook whose cell ``uri`` is (or ``uri`` itself if it is a notebook)."""
     workspace = ls.workspace
     if workspace.get_notebook_document(notebook_uri=uri) is not None:
@@ -59,7 +61,7 @@ def notebook_uri_of(ls: FabricLanguageServer, uri: str) -> Optional[str]:
     return notebook.uri if notebook is not None else None
 
 
-def _path(notebook_uri: str) -> Optional[str]:
+def _path(notebook_uri: str) -> str | None:
     return to_fs_path(notebook_uri) if notebook_uri.startswith("file:") else None
 
 
@@ -80,7 +82,7 @@ def _program(ls: FabricLanguageServer, notebook: types.NotebookDocument) -> tupl
     return Program(cells, nonce), uris
 
 
-def schedule(ls: FabricLanguageServer, notebook_uri: str, delay: Optional[float] = None) -> None:
+def schedule(ls: FabricLanguageServer, notebook_uri: str, delay: float | None = None) -> None:
     old = ls.tasks.pop(notebook_uri, None)
     if old is not None:
         old.cancel()
@@ -109,18 +111,22 @@ async def _analyze_later(ls: FabricLanguageServer, notebook_uri: str, delay: flo
     except asyncio.CancelledError:
         pass
     except Exception:
-        ls.log_message(f"fabric-lsp: analysis of {notebook_uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+        ls.log_message(
+            f"fabric-lsp: analysis of {notebook_uri} failed:\n{traceback.format_exc()}", types.MessageType.Error
+        )
     finally:
         if ls.tasks.get(notebook_uri) is asyncio.current_task():
             ls.tasks.pop(notebook_uri, None)
 
 
-def _doc_version(ls: FabricLanguageServer, uri: str) -> Optional[int]:
+def _doc_version(ls: FabricLanguageServer, uri: str) -> int | None:
     doc = ls.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
     return doc.version if doc is not None else None
 
 
-def _publish(ls: FabricLanguageServer, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict) -> None:
+def _publish(
+    ls: FabricLanguageServer, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict
+) -> None:
     from fabric_lsp.server import Result
 
     by_cell: dict[int, list] = {}
@@ -137,17 +143,23 @@ def _publish(ls: FabricLanguageServer, notebook_uri: str, state: NotebookState, 
         result = Result(versions[uri], text, Lines(text), [m.finding for m in mapped_findings])
         ls.results[uri] = result
         diagnostics = [_diagnostic(ls, state, uri, result, i, m) for i, m in enumerate(mapped_findings)]
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version))
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
+        )
         state.published.add(uri)
     ls.notebooks[notebook_uri] = state
 
 
-def _diagnostic(ls: FabricLanguageServer, state: NotebookState, uri: str, result, index: int, mapped) -> types.Diagnostic:
+def _diagnostic(
+    ls: FabricLanguageServer, state: NotebookState, uri: str, result, index: int, mapped
+) -> types.Diagnostic:
     """The server's diagnostic for a cell's finding, with related locations in their own cells."""
     from dataclasses import replace
 
     f = mapped.finding
-    diagnostic = ls.to_diagnostic(uri, result, index, replace(f, related=tuple(r for r in f.related if r.path is not None)))
+    diagnostic = ls.to_diagnostic(
+        uri, result, index, replace(f, related=tuple(r for r in f.related if r.path is not None))
+    )
     related = list(diagnostic.related_information or [])
     for r, cell in zip(f.related, mapped.related_cells):
         if cell is None:
@@ -200,7 +212,9 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     if ls.supports_document_changes:
         edit = types.WorkspaceEdit(
             document_changes=[
-                types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=u, version=v), edits=e)
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=u, version=v), edits=e
+                )
                 for u, v, e in changes
             ]
         )
@@ -209,7 +223,7 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     return [types.CodeAction(title="fabric-lsp: fix all safely fixable problems", kind=kind, edit=edit)]
 
 
-async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Position) -> Optional[str]:
+async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Position) -> str | None:
     """Hover in a cell: explained over the whole notebook's program."""
     notebook_uri = notebook_uri_of(ls, cell_uri)
     notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri) if notebook_uri else None
@@ -220,7 +234,9 @@ async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Positio
         program, uris, analysis = state.program, state.cell_uris, state.analysis
     else:  # this version's diagnostics are still being computed: compute them here
         program, uris = _program(ls, notebook)
-        analysis = await asyncio.get_running_loop().run_in_executor(ls.executor, ls._analyze, notebook_uri, program.text)
+        analysis = await asyncio.get_running_loop().run_in_executor(
+            ls.executor, ls._analyze, notebook_uri, program.text
+        )
     keys = [unquote(u) for u in uris]
     if unquote(cell_uri) not in keys:
         return None

@@ -641,18 +641,29 @@ def _notebook() -> str:
 
     def code(source: str, outputs: list) -> dict:
         lines = source.splitlines(keepends=True)
-        return {"cell_type": "code", "execution_count": 1 if outputs else None, "id": f"c{len(source)}", "metadata": {}, "outputs": outputs, "source": lines}
+        return {
+            "cell_type": "code",
+            "execution_count": 1 if outputs else None,
+            "id": f"c{len(source)}",
+            "metadata": {},
+            "outputs": outputs,
+            "source": lines,
+        }
 
     cells = [
         code('import torch\nfrom lightning.fabric import Fabric\n\nfabric = Fabric(strategy="deepspeed_stage_3")', []),
         {"cell_type": "markdown", "id": "md", "metadata": {}, "source": ["## Model and optimizer"]},
         code(
             "%matplotlib inline\nmodel = torch.nn.Linear(4, 2)\nmodel = fabric.setup_module(model)\n"
-            "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\noptimizer = fabric.setup_optimizers(optimizer)",
+            "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+            "optimizer = fabric.setup_optimizers(optimizer)",
             [{"name": "stdout", "output_type": "stream", "text": ["kept output\n"]}],
         ),
     ]
-    metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}, "language_info": {"name": "python"}}
+    metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
     return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
@@ -660,7 +671,7 @@ def test_quick_fix_in_a_notebook_cell(code_server, tmp_path):
     """A notebook: the squiggle in the cell that calls setup_optimizers (the Fabric is created in
     the first cell), the Problems row at the cell's line, the quick fix applied in the cell,
     saved as valid notebook JSON that keeps the cell's output."""
-    settings = {"fabric-lsp.interpreter": sys.executable, "workbench.editorAssociations": {"*.ipynb": "jupyter-notebook"}}
+    settings = {"fabric-lsp.interpreter": sys.executable}
     workspace = _workspace(tmp_path / "project-notebook", {"train.ipynb": _notebook()}, settings)
     _drive(
         code_server,
@@ -675,7 +686,8 @@ def test_quick_fix_in_a_notebook_cell(code_server, tmp_path):
     saved = json.loads((workspace / "train.ipynb").read_text())
     cell = saved["cells"][2]
     assert "".join(cell["source"]) == (
-        "%matplotlib inline\nmodel = torch.nn.Linear(4, 2)\noptimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "%matplotlib inline\nmodel = torch.nn.Linear(4, 2)\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
         "model, optimizer = fabric.setup(model, optimizer)"
     )
     assert cell["outputs"] == [{"name": "stdout", "output_type": "stream", "text": ["kept output\n"]}]

@@ -25,7 +25,13 @@ SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
 def cli(*args, cwd, stdin=None):
     env = {**os.environ, "NO_COLOR": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "fabric_lsp", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=180, input=stdin, env=env
+        [sys.executable, "-m", "fabric_lsp", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=180,
+        input=stdin,
+        env=env,
     )
 
 
@@ -49,7 +55,8 @@ def test_text_output_names_the_cell(work):
     assert r.returncode == 1, r.stderr
     golden("check.txt", r.stdout)
     assert r.stderr.splitlines() == [
-        "bad.ipynb: error: not a valid notebook: invalid JSON (Expecting ',' delimiter: line 4 column 1 (char 78)); skipped"
+        "bad.ipynb: error: not a valid notebook: invalid JSON"
+        " (Expecting ',' delimiter: line 4 column 1 (char 78)); skipped"
     ]
 
 
@@ -83,7 +90,9 @@ def test_fix_keeps_outputs_ids_metadata_and_formatting(work):
         '+         "model, optimizer = fabric.setup(model, optimizer)\\n",',
     ]
     old, new = json.loads(before), json.loads(after)
-    assert [(c["id"], c.get("outputs"), c["metadata"]) for c in old["cells"]] == [(c["id"], c.get("outputs"), c["metadata"]) for c in new["cells"]]
+    assert [(c["id"], c.get("outputs"), c["metadata"]) for c in old["cells"]] == [
+        (c["id"], c.get("outputs"), c["metadata"]) for c in new["cells"]
+    ]
     nbformat.validate(nbformat.reads(after, as_version=4))
     assert not list(work.glob(".fabric-lsp-*"))
     again = cli("check", "--fix", "fixable.ipynb", cwd=work)
@@ -111,7 +120,9 @@ def test_bad_json_is_one_line_and_left_unchanged(work):
     for args in (["check"], ["check", "--fix"], ["check", "--diff"]):
         r = cli(*args, "bad.ipynb", cwd=work)
         assert r.returncode == 2
-        assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith("bad.ipynb: error: not a valid notebook: invalid JSON (")
+        assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(
+            "bad.ipynb: error: not a valid notebook: invalid JSON ("
+        )
         assert (work / "bad.ipynb").read_bytes() == before
     (work / "list.ipynb").write_text("[1, 2]")
     r = cli("check", "list.ipynb", cwd=work)
@@ -147,7 +158,10 @@ def test_sarif_and_github_point_into_the_ipynb_file(work):
     region = result["locations"][0]["physicalLocation"]["region"]
     line = raw[region["startLine"] - 1]
     assert line[region["startColumn"] - 1 : region["endColumn"] - 1] == "fabric.setup_optimizers(optimizer)"
-    assert region["properties"] == {"cell": 5, "cellRegion": {"startLine": 5, "startColumn": 13, "endLine": 5, "endColumn": 47}}
+    assert region["properties"] == {
+        "cell": 5,
+        "cellRegion": {"startLine": 5, "startColumn": 13, "endLine": 5, "endColumn": 47},
+    }
     strategy = result["relatedLocations"][0]["physicalLocation"]["region"]
     assert raw[strategy["startLine"] - 1][strategy["startColumn"] - 1 : strategy["endColumn"] - 1] == '\\"deepspeed\\"'
     assert "fixes" not in result

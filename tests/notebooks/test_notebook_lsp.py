@@ -17,11 +17,19 @@ from fabric_lsp.positions import Encoder
 
 TIMEOUT = 30
 
-CREATE = 'import torch\nfrom lightning.fabric import Fabric\n\nfabric = Fabric(accelerator="cuda", devices=8, strategy="deepspeed_stage_3")'
+CREATE = (
+    "import torch\nfrom lightning.fabric import Fabric\n\n"
+    'fabric = Fabric(accelerator="cuda", devices=8, strategy="deepspeed_stage_3")'
+)
 MARKDOWN = "# Training\nThe model is set up below."
 MODEL = "%matplotlib inline\nmodel = torch.nn.Linear(32, 2)\nmodel = fabric.setup_module(model)"
-OPTIM = "!nvidia-smi\noptimizer = torch.optim.AdamW(model.parameters())\noptimizer = fabric.setup_optimizers(optimizer)\n"
-SAME_CELL = "model = torch.nn.Linear(32, 2)\nmodel = fabric.setup_module(model)\noptimizer = torch.optim.AdamW(model.parameters())\noptimizer = fabric.setup_optimizers(optimizer)"
+OPTIM = (
+    "!nvidia-smi\noptimizer = torch.optim.AdamW(model.parameters())\noptimizer = fabric.setup_optimizers(optimizer)\n"
+)
+SAME_CELL = (
+    "model = torch.nn.Linear(32, 2)\nmodel = fabric.setup_module(model)\n"
+    "optimizer = torch.optim.AdamW(model.parameters())\noptimizer = fabric.setup_optimizers(optimizer)"
+)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fabric_lsp"]))
@@ -84,7 +92,9 @@ def _encoder(client: LanguageClient) -> Encoder:
 
 def _apply(text: str, edits: list[types.TextEdit], enc: Encoder) -> str:
     lines = Lines(text)
-    for span, new in sorted(((enc.range_from_lsp(lines, e.range), e.new_text) for e in edits), key=lambda x: x[0].start, reverse=True):
+    for span, new in sorted(
+        ((enc.range_from_lsp(lines, e.range), e.new_text) for e in edits), key=lambda x: x[0].start, reverse=True
+    ):
         text = text[: lines.offset(span.start)] + new + text[lines.offset(span.end) :]
     return text
 
@@ -98,7 +108,9 @@ def _edits(edit: types.WorkspaceEdit) -> dict[str, list[types.TextEdit]]:
 async def _actions(client: LanguageClient, uri: str, diag: types.Diagnostic, only=None) -> list[types.CodeAction]:
     actions = await asyncio.wait_for(
         client.text_document_code_action_async(
-            types.CodeActionParams(types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext([diag], only=only))
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext([diag], only=only)
+            )
         ),
         TIMEOUT,
     )
@@ -123,7 +135,9 @@ async def test_diagnostics_per_cell_over_the_whole_notebook(client: LanguageClie
     related = {r.message.split(":")[0]: r.location for r in d.related_information}
     strategy = related["Strategy chosen here"]
     assert strategy.uri == uris[0]
-    assert CREATE.splitlines()[strategy.range.start.line][strategy.range.start.character :].startswith('"deepspeed_stage_3"')
+    assert CREATE.splitlines()[strategy.range.start.line][strategy.range.start.character :].startswith(
+        '"deepspeed_stage_3"'
+    )
     model = related["Model set up separately here"]
     assert model.uri == uris[2] and model.range.start.line == 2
 
@@ -143,7 +157,11 @@ async def test_diagnostics_per_cell_over_the_whole_notebook(client: LanguageClie
                     text_content=[
                         types.NotebookDocumentCellContentChanges(
                             document=types.VersionedTextDocumentIdentifier(uri=uris[0], version=2),
-                            changes=[types.TextDocumentContentChangeWholeDocument(text=CREATE.replace("deepspeed_stage_3", "ddp"))],
+                            changes=[
+                                types.TextDocumentContentChangeWholeDocument(
+                                    text=CREATE.replace("deepspeed_stage_3", "ddp")
+                                )
+                            ],
                         )
                     ]
                 )
@@ -214,7 +232,9 @@ async def test_quick_fix_fix_all_and_hover_in_a_cell(client: LanguageClient):
     assert _apply(SAME_CELL, edits[uris[2]], enc) == fixed
 
     hover = await asyncio.wait_for(
-        client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uris[2]), types.Position(3, 14))),
+        client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uris[2]), types.Position(3, 14))
+        ),
         TIMEOUT,
     )
     assert hover is not None and "DeepSpeed" in hover.contents.value

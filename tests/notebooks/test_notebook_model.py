@@ -140,7 +140,14 @@ def _nb(cells, crlf: bool = False, **dump) -> str:
 def test_with_cells_touches_only_the_edited_source(dump):
     cells = [
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source": ["# é\n", "text"]},
-        {"cell_type": "code", "id": "c", "metadata": {"k": [1, 2]}, "outputs": [{"output_type": "stream", "name": "stdout", "text": ["é\n"]}], "execution_count": 1, "source": ["x = 'é'\n", "y = 2"]},
+        {
+            "cell_type": "code",
+            "id": "c",
+            "metadata": {"k": [1, 2]},
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": ["é\n"]}],
+            "execution_count": 1,
+            "source": ["x = 'é'\n", "y = 2"],
+        },
         {"cell_type": "code", "id": "d", "metadata": {}, "outputs": [], "execution_count": None, "source": "z = 3\n"},
     ]
     raw = _nb(cells, **dump)
@@ -155,7 +162,11 @@ def test_with_cells_touches_only_the_edited_source(dump):
 
 
 def test_raw_positions_count_escapes():
-    raw = _nb([{"cell_type": "code", "metadata": {}, "outputs": [], "source": ["s = \"\u00e9\\t\"; fabric\n", "x"]}], indent=1, ensure_ascii=True)
+    raw = _nb(
+        [{"cell_type": "code", "metadata": {}, "outputs": [], "source": ['s = "\u00e9\\t"; fabric\n', "x"]}],
+        indent=1,
+        ensure_ascii=True,
+    )
     nb = NotebookFile.parse(raw)
     line = raw.splitlines()[nb.raw_pos(0, Pos(0, 0)).line]
     pos = nb.raw_pos(0, Pos(0, 11))
@@ -168,10 +179,17 @@ def test_raw_positions_count_escapes():
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ("{", "not a valid notebook: invalid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
+        (
+            "{",
+            "not a valid notebook: invalid JSON"
+            " (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
         ("[]", "not a valid notebook: no `cells` list"),
         ('{"nbformat": 3, "worksheets": []}', "nbformat 3 notebooks are not supported (only nbformat 4)"),
-        ('{"cells": [{"cell_type": "code", "source": [1]}]}', "not a valid notebook: cell 1 has a `source` that is not text"),
+        (
+            '{"cells": [{"cell_type": "code", "source": [1]}]}',
+            "not a valid notebook: cell 1 has a `source` that is not text",
+        ),
     ],
 )
 def test_unreadable_notebooks_give_one_line(raw, message):
@@ -181,9 +199,19 @@ def test_unreadable_notebooks_give_one_line(raw, message):
 
 
 def test_language_of_the_notebook_and_of_a_cell():
-    r_nb = json.dumps({"cells": [{"cell_type": "code", "source": "x <- 1"}], "metadata": {"kernelspec": {"language": "R", "name": "ir"}}, "nbformat": 4, "nbformat_minor": 5})
+    r_nb = json.dumps(
+        {
+            "cells": [{"cell_type": "code", "source": "x <- 1"}],
+            "metadata": {"kernelspec": {"language": "R", "name": "ir"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
     assert NotebookFile.parse(r_nb).program.ranges == []
-    cells = [{"cell_type": "code", "metadata": {"vscode": {"languageId": "sql"}}, "source": "select 1"}, {"cell_type": "code", "source": "y = 1"}]
+    cells = [
+        {"cell_type": "code", "metadata": {"vscode": {"languageId": "sql"}}, "source": "select 1"},
+        {"cell_type": "code", "source": "y = 1"},
+    ]
     nb = NotebookFile.parse(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     assert [r.index for r in nb.program.ranges] == [1]
 

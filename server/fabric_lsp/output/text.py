@@ -46,7 +46,10 @@ def render_text(report: Report, color: bool = False) -> str:
             out.append(f"{pad} | {' ' * f.span.start.col}{c('31', '^' * max(1, end_col - f.span.start.col))}")
             related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
             for rel, rel_cell in zip(f.related, related_cells):
-                where = display_path(rel.path) if rel.path else r.shown if rel_cell is None else f"{r.shown}:cell {rel_cell + 1}"
+                if rel.path:
+                    where = display_path(rel.path)
+                else:
+                    where = r.shown if rel_cell is None else f"{r.shown}:cell {rel_cell + 1}"
                 out.append(f"{pad} = note: {rel.message} ({where}:{rel.span.start.line + 1}:{rel.span.start.col + 1})")
             if f.fix is not None:
                 safe = f.fix.applicability.value == "safe"

@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument
 
 from fabric_lsp import __version__, notebook_server
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
@@ -110,11 +111,19 @@ class FabricLanguageServer(LanguageServer):
     def _overlay(self, path: str) -> Optional[str]:
         uri = from_fs_path(path)
         try:
-            docs = self.workspace.text_documents
+            doc = self.document(uri) if uri else None
         except Exception:
             return None
-        doc = docs.get(uri) if uri else None
         return doc.source if doc is not None else None
+
+    def document(self, uri: str) -> Optional[TextDocument]:
+        """The open document ``uri`` (pygls keys documents by the unquoted URI; clients send it
+        percent-quoted, e.g. a space as %20)."""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_uris(self) -> list[str]:
+        """The URIs of the open documents as the client sent them."""
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]
 
     def severity(self, finding: Finding) -> types.DiagnosticSeverity:
         override = finding.extra.get("severity_override")
@@ -153,7 +162,7 @@ class FabricLanguageServer(LanguageServer):
         try:
             if delay > 0:
                 await asyncio.sleep(delay)
-            doc = self.workspace.text_documents.get(uri)
+            doc = self.document(uri)
             if doc is None:
                 return
             version, text = doc.version, doc.source
@@ -164,7 +173,7 @@ class FabricLanguageServer(LanguageServer):
                 return  # superseded before the worker got to it
             result, diagnostics = done
             self.show_config_problems()
-            current = self.workspace.text_documents.get(uri)
+            current = self.document(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way; never publish stale results
             self.results[uri] = result
@@ -211,7 +220,7 @@ class FabricLanguageServer(LanguageServer):
 
     def reload_config(self) -> None:
         """pyproject.toml changed: re-read it (by its new mtime) and re-publish every document."""
-        for uri in list(self.workspace.text_documents):
+        for uri in self.open_uris():
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)
 
@@ -228,7 +237,7 @@ class FabricLanguageServer(LanguageServer):
     def _analyze_if_current(self, uri: str, version: Optional[int], text: str) -> Optional[Analysis]:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.document(uri)
         if doc is None or doc.version != version:
             return None
         return self._analyze(uri, text)
@@ -306,7 +315,7 @@ class FabricLanguageServer(LanguageServer):
 
     def current_result(self, uri: str) -> Optional[Result]:
         result = self.results.get(uri)
-        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
+        doc = self.document(uri)
         if result is None or doc is None or doc.version != result.version:
             return None
         return result
@@ -399,7 +408,7 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
             ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
             return
     ls.update_settings(settings, "settings")
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_uris():
         ls.schedule(uri, delay=0)
 
 
@@ -490,7 +499,7 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
+    doc = ls.document(uri)
     if doc is None or ls.analyzer is None:
         return None
     if notebook_server.notebook_uri_of(ls, uri) is not None:

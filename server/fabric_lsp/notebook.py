@@ -27,9 +27,9 @@ from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from fabric_lsp.engine.model import Edit, Finding, Fix, Pos, Related, Span
+from fabric_lsp.engine.semantic import NOTEBOOK_SUFFIX
 from fabric_lsp.engine.text import Lines
 
-NOTEBOOK_SUFFIX = ".ipynb"
 #: Cell magics whose body is Python run in the notebook's namespace: the body is analysed.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _LINE_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<target>[A-Za-z_][\w.]*[ \t]*=[ \t]*)?[%!]")

@@ -672,7 +672,9 @@ def test_quick_fix_in_a_notebook_cell(code_server, tmp_path):
     the first cell), the Problems row at the cell's line, the quick fix applied in the cell,
     saved as valid notebook JSON that keeps the cell's output."""
     settings = {"fabric-lsp.interpreter": sys.executable}
-    workspace = _workspace(tmp_path / "project-notebook", {"train.ipynb": _notebook()}, settings)
+    # Cell 1's DeepSpeed Fabric is refused in a notebook (FAB011): this case is about FAB001 in cells.
+    files = {"train.ipynb": _notebook(), "pyproject.toml": '[tool.fabric-lsp]\nselect = ["FAB001"]\n'}
+    workspace = _workspace(tmp_path / "project-notebook", files, settings)
     _drive(
         code_server,
         "notebook",

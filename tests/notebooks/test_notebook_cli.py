@@ -39,6 +39,9 @@ def cli(*args, cwd, stdin=None):
 def work(tmp_path) -> Path:
     for f in DATA.glob("*.ipynb"):
         shutil.copy(f, tmp_path / f.name)
+    # These notebooks create DeepSpeed Fabrics at the top level, which Lightning refuses in a
+    # notebook (FAB011, tested in test_fab011.py); the CLI's notebook handling is tested with FAB001.
+    (tmp_path / "pyproject.toml").write_text('[tool.fabric-lsp]\nselect = ["FAB001"]\n')
     return tmp_path
 
 

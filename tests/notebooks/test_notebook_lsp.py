@@ -46,10 +46,14 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     caps.notebook_document = types.NotebookDocumentClientCapabilities(
         synchronization=types.NotebookDocumentSyncClientCapabilities(execution_summary_support=True)
     )
+    # These notebooks create DeepSpeed Fabrics at the top level: Lightning refuses them in a
+    # notebook (FAB011, tested in test_fab011.py); the notebook protocol is exercised with FAB001.
     root = tmp_path_factory.mktemp("nbroot")
     lsp_client.root = root
     lsp_client.init_result = await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), initialization_options={"debounceMs": 0})
+        types.InitializeParams(
+            capabilities=caps, root_uri=root.as_uri(), initialization_options={"debounceMs": 0, "select": ["FAB001"]}
+        )
     )
     yield
     await lsp_client.shutdown_session()

@@ -220,7 +220,7 @@ class FAB011(Rule):
                 "its launcher is not fork-based."
             )
         fix, reason = _fix(model, call, fabrics, refused)
-        message += " Use `strategy=\"ddp_notebook\"` with `fabric.launch(fn)`, or run the code as a script."
+        message += ' Use `strategy="ddp_notebook"` with `fabric.launch(fn)`, or run the code as a script.'
         if fix is None:
             message += f" No automatic fix: {reason}."
         certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
@@ -290,7 +290,7 @@ def _fix(
     values = {s.args.strategy if s.args is not None else None for s in refused}
     origin = next(iter(origins)) if len(origins) == 1 else None
     if values != {"ddp"} or origin is None or origin.path not in (None, model.path):
-        return None, "only a literal `strategy=\"ddp\"` has a fork-based equivalent (`\"ddp_notebook\"`)"
+        return None, 'only a literal `strategy="ddp"` has a fork-based equivalent (`"ddp_notebook"`)'
     literal = _literal(model, origin.span)
     if literal is None or not model.module.parsed.clean:
         return None, "the strategy is not written as a string literal here"
@@ -331,9 +331,7 @@ def _explanation(fabrics: list[FabricInst], judgement: interactive.InteractiveJu
         *((s, "not known statically") for s in judgement.unknown),
     ]:
         origin = s.origin("strategy")
-        item = Located(
-            f"{s.describe()}: {verdict}", origin.span if origin else None, origin.path if origin else None
-        )
+        item = Located(f"{s.describe()}: {verdict}", origin.span if origin else None, origin.path if origin else None)
         if item not in items:
             items.append(item)
     steps: tuple[Located, ...] = ()

@@ -23,6 +23,7 @@ from fabric_lsp.config import (
     resolve_rules,
 )
 from fabric_lsp.engine.model import Severity
+from fabric_lsp.rules import ALL_RULES
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -128,7 +129,7 @@ def test_all_keys(tmp_path):
     )
     config, problems = load(str(tmp_path / "pyproject.toml"))
     assert problems == []
-    assert config.select == ("FAB",) and config.enabled_codes == {"FAB001"}
+    assert config.select == ("FAB",) and config.enabled_codes == {r.code for r in ALL_RULES}
     assert config.severity_override("FAB001") is Severity.WARNING
     assert config.report_unknown is True
     assert config.lightning_version == config.effective_lightning_version == "2.5.1"

@@ -92,11 +92,14 @@ def test_fix_only_where_ddp_notebook_is_equivalent():
 
 def test_cuda_used_before():
     module = ModuleInfo(
-        "import torch\n# model.cuda()\ntorch.cuda.is_available()\nm = net.to('cuda')\nx = 1\n", "nb.ipynb"
+        "import torch\n# model.cuda()\nx = 0\nm = net.to('cuda')\ntorch.cuda.is_available()\n", "nb.ipynb"
     )
     assert module.tree is not None
-    assert interactive.cuda_used_before(module, module.tree.body[-1]) == 4  # not the comment, not is_available()
+    assert interactive.cuda_used_before(module, module.tree.body[-1]) == 4  # not the comment
     assert interactive.cuda_used_before(module, module.tree.body[2]) is None
+    module = ModuleInfo("import torch\nn = torch.cuda.device_count()\nx = 1\n", "nb.ipynb")
+    assert module.tree is not None
+    assert interactive.cuda_used_before(module, module.tree.body[-1]) == 2  # Lightning's docs: not before launch
 
 
 def _notebook(cells: list[str]) -> str:

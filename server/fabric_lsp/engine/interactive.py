@@ -20,11 +20,11 @@ from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 #: and factories named after them (``MyFabric``, ``make_fabric``, ``LightningLite`` subclasses)
 _CANDIDATE_CALL = re.compile(r"\b(\w*(?:[Ff]abric|Lite)\w*)\s*\(")
 
-#: visible CUDA initialisation (a fork after it fails, multiprocessing.py:209): moving a tensor or
-#: module to a GPU, or a ``torch.cuda`` call other than the fork-safe device queries
-_CUDA_USE = re.compile(
-    r"\.cuda\s*\(|\.to\s*\(\s*['\"]cuda|device\s*=\s*['\"]cuda|torch\.cuda\.(?!is_available\b|device_count\b)\w+\s*\("
-)
+#: visible CUDA use: moving a tensor or module to a GPU, or any ``torch.cuda`` call. A fork after
+#: CUDA initialisation fails (launchers/multiprocessing.py:191-209); Lightning's docs
+#: (fundamentals/notebooks.rst) also warn against device queries such as ``is_available()``
+#: before the launch, which the 2.6.6 check tolerates: kept conservative (it only withholds a fix)
+_CUDA_USE = re.compile(r"\.cuda\s*\(|\.to\s*\(\s*['\"]cuda|device\s*=\s*['\"]cuda|\btorch\.cuda\.\w+")
 
 
 def candidate_calls(module: ModuleInfo) -> list[ast.Call]:

@@ -52,7 +52,12 @@ def test_scenarios_resolve_in_a_notebook_only_for_notebooks():
         ('fabric = Fabric(accelerator="cuda", devices=2, strategy="dp")', None),
         ('fabric = Fabric(accelerator="tpu", devices=8)', None),  # the XLA launcher is interactive
         ("import sys\nfabric = Fabric(devices=2, strategy=sys.argv[1])", None),  # not known: nothing
-        ('def main():\n    return Fabric(devices=2, strategy="ddp")', Severity.WARNING),  # inside a function
+        ('def main():\n    return Fabric(devices=2, strategy="ddp")', Severity.WARNING),  # not visibly called
+        ('def main():\n    return Fabric(devices=2, strategy="ddp")\n\n\nfabric = main()', Severity.ERROR),
+        (
+            'def main():\n    Fabric(devices=2, strategy="ddp")\n\n\nif __name__ == "__main__":\n    main()',
+            Severity.ERROR,
+        ),
     ],
 )
 def test_which_configurations_are_refused(line, severity):

@@ -27,6 +27,10 @@ _CANDIDATE_CALL = re.compile(r"\b(\w*(?:[Ff]abric|Lite)\w*)\s*\(")
 _CUDA_USE = re.compile(r"\.cuda\s*\(|\.to\s*\(\s*['\"]cuda|device\s*=\s*['\"]cuda|\btorch\.cuda\.\w+")
 
 
+#: how many calls deep :func:`runs_when_executed` follows a function to the document's top level
+MAX_CALL_DEPTH = 4
+
+
 def candidate_calls(module: ModuleInfo) -> list[ast.Call]:
     """Calls whose callee is named like a Fabric class or factory, in document order."""
     names = dict.fromkeys(m.group(1) for m in _CANDIDATE_CALL.finditer(module.text))
@@ -34,13 +38,19 @@ def candidate_calls(module: ModuleInfo) -> list[ast.Call]:
     return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
-def runs_when_executed(module: ModuleInfo, node: ast.AST) -> bool:
-    """``node`` runs when the document's code runs top to bottom (module or class level), not only
-    when some function is called (whose process a notebook does not decide)."""
+def runs_when_executed(module: ModuleInfo, node: ast.AST, depth: int = 0) -> bool:
+    """``node`` runs when the document's code runs top to bottom: at module or class level, or in
+    a module-level function the document calls by name where that call runs (``main()`` in the
+    last cell). A function only handed on (``fabric.launch(main)``, a process pool) does not."""
     scope = module.scope_of(node)
     while isinstance(scope, ast.ClassDef):
         scope = module.scope_of(scope)
-    return not isinstance(scope, (*FUNC_TYPES, ast.Lambda))
+    if not isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
+        return True
+    if depth >= MAX_CALL_DEPTH or isinstance(scope, ast.Lambda) or module.scope_of(scope) is not module.tree:
+        return False
+    calls = module.calls_by_name.get(scope.name)
+    return any(isinstance(c.func, ast.Name) and runs_when_executed(module, c, depth + 1) for c in calls)
 
 
 def refused_interactively(scenario: Scenario) -> bool:

@@ -34,10 +34,11 @@ Lightning refuses every strategy whose launcher is not fork-based: `ddp`, `ddp_s
 `deepspeed*`, `DDPStrategy(start_method="spawn")`, … (`ddp_notebook`/`ddp_fork`, `dp`, single-device
 strategies and XLA are allowed). The configuration is resolved as Lightning 2.6.6's connector
 resolves it, on each kind of machine the code can mean (`accelerator="auto"`: a CPU machine and a
-CUDA machine), in a notebook. It is an **error** when the `Fabric(...)` call runs at the notebook's
-top level and every configuration the code can choose is refused; a **warning** when one the code
-visibly can choose is refused, or when the call is inside a function (a notebook may run that
-function in a process of its own). Arguments fabric-lsp cannot see never make an error.
+CUDA machine), in a notebook. It is an **error** when the `Fabric(...)` call runs when the
+notebook runs (at its top level, or in a function a cell calls) and every configuration the code
+can choose is refused; a **warning** when one the code visibly can choose is refused, or when the
+call is in a function the notebook does not visibly call (it may run in a process of its own).
+Arguments fabric-lsp cannot see never make an error.
 
 Only notebooks (`.ipynb` files) are checked: the same code in a `.py` script is fine.
 
@@ -84,7 +85,7 @@ creates the processes itself (SLURM, torchelastic).
 """
 
 NOTEBOOK = "example.ipynb"  # where the examples are analysed: only notebooks are checked
-_FUNCTION_NOTE = "inside a function, which a notebook may also run in a process of its own"
+_FUNCTION_NOTE = "inside a function the notebook does not visibly call, which may run in a process of its own"
 
 
 class FAB011(Rule):

@@ -364,7 +364,8 @@ def test_cli_unknown_selector_is_one_line_usage_error(tmp_path, flag):
     proc = run(tmp_path, flag, "FAB001,FAB999")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        f"fabric-lsp: error: invalid value for {flag}: 'FAB999' matches no rule (known: FAB001, or a prefix of them, or ALL)"
+        f"fabric-lsp: error: invalid value for {flag}: 'FAB999' matches no rule"
+        f" (known: {', '.join(sorted(r.code for r in ALL_RULES))}, or a prefix of them, or ALL)"
     ]
 
 
@@ -483,7 +484,7 @@ def test_cli_show_settings(tmp_path):
     assert proc.returncode == 0
     assert settings["lightning-version"] == "2.2" and settings["report-unknown"] is True
     assert settings["source"] == str(tmp_path / "pyproject.toml")
-    assert settings["enabled-rules"] == ["FAB001"]
+    assert settings["enabled-rules"] == sorted(r.code for r in ALL_RULES)
     proc = run(tmp_path, "--show-settings", "--ignore", "FAB", "train.py")
     assert json.loads(proc.stdout)["enabled-rules"] == []
 

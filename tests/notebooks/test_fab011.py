@@ -14,7 +14,7 @@ import pytest
 
 from fabric_lsp.engine import interactive
 from fabric_lsp.engine.analyzer import Analyzer
-from fabric_lsp.engine.model import Severity
+from fabric_lsp.engine.model import Pos, Severity
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.workspace import Workspace
@@ -139,3 +139,12 @@ def test_check_and_fix_a_notebook(tmp_path: Path):
         == "%load_ext autoreload\nfabric = Fabric(accelerator='cpu', devices=2, strategy='ddp_notebook')"
     )
     assert [c.source for c in fixed.cells[::2]] == cells[::2]
+
+
+def test_hover_explains_the_configuration_and_where_the_strategy_comes_from():
+    source = HEADER + 'strategy = "ddp"\nfabric = Fabric(accelerator="cuda", devices=2, strategy=strategy)\n'
+    analysis = Analyzer(Workspace(), ALL_RULES).analysis(source, "nb.ipynb")
+    line = source.splitlines().index('fabric = Fabric(accelerator="cuda", devices=2, strategy=strategy)')
+    text = analysis.hover(Pos(line, 12))
+    assert text is not None and "in a notebook" in text and "refused" in text
+    assert "strategy='ddp'" in text and f"nb.ipynb:{line}" in text  # where the strategy is written

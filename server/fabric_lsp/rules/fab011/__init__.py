@@ -324,11 +324,18 @@ def _launches(model: SemanticModel, fabrics: list[FabricInst]) -> list[ast.Call]
     return out
 
 
+def _accepted(s: Scenario) -> str:
+    launcher = s.outcome.launcher if s.outcome is not None else None
+    return (
+        f"runs ({s.outcome.strategy if s.outcome else 'strategy'}, launcher: {launcher.value if launcher else 'none'})"
+    )
+
+
 def _explanation(fabrics: list[FabricInst], judgement: interactive.InteractiveJudgement) -> Explanation:
     items: list[Located] = []
     for s, verdict in [
-        *((s, "refused in a notebook") for s in judgement.refused),
-        *((s, "runs in a notebook") for s in judgement.accepted),
+        *((s, "refused: its launcher is not fork-based (connector.py:522)") for s in judgement.refused),
+        *((s, _accepted(s)) for s in judgement.accepted),
         *((s, "not known statically") for s in judgement.unknown),
     ]:
         origin = s.origin("strategy")

@@ -23,6 +23,7 @@ from fabric_lsp.config import (
     resolve_rules,
 )
 from fabric_lsp.engine.model import Severity
+from fabric_lsp.rules import ALL_RULES
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -128,7 +129,7 @@ def test_all_keys(tmp_path):
     )
     config, problems = load(str(tmp_path / "pyproject.toml"))
     assert problems == []
-    assert config.select == ("FAB",) and config.enabled_codes == {"FAB001"}
+    assert config.select == ("FAB",) and config.enabled_codes == {r.code for r in ALL_RULES}
     assert config.severity_override("FAB001") is Severity.WARNING
     assert config.report_unknown is True
     assert config.lightning_version == config.effective_lightning_version == "2.5.1"
@@ -363,7 +364,8 @@ def test_cli_unknown_selector_is_one_line_usage_error(tmp_path, flag):
     proc = run(tmp_path, flag, "FAB001,FAB999")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        f"fabric-lsp: error: invalid value for {flag}: 'FAB999' matches no rule (known: FAB001, or a prefix of them, or ALL)"
+        f"fabric-lsp: error: invalid value for {flag}: 'FAB999' matches no rule"
+        f" (known: {', '.join(sorted(r.code for r in ALL_RULES))}, or a prefix of them, or ALL)"
     ]
 
 
@@ -482,7 +484,7 @@ def test_cli_show_settings(tmp_path):
     assert proc.returncode == 0
     assert settings["lightning-version"] == "2.2" and settings["report-unknown"] is True
     assert settings["source"] == str(tmp_path / "pyproject.toml")
-    assert settings["enabled-rules"] == ["FAB001"]
+    assert settings["enabled-rules"] == sorted(r.code for r in ALL_RULES)
     proc = run(tmp_path, "--show-settings", "--ignore", "FAB", "train.py")
     assert json.loads(proc.stdout)["enabled-rules"] == []
 

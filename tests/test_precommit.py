@@ -97,17 +97,19 @@ def try_repo(sample: Path, home: Path) -> subprocess.CompletedProcess:
 def test_hook_manifest_is_committed():
     manifest = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert "id: fabric-lsp" in manifest and "entry: fabric-lsp check" in manifest
-    assert "language: python" in manifest and "types: [python]" in manifest
+    assert "language: python" in manifest and "types_or: [python, pyi, jupyter]" in manifest
     assert git(REPO, "ls-files", ".pre-commit-hooks.yaml") == ".pre-commit-hooks.yaml"
 
 
 def test_hook_fails_on_deepspeed_sample(tmp_path, pre_commit_home):
-    sample = sample_repo(tmp_path / "sample", {"train.py": DEEPSPEED, "README.md": "not python\n"})
+    notebook = (Path(__file__).resolve().parent / "notebooks" / "data" / "fixable.ipynb").read_text(encoding="utf-8")
+    sample = sample_repo(tmp_path / "sample", {"train.py": DEEPSPEED, "README.md": "not python\n", "nb/train.ipynb": notebook})
     proc = try_repo(sample, pre_commit_home)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     assert "fabric-lsp" in output and "Failed" in output
     assert "train.py:8:13: FAB001 [error]" in output
+    assert "nb/train.ipynb:cell 5:5:13: FAB001 [error]" in output  # notebooks are checked too
 
 
 def test_hook_passes_on_clean_sample_and_honours_pyproject_exclude(tmp_path, pre_commit_home):

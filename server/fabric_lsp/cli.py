@@ -134,6 +134,8 @@ def _rules() -> int:
 
 #: Always skipped when walking folders, whatever ``exclude`` says.
 ALWAYS_SKIP = frozenset({".git", ".hg", ".svn"})
+#: The files a folder walk checks: Python files and Jupyter notebooks (as ruff's default include).
+SUFFIXES = (".py", ".pyi", ".ipynb")
 #: A progress bar is shown (on a terminal) when more files than this are checked.
 PROGRESS_THRESHOLD = 300
 #: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
@@ -208,14 +210,14 @@ class _Walk:
             ]
             for f in sorted(filenames):
                 full = os.path.join(dirpath, f)
-                if f.endswith((".py", ".pyi")) and not self.excluded(full, False, config):
+                if f.endswith(SUFFIXES) and not self.excluded(full, False, config):
                     yield full, config.for_file(full)
 
 
 def discover(paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True) -> list[Task]:
     """The Python files to check under ``paths``, each with its configuration.
 
-    Folders are walked recursively (``*.py``, ``*.pyi``). A path named on the command line is
+    Folders are walked recursively (``*.py``, ``*.pyi``, ``*.ipynb``). A path named on the command line is
     always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
     """
     tasks: dict[str, Task] = {}
@@ -327,8 +329,11 @@ def check_text(
     """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
     gets a note only when it was ``named`` (on the command line, or standard input)."""
     from fabric_lsp.engine.fixer import fix_text
+    from fabric_lsp.notebook_cli import check_notebook, is_notebook
     from fabric_lsp.output import FileResult
 
+    if is_notebook(path):
+        return check_notebook(text, path, shown, config, mode, bom, write)
     result = FileResult(path or "-", shown, text=text, checked=True)
     if text.strip() == "":
         if named:

@@ -207,6 +207,10 @@ STRATEGY_PRECISION_SETTER_NAME = {
 }
 #: Launchers that work in a notebook / REPL (``is_interactive_compatible``).
 INTERACTIVE_LAUNCHERS = ("fork", "xla")
+#: The connector's RuntimeError for any other launcher in a notebook / REPL (connector.py:522-530).
+INTERACTIVE_ERROR = "is not compatible with an interactive environment"
+#: The strategy that replaces ``ddp`` in a notebook: DDP with the fork launcher (strategies/ddp.py:267).
+NOTEBOOK_DDP_STRATEGY = "ddp_notebook"
 #: Start methods of ``multiprocessing`` per platform (``torch.multiprocessing.get_all_start_methods()``).
 START_METHODS_POSIX = ("fork", "spawn", "forkserver")
 START_METHODS_WINDOWS = ("spawn",)

@@ -16,6 +16,8 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Optional
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
@@ -23,8 +25,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument
 
-from fabric_lsp import __version__
+from fabric_lsp import __version__, notebook_server
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
 from fabric_lsp.engine.dependencies import DependencyGraph
@@ -90,6 +93,7 @@ class FabricLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=FabricProtocol,
+            notebook_document_sync=notebook_server.SYNC,
         )
         self.options = Config()  # the session's settings: the editor's layers over the defaults
         self.init_settings: Layer = {}  # initializationOptions, validated
@@ -98,7 +102,8 @@ class FabricLanguageServer(LanguageServer):
         self.workspace_model: Workspace | None = None
         self.analyzer: Analyzer | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
-        self.results: dict[str, Result] = {}
+        self.results: dict[str, Result] = {}  # by text document (or notebook cell) URI
+        self.notebooks: dict[str, notebook_server.NotebookState] = {}
         self.tasks: dict[str, asyncio.Task] = {}
         self.supports_resolve = False
         self.supports_document_changes = False
@@ -132,11 +137,19 @@ class FabricLanguageServer(LanguageServer):
     def _overlay(self, path: str) -> str | None:
         uri = from_fs_path(path)
         try:
-            docs = self.workspace.text_documents
+            doc = self.document(uri) if uri else None
         except Exception:
             return None
-        doc = docs.get(uri) if uri else None
         return doc.source if doc is not None else None
+
+    def document(self, uri: str) -> Optional[TextDocument]:
+        """The open document ``uri`` (pygls keys documents by the unquoted URI; clients send it
+        percent-quoted, e.g. a space as %20)."""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_uris(self) -> list[str]:
+        """The URIs of the open documents as the client sent them."""
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]
 
     def severity(self, finding: Finding) -> types.DiagnosticSeverity:
         override = finding.extra.get("severity_override")
@@ -155,6 +168,10 @@ class FabricLanguageServer(LanguageServer):
 
     # -- analysis ------------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
+        notebook_uri = notebook_server.notebook_uri_of(self, uri)
+        if notebook_uri is not None:  # a cell: the whole notebook is analysed
+            notebook_server.schedule(self, notebook_uri, delay)
+            return
         old = self.tasks.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -165,7 +182,7 @@ class FabricLanguageServer(LanguageServer):
         try:
             if delay > 0:
                 await asyncio.sleep(delay)
-            doc = self.workspace.text_documents.get(uri)
+            doc = self.document(uri)
             if doc is None:
                 return
             version, text = doc.version, doc.source
@@ -176,7 +193,7 @@ class FabricLanguageServer(LanguageServer):
                 return  # superseded before the worker got to it
             result = done
             self.show_config_problems()
-            current = self.workspace.text_documents.get(uri)
+            current = self.document(uri)
             if current is None or current.version != version:
                 return  # a newer version is on its way; never publish stale results
             self.deliver(uri, result)
@@ -220,7 +237,7 @@ class FabricLanguageServer(LanguageServer):
 
     def reload_config(self) -> None:
         """pyproject.toml changed: re-read it (by its new mtime) and re-publish every document."""
-        for uri in list(self.workspace.text_documents):
+        for uri in self.open_uris():
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)
         self.request_refresh()  # the workspace report of files that are not open, too
@@ -238,7 +255,7 @@ class FabricLanguageServer(LanguageServer):
     def _analyze_if_current(self, uri: str, version: int | None, text: str) -> Analysis | None:
         """Runs in the worker thread: skip versions that a newer edit has already replaced, so
         that a burst of keystrokes queues no backlog of work."""
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.document(uri)
         if doc is None or doc.version != version:
             return None
         return self._analyze(uri, text)
@@ -428,7 +445,7 @@ class FabricLanguageServer(LanguageServer):
 
     def current_result(self, uri: str) -> Result | None:
         result = self.results.get(uri)
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.document(uri)
         if result is None or doc is None or doc.version != result.version:
             return None
         return result
@@ -555,7 +572,7 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
             ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
             return
     ls.update_settings(settings, "settings")
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_uris():
         ls.schedule(uri, delay=0)
 
 
@@ -692,7 +709,9 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
             if not ls.supports_resolve:
                 action.edit = ls.noqa_edit(uri, result, f)
             actions.append(action)
-    if only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
+    if only and _wanted(only, FIX_ALL_KIND) and notebook_server.notebook_uri_of(ls, uri) is not None:
+        actions.extend(await notebook_server.fix_all_actions(ls, uri, FIX_ALL_KIND))
+    elif only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
@@ -733,22 +752,28 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    doc = ls.workspace.text_documents.get(uri)
+    doc = ls.document(uri)
     if doc is None or ls.analyzer is None:
         return None
-    result = ls.current_result(uri)
-    if result is not None and result.analysis is not None:
-        analysis, lines = result.analysis, result.lines
-    else:  # the diagnostics of this version are still being computed: compute them here
-        text = doc.source
-        loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
-        lines = Lines(text)
-    pos = ls.encoder.from_lsp(lines, params.position)
-    markdown = analysis.hover(pos)
+    if notebook_server.notebook_uri_of(ls, uri) is not None:
+        markdown = await notebook_server.hover(ls, uri, params.position)
+    else:
+        result = ls.current_result(uri)
+        if result is not None and result.analysis is not None:
+            analysis, lines = result.analysis, result.lines
+        else:  # the diagnostics of this version are still being computed: compute them here
+            text = doc.source
+            loop = asyncio.get_running_loop()
+            analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
+            lines = Lines(text)
+        pos = ls.encoder.from_lsp(lines, params.position)
+        markdown = analysis.hover(pos)
     if not markdown:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
+notebook_server.register(server)
 
 
 def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:

@@ -62,7 +62,9 @@ class Case:
     source: dict[str, Any] = field(default_factory=dict)
 
     def files(self) -> list[Path]:
-        return sorted(p for p in self.path.rglob("*.py") if "__pycache__" not in p.parts)
+        """The project's ``.py`` files and notebooks (``.ipynb``)."""
+        found = [*self.path.rglob("*.py"), *self.path.rglob("*.ipynb")]
+        return sorted(p for p in found if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts)
 
     def label(self, rule: str) -> str:
         return self.labels[rule]
@@ -180,11 +182,27 @@ def analyse(case: Case, environment_path: str | None = None) -> tuple[dict[Key, 
     for file in case.files():
         text = file.read_text(encoding="utf-8")
         rel = file.relative_to(case.path).as_posix()
-        for f in analyzer.analyze(text, str(file)):
-            key = (rel, f.code, f.span.start.line + 1)
+        for where, f in _file_findings(analyzer, text, file, rel):
+            key = (where, f.code, f.span.start.line + 1)
             actual[key] = f.severity.value
             messages[key] = f.message
     return actual, messages
+
+
+def _file_findings(analyzer, text: str, file: Path, rel: str) -> list[tuple[str, Any]]:
+    """(where, finding) of one file; a notebook's findings are placed in cells, named as the
+    CLI names them (``train.ipynb:cell 3``, lines of the cell)."""
+    if file.suffix != ".ipynb":
+        return [(rel, f) for f in analyzer.analyze(text, str(file))]
+    from fabric_lsp.notebook import NotebookFile
+
+    nb = NotebookFile.parse(text)
+    out = []
+    for f in analyzer.analyze(nb.program.text, str(file)):
+        placed = nb.program.to_cells(f)
+        if placed is not None:
+            out.append((f"{rel}:cell {placed.cell + 1}", placed.finding))
+    return out
 
 
 def judge(case: Case, rule: str, actual: dict[Key, str], messages: dict[Key, str]) -> Outcome:

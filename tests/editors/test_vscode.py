@@ -635,6 +635,67 @@ def test_import_strategy_from_environment_falls_back_to_bundled(code_server, tmp
     )
 
 
+def _notebook() -> str:
+    """A Jupyter notebook: the Fabric created in the first cell, a markdown cell, then a cell with
+    an IPython magic, an output, and the two set-up calls."""
+
+    def code(source: str, outputs: list) -> dict:
+        lines = source.splitlines(keepends=True)
+        return {
+            "cell_type": "code",
+            "execution_count": 1 if outputs else None,
+            "id": f"c{len(source)}",
+            "metadata": {},
+            "outputs": outputs,
+            "source": lines,
+        }
+
+    cells = [
+        code('import torch\nfrom lightning.fabric import Fabric\n\nfabric = Fabric(strategy="deepspeed_stage_3")', []),
+        {"cell_type": "markdown", "id": "md", "metadata": {}, "source": ["## Model and optimizer"]},
+        code(
+            "%matplotlib inline\nmodel = torch.nn.Linear(4, 2)\nmodel = fabric.setup_module(model)\n"
+            "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+            "optimizer = fabric.setup_optimizers(optimizer)",
+            [{"name": "stdout", "output_type": "stream", "text": ["kept output\n"]}],
+        ),
+    ]
+    metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def test_quick_fix_in_a_notebook_cell(code_server, tmp_path):
+    """A notebook: the squiggle in the cell that calls setup_optimizers (the Fabric is created in
+    the first cell), the Problems row at the cell's line, the quick fix applied in the cell,
+    saved as valid notebook JSON that keeps the cell's output."""
+    settings = {"fabric-lsp.interpreter": sys.executable}
+    # Cell 1's DeepSpeed Fabric is refused in a notebook (FAB011): this case is about FAB001 in cells.
+    files = {"train.ipynb": _notebook(), "pyproject.toml": '[tool.fabric-lsp]\nselect = ["FAB001"]\n'}
+    workspace = _workspace(tmp_path / "project-notebook", files, settings)
+    _drive(
+        code_server,
+        "notebook",
+        workspace,
+        ARTIFACTS / "notebook",
+        files={"notebook": "train.ipynb"},
+        expectPosition="[Ln 5, Col 13]",
+        quickFixTitle=QUICK_FIX_TITLE,
+        fixedLine="model, optimizer = fabric.setup(model, optimizer)",
+    )
+    saved = json.loads((workspace / "train.ipynb").read_text())
+    cell = saved["cells"][2]
+    assert "".join(cell["source"]) == (
+        "%matplotlib inline\nmodel = torch.nn.Linear(4, 2)\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "model, optimizer = fabric.setup(model, optimizer)"
+    )
+    assert cell["outputs"] == [{"name": "stdout", "output_type": "stream", "text": ["kept output\n"]}]
+    assert [c["id"] for c in saved["cells"]] == [c["id"] for c in json.loads(_notebook())["cells"]]
+
+
 def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
     """Positions survive UTF-16 (VS Code) columns: the problem is shown at the call, the quick
     fix rewrites the right text."""

@@ -77,7 +77,7 @@ EXAMPLES = [(r.code, "valid", e) for r in ALL_RULES for e in r.valid] + [
 @pytest.mark.parametrize("code, kind, example", EXAMPLES, ids=[f"{c}-{k}-{e.title}" for c, k, e in EXAMPLES])
 def test_rule_examples(code, kind, example):
     analyzer = Analyzer(Workspace(), ALL_RULES)
-    findings = [f for f in analyzer.analyze(example.source) if f.code == code]
+    findings = [f for f in analyzer.analyze(example.source, example.path) if f.code == code]
     if kind == "valid":
         assert findings == []
         return

@@ -234,6 +234,9 @@ function createClient(ready: Ready): LanguageClient {
         documentSelector: [
             { scheme: 'file', language: 'python' },
             { scheme: 'untitled', language: 'python' },
+            // Jupyter notebook cells: the server syncs the notebook (notebookDocument/*) and
+            // answers code actions and hover in its Python cells.
+            { scheme: 'vscode-notebook-cell', language: 'python' },
         ],
         outputChannel: output,
         traceOutputChannel: output,

@@ -7,6 +7,7 @@ on one kind of machine. Static analysis does not know the machine: an explicit a
 it (``"cuda"``/``"gpu"`` → a CUDA machine with 8 devices, ``"tpu"`` → 8 TPU chips, ``"cpu"``,
 ``"mps"``); ``"auto"`` (or none) counts as both a CPU machine and a CUDA machine with 8 devices
 (never a TPU machine: code written without a TPU in mind is not judged as if it ran on one).
+Code that runs in a notebook (``interactive``) is resolved on the same machines in a notebook/REPL.
 An argument whose value is not known makes an *unknown* scenario, which rules treat as "may be
 anything": never an error, at most a warning or a hint.
 """
@@ -14,6 +15,7 @@ anything": never an error, at most a warning or a hint.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -103,18 +105,19 @@ def _show(value: Any) -> str:
     return repr(value) if not isinstance(value, lightning.Obj) else f"{value.cls}(...)"
 
 
-def scenarios(ev: Evaluator, fabric: FabricInst) -> list[Scenario]:
-    """What ``fabric`` can be: one scenario per combination of argument values and machine."""
+def scenarios(ev: Evaluator, fabric: FabricInst, interactive: bool = False) -> list[Scenario]:
+    """What ``fabric`` can be: one scenario per combination of argument values and machine
+    (``interactive``: the machines run the code in a notebook or REPL)."""
     if fabric.args is None:
         return [Scenario(None, None, unknown=("a Fabric known only by its type",))]
-    return scenarios_of(ev, fabric.args)
+    return scenarios_of(ev, fabric.args, interactive)
 
 
-def scenarios_of(ev: Evaluator, args: ArgumentSet) -> list[Scenario]:
+def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) -> list[Scenario]:
     per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
     for combo in itertools.islice(itertools.product(*per_arg), MAX_SCENARIOS):
-        out += _resolved(combo)
+        out += _resolved(combo, interactive)
         if len(out) >= MAX_SCENARIOS:
             break
     return out[:MAX_SCENARIOS]
@@ -215,7 +218,7 @@ def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[str, Any], 
     return tuple(out)
 
 
-def _resolved(combo: tuple[_Choice, ...]) -> list[Scenario]:
+def _resolved(combo: tuple[_Choice, ...], interactive: bool = False) -> list[Scenario]:
     origins = tuple((c.name, c.origin) for c in combo if c.written and c.origin is not None)
     unknown = tuple(c.unknown for c in combo if c.unknown)
     if unknown:
@@ -225,6 +228,8 @@ def _resolved(combo: tuple[_Choice, ...]) -> list[Scenario]:
     labels = tuple((c.name, c.label) for c in combo if c.label)
     assumed = tuple(c.name for c in combo if c.assumed)
     hosts = _sized(_hosts(values["accelerator"], values["strategy"]), values["devices"])
+    if interactive:
+        hosts = tuple(dataclasses.replace(h, interactive=True) for h in hosts)
     return [Scenario(args, lightning.resolve(args, host), origins, labels=labels, assumed=assumed) for host in hosts]
 
 

@@ -14,6 +14,8 @@ from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 
+NOTEBOOK_SUFFIX = ".ipynb"
+
 
 #: jedi look-ups one analysis may make (the fallback for receivers the evaluator cannot follow)
 MAX_JEDI_LOOKUPS = 8
@@ -29,6 +31,12 @@ class SemanticModel:
     @property
     def path(self) -> Optional[str]:
         return self.module.path
+
+    @property
+    def interactive(self) -> bool:
+        """The document runs in an interactive environment: it is a Jupyter notebook (analysed
+        under its ``.ipynb`` path), where Lightning's ``_IS_INTERACTIVE`` holds."""
+        return self.path is not None and self.path.lower().endswith(NOTEBOOK_SUFFIX)
 
     # -- syntax --------------------------------------------------------------------------------
     def method_calls(self, name: str) -> list[ast.Call]:
@@ -89,5 +97,6 @@ class SemanticModel:
     def scenarios(self, fabric: FabricInst) -> list[Scenario]:
         """What Lightning makes of ``fabric`` on each path and kind of machine the code can
         choose: strategy, accelerator, devices, processes, precision, launcher — or the error
-        ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`)."""
-        return scenarios(self.inference, fabric)
+        ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`); in a notebook, on
+        those machines in a notebook."""
+        return scenarios(self.inference, fabric, self.interactive)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -23,6 +24,7 @@ class FileResult:
     diff: str = ""
     fixed_text: str | None = None  # --fix on stdin: the fixed source
     checked: bool = False
+    notebook: Any = None  # a fabric_lsp.notebook.NotebookFile: the findings are in its cells
 
 
 @dataclass

@@ -11,7 +11,13 @@ def loc(pos) -> dict:
     return {"row": pos.line + 1, "column": pos.col + 1}
 
 
+def _cell(index) -> object:
+    return None if index is None else index + 1  # 1-based, every cell counted (ruff's "cell")
+
+
 def finding_dict(shown: str, f) -> dict:
+    """One finding; in a notebook (``extra["cell"]``) positions are in the cell, as ruff's."""
+    related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
     fix = None
     if f.fix is not None:
         fix = {
@@ -23,6 +29,7 @@ def finding_dict(shown: str, f) -> dict:
             ],
         }
     return {
+        "cell": _cell(f.extra.get("cell")),
         "filename": shown,
         "code": f.code,
         "message": f.message,
@@ -36,10 +43,11 @@ def finding_dict(shown: str, f) -> dict:
             {
                 "message": r.message,
                 "filename": display_path(r.path) if r.path else shown,
+                "cell": _cell(cell),
                 "location": loc(r.span.start),
                 "end_location": loc(r.span.end),
             }
-            for r in f.related
+            for r, cell in zip(f.related, related_cells)
         ],
     }
 

@@ -45,6 +45,17 @@ def _region(span) -> dict:
     }
 
 
+def _notebook_region(r, f, span, cell) -> dict:
+    """A region of the ``.ipynb`` file as stored (what a viewer of the file shows) for a span
+    in a cell; the cell and the position in it go in ``properties``."""
+    from fabric_lsp.engine.model import Span
+
+    start, end = r.notebook.raw_pos(cell, span.start), r.notebook.raw_pos(cell, span.end)
+    region = _region(Span(start, end)) if start is not None and end is not None else {}
+    region["properties"] = {"cell": cell + 1, "cellRegion": _region(span)}
+    return region
+
+
 def _rule_descriptor(rule) -> dict:
     return {
         "id": rule.code,
@@ -67,29 +78,35 @@ def sarif_log(report: Report) -> dict:
     for r in report.results:
         artifact = _artifact(r.path, r.shown)
         for f in r.findings:
+            cell = f.extra.get("cell") if r.notebook is not None else None
+            related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+
+            def region(span, in_cell, r=r, f=f):
+                return _region(span) if in_cell is None else _notebook_region(r, f, span, in_cell)
+
             result = {
                 "ruleId": f.code,
                 "level": _LEVEL[f.severity.value],
                 "message": {"text": f.message},
-                "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": _region(f.span)}}],
+                "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region(f.span, cell)}}],
             }
             if f.code in index:
                 result["ruleIndex"] = index[f.code]
             related = []
-            for i, rel in enumerate(f.related):
+            for i, (rel, rel_cell) in enumerate(zip(f.related, related_cells)):
                 related.append(
                     {
                         "id": i,
                         "message": {"text": rel.message},
                         "physicalLocation": {
                             "artifactLocation": _artifact(rel.path, rel.path) if rel.path else artifact,
-                            "region": _region(rel.span),
+                            "region": region(rel.span, rel_cell),
                         },
                     }
                 )
             if related:
                 result["relatedLocations"] = related
-            if f.fix is not None:
+            if f.fix is not None and cell is None:  # a cell's edit is no replacement in the file's JSON
                 result["fixes"] = [
                     {
                         "description": {"text": f"{f.fix.title} ({f.fix.applicability.value})"},

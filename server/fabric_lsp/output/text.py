@@ -5,6 +5,16 @@ from __future__ import annotations
 from fabric_lsp.output import Report, display_path
 
 
+def _where(r, f, lines):
+    """(label, lines) of a finding: in a notebook, ``file:cell N`` and the cell's lines."""
+    from fabric_lsp.engine.text import Lines
+
+    cell, notebook = f.extra.get("cell"), r.notebook
+    if cell is None or notebook is None:
+        return r.shown, lines
+    return f"{r.shown}:cell {cell + 1}", Lines(notebook.cells[cell].text)
+
+
 def render_text(report: Report, color: bool = False) -> str:
     from fabric_lsp.engine.text import Lines
 
@@ -20,21 +30,26 @@ def render_text(report: Report, color: bool = False) -> str:
             continue
         lines = Lines(r.text)
         for f in r.findings:
+            shown, source = _where(r, f, lines)
             counts[f.severity.value] += 1
             sev_color = {"error": "31;1", "warning": "33;1"}.get(f.severity.value, "36;1")
             out.append(
-                f"{c('1', r.shown)}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
+                f"{c('1', shown)}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
                 f"{c('31', f.code)} [{c(sev_color, f.severity.value)}] {f.message}"
             )
-            src = lines.content(f.span.start.line).expandtabs(1)
+            src = source.content(f.span.start.line).expandtabs(1)
             num = str(f.span.start.line + 1)
             pad = " " * len(num)
             end_col = f.span.end.col if f.span.end.line == f.span.start.line else len(src)
             out.append(f"{pad} |")
             out.append(f"{num} | {src}")
             out.append(f"{pad} | {' ' * f.span.start.col}{c('31', '^' * max(1, end_col - f.span.start.col))}")
-            for rel in f.related:
-                where = display_path(rel.path) if rel.path else r.shown
+            related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+            for rel, rel_cell in zip(f.related, related_cells):
+                if rel.path:
+                    where = display_path(rel.path)
+                else:
+                    where = r.shown if rel_cell is None else f"{r.shown}:cell {rel_cell + 1}"
                 out.append(f"{pad} = note: {rel.message} ({where}:{rel.span.start.line + 1}:{rel.span.start.col + 1})")
             if f.fix is not None:
                 safe = f.fix.applicability.value == "safe"

@@ -21,6 +21,7 @@ class Example:
     code: str
     severity: Optional[Severity] = None  # for invalid examples: the expected severity
     fixed: Optional[str] = None  # for invalid examples: the text after applying the fix
+    path: Optional[str] = None  # where the example is analysed (e.g. a notebook: "example.ipynb")
 
     @property
     def source(self) -> str:

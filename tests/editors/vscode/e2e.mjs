@@ -480,6 +480,103 @@ async function diagnostics() {
     return { notifications: await fabricNotifications() };
 }
 
+/** The text of every cell editor of the open notebook, in order. */
+async function notebookText() {
+    const texts = await page.locator('.notebook-editor .monaco-editor .view-lines').allInnerTexts();
+    return texts.join('\n').replace(/\u00a0/g, ' ');
+}
+
+/** A notebook (files.notebook): the FAB001 squiggle in the cell that calls setup_optimizers
+ * (the Fabric is created in an earlier cell), its Problems row, the quick fix applied in that
+ * cell via Ctrl+. and Enter, the notebook saved, the problem gone. */
+async function notebookQuickFix() {
+    const name = config.files.notebook;
+    step(`open ${name}`);
+    await page
+        .locator('.explorer-folders-view .monaco-list-row', { has: page.locator('.label-name', { hasText: name }) })
+        .first()
+        .click({ timeout: SHORT * 2 });
+    const notebookEditor = page.locator('.notebook-editor .monaco-editor').first(); // a cell's editor
+    try {
+        await notebookEditor.waitFor({ state: 'visible', timeout: SHORT * 2 });
+    } catch {
+        // Opened as JSON text (the notebook type was not registered yet): reopen it with the
+        // notebook editor of VS Code's built-in ipynb extension.
+        step('reopen with the Jupyter notebook editor');
+        await screenshot('notebook-opened-as-text');
+        await page.keyboard.press('Control+Shift+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: SHORT });
+        await input.fill('>View: Reopen Editor With...');
+        await page
+            .locator('.quick-input-list .monaco-list-row', { hasText: 'Reopen Editor With...' })
+            .first()
+            .waitFor({ state: 'visible', timeout: SHORT * 2 });
+        await page.keyboard.press('Enter');
+        const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Jupyter Notebook' }).first();
+        await pick.waitFor({ state: 'visible', timeout: SHORT * 2 });
+        await pick.click();
+        await notebookEditor.waitFor({ state: 'visible', timeout: WAIT });
+    }
+    await until('the cells', async () => (await notebookText()).includes('fabric.setup_optimizers'));
+    step('wait for the error squiggle in the cell');
+    const squiggle = page.locator('.notebook-editor .squiggly-error').first();
+    await squiggle.waitFor({ state: 'attached', timeout: WAIT });
+    await screenshot('notebook-squiggle');
+    await openProblems();
+    const rows = await until('the FAB001 error row in the Problems panel', async () => {
+        const found = await fab001Rows(name);
+        return found.length ? found : undefined;
+    });
+    emit({ step: 'problems', rows });
+    if (config.expectPosition && !rows.some((row) => row.text.includes(config.expectPosition))) {
+        throw new Error(`expected the problem at ${config.expectPosition}, got ${JSON.stringify(rows)}`);
+    }
+    await screenshot('notebook-problems');
+    await page.keyboard.press('Control+Shift+M'); // close the panel: more room for the cells
+
+    step('quick fix in the cell');
+    const menu = page.locator('.action-widget .monaco-list-row', { hasText: config.quickFixTitle });
+    for (let attempt = 1; ; attempt++) {
+        // Put the cursor on the squiggle (its cell's editor takes the focus), then Ctrl+.
+        await squiggle.scrollIntoViewIfNeeded({ timeout: SHORT }).catch(() => undefined);
+        const box = await squiggle.boundingBox();
+        if (box) {
+            await page.mouse.click(box.x + Math.min(20, box.width / 2), box.y + box.height / 2);
+        }
+        await page.keyboard.press('Control+.');
+        try {
+            await menu.first().waitFor({ state: 'visible', timeout: SHORT * 2 });
+            break;
+        } catch {
+            step(`quick fix menu not shown (attempt ${attempt})`);
+            await page.keyboard.press('Escape');
+            if (attempt >= 4) {
+                throw new Error(`the quick fix "${config.quickFixTitle}" was not offered in the cell`);
+            }
+        }
+    }
+    await focusMenuItem(config.quickFixTitle);
+    await screenshot('notebook-quickfix-menu');
+    await page.keyboard.press('Enter');
+    await until('the edit in the cell', async () => (await notebookText()).includes(config.fixedLine));
+    await screenshot('notebook-fixed');
+
+    step('save');
+    await page.keyboard.press('Control+S');
+    const onDisk = path.join(config.workspace, name);
+    await until('the fixed notebook on disk', () => fs.readFileSync(onDisk, 'utf8').includes(config.fixedLine));
+    step('wait for the problem to go away');
+    await until(
+        'the error squiggle to disappear',
+        async () => (await page.locator('.notebook-editor .squiggly-error').count()) === 0,
+    );
+    await openProblems();
+    await until('the FAB001 error row to disappear', async () => (await fab001Rows(name)).length === 0);
+    await screenshot('notebook-saved-no-problem');
+    return {};
+}
+
 /** The scenarios, by the `mode` of the config. */
 const SCENARIOS = {
     quickfix: quickFix,
@@ -487,6 +584,7 @@ const SCENARIOS = {
     'missing-server': missingServer,
     'python-extension': pythonExtension,
     'fix-on-save': fixOnSave,
+    notebook: notebookQuickFix,
 };
 
 const watchdog = setTimeout(() => {

@@ -1,0 +1,354 @@
+"""FAB011: a strategy whose launcher cannot run in a notebook."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine import interactive
+from fabric_lsp.engine.configuration import Scenario
+from fabric_lsp.engine.model import (
+    Applicability,
+    Certainty,
+    Edit,
+    Explanation,
+    Finding,
+    Fix,
+    Located,
+    Related,
+    Severity,
+    Span,
+    Verdict,
+    resolve_severity,
+)
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst, Origin
+from fabric_lsp.rules.base import Example, Rule, RuleContext
+
+DOC = """
+## What it does
+Checks `Fabric(...)` calls that a Jupyter notebook runs in its own process. In a notebook,
+Lightning refuses every strategy whose launcher is not fork-based: `ddp`, `ddp_spawn`, `fsdp`,
+`deepspeed*`, `DDPStrategy(start_method="spawn")`, … (`ddp_notebook`/`ddp_fork`, `dp`, single-device
+strategies and XLA are allowed). The configuration is resolved as Lightning 2.6.6's connector
+resolves it, on each kind of machine the code can mean (`accelerator="auto"`: a CPU machine and a
+CUDA machine), in a notebook. It is an **error** when the `Fabric(...)` call runs when the
+notebook runs (at its top level, or in a function a cell calls) and every configuration the code
+can choose is refused; a **warning** when one the code visibly can choose is refused, or when the
+call is in a function the notebook does not visibly call (it may run in a process of its own).
+Arguments fabric-lsp cannot see never make an error.
+
+Only notebooks (`.ipynb` files) are checked: the same code in a `.py` script is fine.
+
+## Why is this bad?
+`Fabric(...)` raises `RuntimeError` the moment the cell runs; multi-process training in a
+notebook needs the fork-based launcher (`strategy="ddp_notebook"` with `fabric.launch(fn)`), or
+the code moved to a script.
+
+## Lightning's message
+`` `Fabric(strategy='ddp')` is not compatible with an interactive environment. Run your code as a
+script, or choose one of the compatible strategies: `Fabric(strategy='dp'|'ddp_notebook')`. In case
+you are spawning processes yourself, make sure to include the Fabric creation inside the worker
+function. `` — `lightning/fabric/connector.py:522-530` (2.6.6; the launchers' `is_interactive_compatible`:
+`strategies/launchers/multiprocessing.py:78`, `subprocess_script.py:88`, `xla.py:55`).
+
+## Example
+```python
+# a notebook cell
+fabric = Fabric(accelerator="cuda", devices=2, strategy="ddp")
+fabric.launch(train)
+```
+
+## Use instead
+```python
+fabric = Fabric(accelerator="cuda", devices=2, strategy="ddp_notebook")
+fabric.launch(train)
+```
+
+## Fix safety
+A **safe** fix turns the literal `"ddp"` into `"ddp_notebook"` (the same `DDPStrategy` with the
+fork launcher) only where that is equivalent: the strategy is that literal on every path, every
+`launch` of the Fabric in the notebook passes the function to run (`ddp_notebook` needs
+`fabric.launch(fn)`, fabric.py:1006), and no CUDA use is visible before the launch (a fork after
+CUDA initialisation fails, launchers/multiprocessing.py:209). Otherwise no fix is offered and the
+message says why; nothing is offered for `ddp_spawn`, FSDP or DeepSpeed, which have no
+fork-based equivalent. `ddp_notebook` does not exist on Windows (no fork, connector.py:429).
+
+## Which strategies
+Refused in a notebook: every strategy with the subprocess-script launcher (`ddp`, `fsdp`,
+`deepspeed*`, `model_parallel`, DDP on CPU chosen for `dp`) or the spawn/forkserver launcher
+(`ddp_spawn`, `ddp_fork` variants started with `spawn`). Allowed: `ddp_notebook`, `ddp_fork`,
+`dp` on GPUs, single-device strategies, XLA, and any strategy under a cluster environment that
+creates the processes itself (SLURM, torchelastic).
+"""
+
+NOTEBOOK = "example.ipynb"  # where the examples are analysed: only notebooks are checked
+_FUNCTION_NOTE = "inside a function the notebook does not visibly call, which may run in a process of its own"
+
+
+class FAB011(Rule):
+    code = "FAB011"
+    name = "strategy-not-interactive"
+    summary = "A strategy whose launcher cannot run in a notebook (`ddp`, `ddp_spawn`, `fsdp`, `deepspeed`, …)"
+    doc = DOC
+    prefilter = re.compile(r"(?i)fabric|lite")
+    fixable = True
+    valid = [
+        Example(
+            "the fork-based DDP strategy for notebooks",
+            """
+            from lightning.fabric import Fabric
+
+            fabric = Fabric(accelerator="cpu", devices=2, strategy="ddp_notebook")
+            """,
+            path=NOTEBOOK,
+        ),
+        Example(
+            "a single device",
+            """
+            from lightning.fabric import Fabric
+
+            fabric = Fabric(accelerator="cuda", devices=1)
+            """,
+            path=NOTEBOOK,
+        ),
+        Example(
+            "DDP in a script (only notebooks are checked)",
+            """
+            from lightning.fabric import Fabric
+
+            fabric = Fabric(accelerator="cpu", devices=2, strategy="ddp")
+            fabric.launch()
+            """,
+            path="train.py",
+        ),
+    ]
+    invalid = [
+        Example(
+            "DDP in a notebook",
+            """
+            from lightning.fabric import Fabric
+
+
+            def train(fabric):
+                pass
+
+
+            fabric = Fabric(accelerator="cpu", devices=2, strategy="ddp")
+            fabric.launch(train)
+            """,
+            severity=Severity.ERROR,
+            path=NOTEBOOK,
+            fixed="""
+            from lightning.fabric import Fabric
+
+
+            def train(fabric):
+                pass
+
+
+            fabric = Fabric(accelerator="cpu", devices=2, strategy="ddp_notebook")
+            fabric.launch(train)
+            """,
+        ),
+        Example(
+            "DeepSpeed in a notebook (no fork-based equivalent: no fix)",
+            """
+            from lightning.fabric import Fabric
+
+            fabric = Fabric(accelerator="cuda", devices=2, strategy="deepspeed_stage_2")
+            """,
+            severity=Severity.ERROR,
+            path=NOTEBOOK,
+        ),
+        Example(
+            "DDP or FSDP chosen by a flag, inside a function (a warning: no fix)",
+            """
+            from lightning.fabric import Fabric
+
+            USE_FSDP = False
+
+
+            def main():
+                fabric = Fabric(accelerator="cuda", devices=4, strategy="fsdp" if USE_FSDP else "ddp")
+                fabric.launch()
+            """,
+            severity=Severity.WARNING,
+            path=NOTEBOOK,
+        ),
+    ]
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        if not model.interactive:
+            return []
+        return list(interactive.candidate_calls(model.module))
+
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+        assert isinstance(call, ast.Call)
+        fabrics = [f for f in model.fabrics(call)[0] if _built_at(model, call, f)]
+        if not fabrics:
+            return None
+        scenarios = [s for f in fabrics for s in model.scenarios(f)]
+        judgement = interactive.judge(scenarios)
+        explanation = _explanation(fabrics, judgement)
+        if not judgement.refused:
+            return Verdict(self.code, model.span(call), None, explanation)
+        top_level = interactive.runs_when_executed(model.module, call)
+        certain = judgement.never_constructed and top_level
+        finding = self._finding(model, call, fabrics, judgement, certain, top_level)
+        return Verdict(self.code, model.span(call), finding, explanation)
+
+    def _finding(
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        fabrics: list[FabricInst],
+        judgement: interactive.InteractiveJudgement,
+        certain: bool,
+        top_level: bool,
+    ) -> Finding:
+        refused = judgement.refused
+        written = _strategies(refused)
+        where = "" if judgement.never_constructed else " " + _machines(refused)
+        if certain:
+            message = f"`Fabric(strategy={written})` raises RuntimeError in a notebook: its launcher is not fork-based."
+        else:
+            why = _FUNCTION_NOTE if judgement.never_constructed else "a configuration this code can choose"
+            message = (
+                f"`Fabric(strategy={written})` raises RuntimeError in a notebook{where} ({why}): "
+                "its launcher is not fork-based."
+            )
+        fix, reason = _fix(model, call, fabrics, refused)
+        message += ' Use `strategy="ddp_notebook"` with `fabric.launch(fn)`, or run the code as a script.'
+        if fix is None:
+            message += f" No automatic fix: {reason}."
+        certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(certainty),
+            message=message,
+            span=model.span(call),
+            related=_related(model, fabrics, refused),
+            fix=fix,
+            url=self.url,
+            certainty=certainty,
+        )
+
+
+def _built_at(model: SemanticModel, call: ast.Call, fabric: FabricInst) -> bool:
+    """``fabric`` is judged at ``call``: built by it, or built outside this notebook (a factory
+    of another module) and returned by it. One built elsewhere in the notebook is judged there."""
+    origin = fabric.origin
+    if origin is None:
+        return False
+    if origin.path is not None and origin.path != model.path:
+        return True
+    return origin.span == model.span(call)
+
+
+def _strategies(scenarios: tuple[Scenario, ...]) -> str:
+    names = dict.fromkeys(_strategy_label(s) for s in scenarios)
+    return "|".join(names)
+
+
+def _strategy_label(s: Scenario) -> str:
+    label = s.label("strategy")
+    if label and label.startswith("strategy="):
+        return label[len("strategy=") :]
+    return label or "'auto'"
+
+
+def _machines(scenarios: tuple[Scenario, ...]) -> str:
+    hosts = dict.fromkeys(s.outcome.host.describe() for s in scenarios if s.outcome is not None)
+    return " and ".join(h.replace(" in a notebook", "") for h in hosts)
+
+
+def _related(model: SemanticModel, fabrics: list[FabricInst], refused: tuple[Scenario, ...]) -> tuple[Related, ...]:
+    related: list[Related] = []
+    for s in refused:
+        origin = s.origin("strategy")
+        if origin is not None:
+            _add(related, model, "Strategy chosen here", origin)
+    for f in fabrics:
+        if f.origin is not None:
+            _add(related, model, f"{f.class_name} created here", f.origin)
+    return tuple(related)
+
+
+def _add(related: list[Related], model: SemanticModel, text: str, origin: Origin) -> None:
+    path = origin.path if origin.path != model.path else None
+    if not any(r.span == origin.span and r.path == path for r in related):
+        related.append(Related(text, origin.span, path))
+
+
+def _fix(
+    model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], refused: tuple[Scenario, ...]
+) -> tuple[Optional[Fix], str]:
+    """The safe ``"ddp"`` → ``"ddp_notebook"`` rewrite where it is equivalent, else why not."""
+    origins = {s.origin("strategy") for s in refused}
+    values = {s.args.strategy if s.args is not None else None for s in refused}
+    origin = next(iter(origins)) if len(origins) == 1 else None
+    if values != {"ddp"} or origin is None or origin.path not in (None, model.path):
+        return None, 'only a literal `strategy="ddp"` has a fork-based equivalent (`"ddp_notebook"`)'
+    literal = _literal(model, origin.span)
+    if literal is None or not model.module.parsed.clean:
+        return None, "the strategy is not written as a string literal here"
+    launches = _launches(model, fabrics)
+    if not launches or any(not c.args for c in launches):
+        return None, "`ddp_notebook` needs `fabric.launch(fn)` with the function to run"
+    first = min(launches, key=lambda c: (c.lineno, c.col_offset))
+    if interactive.cuda_used_before(model.module, first) is not None:
+        return None, "CUDA is used before the launch, and a fork after CUDA initialisation fails"
+    quote = literal[0]
+    edit = Edit(origin.span, f"{quote}{facts.NOTEBOOK_DDP_STRATEGY}{quote}")
+    return Fix(f'Use strategy="{facts.NOTEBOOK_DDP_STRATEGY}"', Applicability.SAFE, (edit,)), ""
+
+
+def _literal(model: SemanticModel, span: Span) -> Optional[str]:
+    lines = model.module.lines
+    text = model.module.text[lines.offset(span.start) : lines.offset(span.end)]
+    return text if text in ('"ddp"', "'ddp'") else None
+
+
+def _launches(model: SemanticModel, fabrics: list[FabricInst]) -> list[ast.Call]:
+    """The ``launch`` calls of the notebook whose receiver may be one of ``fabrics``."""
+    spans = {f.origin.span for f in fabrics if f.origin is not None}
+    out = []
+    for c in model.method_calls("launch"):
+        assert isinstance(c.func, ast.Attribute)
+        found = model.fabrics(c.func.value)[0]
+        if any(f.origin is not None and f.origin.span in spans for f in found):
+            out.append(c)
+    return out
+
+
+def _accepted(s: Scenario) -> str:
+    launcher = s.outcome.launcher if s.outcome is not None else None
+    return (
+        f"runs ({s.outcome.strategy if s.outcome else 'strategy'}, launcher: {launcher.value if launcher else 'none'})"
+    )
+
+
+def _explanation(fabrics: list[FabricInst], judgement: interactive.InteractiveJudgement) -> Explanation:
+    items: list[Located] = []
+    for s, verdict in [
+        *((s, "refused: its launcher is not fork-based (connector.py:522)") for s in judgement.refused),
+        *((s, _accepted(s)) for s in judgement.accepted),
+        *((s, "not known statically") for s in judgement.unknown),
+    ]:
+        origin = s.origin("strategy")
+        item = Located(f"{s.describe()}: {verdict}", origin.span if origin else None, origin.path if origin else None)
+        if item not in items:
+            items.append(item)
+    steps: tuple[Located, ...] = ()
+    for f in fabrics:
+        chain = ([f.origin] if f.origin else []) + list(f.via)
+        if len(chain) > 1:
+            steps = tuple(Located(o.text, o.span, o.path) for o in chain)
+            break
+    headline = f"**Lightning `{fabrics[0].class_name}` in a notebook** — " + (
+        "refused: its launcher is not fork-based" if judgement.refused else "its launcher can run in a notebook"
+    )
+    return Explanation(headline, tuple(items), steps)

@@ -35,6 +35,13 @@ _DIST_VARS = (
 )
 
 
+def _venv() -> Path:
+    """The venv by its real path. DeepSpeed's CPU op build (build.ninja) records torch's include paths
+    as the interpreter sees them; run through a symlinked venv (a git worktree sharing one), another
+    path rebuilds the op (~1-2 min) and invalidates it for every other user of the same venv."""
+    return VENV.resolve()
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -42,7 +49,7 @@ def _in_ci() -> bool:
 @pytest.fixture(scope="session")
 def runtime_python() -> Path:
     """The runtime venv's interpreter, installing the venv first if it is missing or incomplete."""
-    python = VENV / "bin" / "python"
+    python = _venv() / "bin" / "python"
     try:
         proc = subprocess.run(
             ["bash", str(INSTALL)], cwd=ROOT, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
@@ -64,7 +71,7 @@ def runtime_env() -> dict[str, str]:
     for key in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV"):
         env.pop(key, None)
     env["DS_ACCELERATOR"] = "cpu"
-    env["TORCH_EXTENSIONS_DIR"] = str(VENV / "torch_extensions")  # the op the installer built
+    env["TORCH_EXTENSIONS_DIR"] = str(_venv() / "torch_extensions")  # the op the installer built
     env["PYTHONNOUSERSITE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["OMP_NUM_THREADS"] = "1"  # 2 shared cores; the models are tiny

@@ -7,8 +7,9 @@ same script with the joint setup FAB001's fix writes. For every choice:
 
 - the ORIGINAL fails where Lightning says it must (DeepSpeed: "requires the model and optimizer(s) to
   be set up jointly") and trains elsewhere (DDP, gloo, 2 processes);
-- the JOINT form trains, or fails with Lightning's message where that strategy needs the separate
-  setup (FSDP with a meta-device model; ``FSDPStrategy(use_orig_params=False)``);
+- the JOINT form trains, or fails where that strategy needs the separate setup: with Lightning's
+  message (FSDP with a meta-device model; ``FSDPStrategy(use_orig_params=False)``), or silently
+  (``ModelParallelStrategy``: no weight changes, the script's own check on the loss fails);
 - ``fabric-lsp check --fix`` (safe fixes only) must write the joint form exactly when it trains on
   every choice, and leave the file alone otherwise (the finding stays a warning).
 
@@ -62,6 +63,8 @@ FLAT_PARAMS_JOINT = Outcome(
     error="ValueError: You set `CPUFSDPStrategy(use_orig_params=False)` but this is not supported when setting"
     " the model and optimizer up jointly."  # strategies/fsdp.py:271
 )
+# Lightning raises nothing; the script's own check on the loss does (no weight changed).
+TRAINS_NOTHING = Outcome(error="AssertionError: the optimizer step did not change the model")
 # torch's FSDP wrapper on a CPU-only machine (see the module docstring): past every Fabric check.
 FSDP_WRAP_NEEDS_ACCELERATOR = Outcome(error="RuntimeError: Cannot access accelerator device when none is available.")
 
@@ -92,6 +95,11 @@ BRANCH_CASES = [
         "fsdp_flat",
         original={"deepspeed_stage_3": JOINT_REQUIRED, "fsdp_flat": FSDP_WRAP_NEEDS_ACCELERATOR},
         joint={"deepspeed_stage_3": TRAINS_1, "fsdp_flat": FLAT_PARAMS_JOINT},
+    ),
+    BranchCase(  # ModelParallel (FSDP2 fully_shard) runs on CPU: separate setup trains, joint silently not
+        "deepspeed_or_model_parallel",
+        original={"deepspeed_stage_3": JOINT_REQUIRED, "model_parallel": TRAINS_1},
+        joint={"deepspeed_stage_3": TRAINS_1, "model_parallel": TRAINS_NOTHING},
     ),
 ]
 

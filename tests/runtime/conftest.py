@@ -9,9 +9,12 @@ the reason shown (``-ra``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv-runtime"
 INSTALL = ROOT / ".ci" / "install.d" / "30-runtime.sh"
 INSTALL_TIMEOUT = 1200  # a fresh install takes ~100 s here (torch from disk, deepspeed JIT op build)
-SCRIPT_TIMEOUT = 180  # one training script takes ~4-5 s
+GROUP_GRACE = 30  # seconds the other ranks get to exit after the launching process
+SCRIPT_TIMEOUT = 180  # one training script takes ~4-5 s (a 2-process DDP one ~8 s) on an idle machine
 
 # Variables a surrounding distributed launcher might have set; a fixture script must start alone.
 _DIST_VARS = (
@@ -31,6 +35,13 @@ _DIST_VARS = (
 )
 
 
+def _venv() -> Path:
+    """The venv by its real path. DeepSpeed's CPU op build (build.ninja) records torch's include paths
+    as the interpreter sees them; run through a symlinked venv (a git worktree sharing one), another
+    path rebuilds the op (~1-2 min) and invalidates it for every other user of the same venv."""
+    return VENV.resolve()
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -38,7 +49,7 @@ def _in_ci() -> bool:
 @pytest.fixture(scope="session")
 def runtime_python() -> Path:
     """The runtime venv's interpreter, installing the venv first if it is missing or incomplete."""
-    python = VENV / "bin" / "python"
+    python = _venv() / "bin" / "python"
     try:
         proc = subprocess.run(
             ["bash", str(INSTALL)], cwd=ROOT, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
@@ -60,7 +71,7 @@ def runtime_env() -> dict[str, str]:
     for key in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV"):
         env.pop(key, None)
     env["DS_ACCELERATOR"] = "cpu"
-    env["TORCH_EXTENSIONS_DIR"] = str(VENV / "torch_extensions")  # the op the installer built
+    env["TORCH_EXTENSIONS_DIR"] = str(_venv() / "torch_extensions")  # the op the installer built
     env["PYTHONNOUSERSITE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["OMP_NUM_THREADS"] = "1"  # 2 shared cores; the models are tiny
@@ -82,30 +93,55 @@ class Run:
 
 
 class Started:
-    """A training script running in the background; ``result()`` waits for it."""
+    """A training script running in the background; ``result()`` waits for it.
 
-    def __init__(self, script: Path, python: Path, env: dict[str, str]) -> None:
+    The script runs in a session of its own: the processes it launches (DDP ranks, spawned workers)
+    are killed with it when it times out or the test ends, never left behind waiting for a peer.
+    """
+
+    def __init__(self, script: Path, python: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> None:
         self.script = script
-        self.args = [str(python), str(script)]
+        self.args = [str(python), str(script), *args]
         # Output goes to files, not pipes: a chatty script can never block on a full pipe.
-        self._out = script.with_name(script.name + ".stdout")
-        self._err = script.with_name(script.name + ".stderr")
+        stem = script.name + "".join(f".{a.strip('-')}" for a in args)
+        self._out = script.with_name(stem + ".stdout")
+        self._err = script.with_name(stem + ".stderr")
         with open(self._out, "wb") as out, open(self._err, "wb") as err:
-            self.proc = subprocess.Popen(self.args, cwd=script.parent, env=env, stdout=out, stderr=err)
+            self.proc = subprocess.Popen(
+                self.args, cwd=script.parent, env=env, stdout=out, stderr=err, start_new_session=True
+            )
 
     def result(self) -> Run:
         try:
             self.proc.wait(timeout=SCRIPT_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.kill()
-            pytest.fail(f"{self.script.name} did not finish within {SCRIPT_TIMEOUT}s")
+            pytest.fail(f"{' '.join(self.args[1:])} did not finish within {SCRIPT_TIMEOUT}s")
+        self._drain_group()
         read = lambda f: f.read_bytes().decode("utf-8", "replace")  # noqa: E731
         return Run(self.args, self.proc.returncode, read(self._out), read(self._err))
 
     def kill(self) -> None:
+        self._kill_group()
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+    def _drain_group(self) -> None:
+        """Wait for the other ranks to exit (a rank may print its last line after rank 0 is gone);
+        kill what is left after GROUP_GRACE seconds (a rank whose peer crashed may wait forever)."""
+        deadline = time.monotonic() + GROUP_GRACE
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(self.proc.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.1)
+        self._kill_group()
+
+    def _kill_group(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the session has already exited
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -117,8 +153,8 @@ def start_script(runtime_python: Path, runtime_env: dict[str, str]):
     """
     started: list[Started] = []
 
-    def start(script: Path) -> Started:
-        started.append(Started(script, runtime_python, runtime_env))
+    def start(script: Path, *args: str) -> Started:
+        started.append(Started(script, runtime_python, runtime_env, args))
         return started[-1]
 
     yield start
@@ -130,8 +166,8 @@ def start_script(runtime_python: Path, runtime_env: dict[str, str]):
 def run_script(start_script):
     """Run a training script with the runtime venv's python and wait for it."""
 
-    def run(script: Path) -> Run:
-        return start_script(script).result()
+    def run(script: Path, *args: str) -> Run:
+        return start_script(script, *args).result()
 
     return run
 

@@ -1,0 +1,23 @@
+"""FAB004 VALID: ``loss.backward()`` under ``precision="32-true"`` (CPU, one process): neither the
+precision plugin nor the strategy overrides ``backward``, so Lightning 2.6.6 runs it correctly.
+"""
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(accelerator="cpu", devices=1, precision="32-true")
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = fabric.setup(model, optimizer)
+
+x = torch.randn(4, 8, device=fabric.device)
+losses = []
+for _ in range(2):  # two steps on one batch: the first step must lower the loss
+    loss = model(x).float().pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    losses.append(loss.item())
+print(f"losses={losses}")
+assert losses[1] < losses[0], f"the optimizer step did not change the model: {losses}"
+print("RUNTIME-OK rank=0")

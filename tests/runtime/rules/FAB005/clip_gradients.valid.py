@@ -1,0 +1,44 @@
+"""FAB005 VALID: gradient clipping set in the DeepSpeed config (``"gradient_clipping"``) instead of
+``fabric.clip_gradients``, DeepSpeed ZeRO-3 (the CPU test subclass, one process).
+"""
+import torch
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import DDPStrategy, DeepSpeedStrategy
+
+
+class CPUDeepSpeedStrategy(DeepSpeedStrategy):
+    """Test-only: DeepSpeed on CPU (gloo, world size 1); skips only the CUDA guard."""
+
+    def setup_environment(self) -> None:
+        DDPStrategy.setup_environment(self)
+
+
+DS_CONFIG = {
+    "zero_optimization": {"stage": 3},
+    "gradient_clipping": 1.0,
+    "train_micro_batch_size_per_gpu": 1,
+    "zero_allow_untested_optimizer": True,  # what Lightning's own default config sets
+}
+fabric = Fabric(
+    accelerator="cpu",
+    devices=1,
+    strategy=CPUDeepSpeedStrategy(config=DS_CONFIG, parallel_devices=[torch.device("cpu", 0)]),
+)
+fabric.launch()
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = fabric.setup(model, optimizer)
+
+x = torch.randn(4, 8, device=fabric.device)
+losses = []
+for _ in range(2):  # two steps on one batch: the first step must lower the loss
+    loss = model(x).pow(2).mean()
+    fabric.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+    losses.append(loss.item())
+print(f"losses={losses}")
+assert losses[1] < losses[0], f"the optimizer step did not change the model: {losses}"
+print("RUNTIME-OK rank=0")

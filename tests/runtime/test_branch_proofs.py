@@ -104,10 +104,7 @@ BRANCH_CASES = [
 ]
 
 # case -> known fixer bug: the test is a strict xfail until the fixer is corrected
-KNOWN_BROKEN = {
-    "fsdp_empty_init": "FAB001 applies the joint rewrite as a safe fix although it breaks the FSDP branch (issue 13)",
-    "fsdp_flat": "FAB001 applies the joint rewrite as a safe fix although it breaks the FSDP branch (issue 13)",
-}
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def _choices(script: Path) -> list[str]:

@@ -17,11 +17,7 @@ from dataclasses import dataclass
 EDIT_MARKER = "# bench: typing happens below this line"
 BODY_INDENT = " " * 12
 
-WORDS = (
-    "alpha beta gamma delta epsilon zeta theta kappa lam sigma omega grad loss step batch token "
-    "layer head embed scale decay warm cool ratio total count index window stride shard rank "
-    "world local global buffer cache metric score weight bias norm mean var std clip"
-).split()
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lam", "sigma", "omega", "grad", "loss", "step", "batch", "token", "layer", "head", "embed", "scale", "decay", "warm", "cool", "ratio", "total", "count", "index", "window", "stride", "shard", "rank", "world", "local", "global", "buffer", "cache", "metric", "score", "weight", "bias", "norm", "mean", "var", "std", "clip"]
 
 
 def _name(rng: random.Random, prefix: str = "") -> str:
@@ -62,7 +58,7 @@ def _helper(rng: random.Random) -> list[str]:
         cls = "".join(w.capitalize() for w in rng.sample(WORDS, 2)) + str(rng.randrange(100))
         return [
             f"class {cls}:",
-            f'    """Keeps running statistics of a stream (generated)."""',
+            '    """Keeps running statistics of a stream (generated)."""',
             "",
             "    def __init__(self, window: int = 100) -> None:",
             "        self.window = window",

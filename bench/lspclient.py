@@ -13,7 +13,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 CLIENT_CAPABILITIES: dict = {
     "general": {"positionEncodings": ["utf-16"]},
@@ -43,7 +43,7 @@ CLIENT_CAPABILITIES: dict = {
 @dataclass
 class Published:
     t: float  # time.perf_counter() at arrival
-    version: Optional[int]
+    version: int | None
     n: int  # number of diagnostics
 
 
@@ -57,16 +57,16 @@ class DocState:
 
 
 class LspClient:
-    def __init__(self, argv: list[str], env: Optional[dict] = None, cwd: Optional[str] = None, stderr_path: Optional[str] = None):
+    def __init__(self, argv: list[str], env: dict | None = None, cwd: str | None = None, stderr_path: str | None = None):
         self.argv = argv
         self.env = env
         self.cwd = cwd
         self.stderr_path = stderr_path
-        self.proc: Optional[asyncio.subprocess.Process] = None
+        self.proc: asyncio.subprocess.Process | None = None
         self._next_id = 0
         self._pending: dict[int, asyncio.Future] = {}
-        self._reader: Optional[asyncio.Task] = None
-        self._diag_waiters: list[tuple[str, Optional[int], float, asyncio.Future]] = []
+        self._reader: asyncio.Task | None = None
+        self._diag_waiters: list[tuple[str, int | None, float, asyncio.Future]] = []
         self.docs: dict[str, DocState] = {}
         self.spawn_t0 = 0.0
         self.log_messages: list[str] = []
@@ -226,7 +226,7 @@ class LspClient:
         self.notify("initialized", {})
         return result
 
-    def diag_future(self, uri: str, version: Optional[int], after: float) -> asyncio.Future:
+    def diag_future(self, uri: str, version: int | None, after: float) -> asyncio.Future:
         fut = asyncio.get_running_loop().create_future()
         self._diag_waiters.append((uri, version, after, fut))
         return fut

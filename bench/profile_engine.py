@@ -27,6 +27,8 @@ sys.path.insert(0, HERE)
 # after the bench venv's packages (same jedi/parso/pygls versions)
 sys.path.append(os.path.join(REPO, ".venv", "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages"))
 
+import contextlib
+
 import gen  # noqa: E402
 
 
@@ -61,8 +63,8 @@ def main() -> int:
     if args.gc == "server-heap":
         import fabric_lsp.server  # noqa: F401
     from fabric_lsp.engine.analyzer import Analyzer
-    from fabric_lsp.rules import ALL_RULES
     from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.rules import ALL_RULES
 
     if args.fast_repair:
         from experiments import install_fast_repair
@@ -89,10 +91,8 @@ def main() -> int:
     ast_ms = []
     for t in texts[: min(20, len(texts))]:
         t0 = time.perf_counter()
-        try:
+        with contextlib.suppress(SyntaxError):
             ast.parse(t)
-        except SyntaxError:
-            pass
         ast_ms.append((time.perf_counter() - t0) * 1000)
 
     profiler = None

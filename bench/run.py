@@ -38,14 +38,13 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import gen  # noqa: E402
-from lspclient import LspClient, path_to_uri, rss_tree_kb  # noqa: E402
+from lspclient import LspClient, rss_tree_kb  # noqa: E402
 
 GENERATED = os.path.join(HERE, ".generated")
 RESULTS = os.path.join(HERE, "results")
@@ -248,7 +247,7 @@ async def bench_spawn(inputs: dict, runs: int, per_run: int, specs: dict, log_di
         per_run_medians[name] = []
     for r in range(runs):
         this_run: dict[str, list[float]] = {k: [] for k in samples}
-        for i in range(per_run):
+        for _i in range(per_run):
             # interleave everything so that load changes hit every contender alike
             this_run["floor"].append(floor_once())
             for name, (argv, init) in specs.items():
@@ -359,7 +358,7 @@ async def bench_code_actions(inputs: dict, runs: int, n_requests: int, specs: di
         res: dict = {}
         for name, (argv, init) in specs.items():
             agg = {"codeAction": [], "resolve": [], "fixAll": [], "run_p50": [], "run_p95": [], "n_actions": None}
-            for r in range(runs):
+            for _r in range(runs):
                 client = LspClient(argv, cwd=inputs["ws"], stderr_path=os.path.join(log_dir, f"action-{name.split()[0]}.log"))
                 await client.start()
                 try:
@@ -461,7 +460,7 @@ def cli_help() -> str:
     return subprocess.run([PY, "-m", "fabric_lsp", "check", "--help"], capture_output=True, text=True).stdout
 
 
-def checked_count(stdout: str) -> Optional[int]:
+def checked_count(stdout: str) -> int | None:
     import re
 
     m = re.search(r"in (\d+) files?\.|\((\d+) files?\)", stdout)
@@ -495,13 +494,13 @@ def bench_cli(inputs: dict, runs: int) -> dict:
             if name.startswith("ruff") and "1 thread" in name:  # ruff's parallelism is rayon's
                 env["RAYON_NUM_THREADS"] = "1"
             t0 = time.perf_counter()
-            p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
             dt = time.perf_counter() - t0
             times[name].append(dt)
             if p.returncode != 0:
                 raise RuntimeError(f"{argv} exited {p.returncode}: {p.stderr[-2000:]}")
             if name.startswith("fabric-lsp"):
-                found = [l for l in p.stdout.splitlines() if l.startswith("Found") or l.startswith("All checks")]
+                found = [s for s in p.stdout.splitlines() if s.startswith("Found") or s.startswith("All checks")]
                 checked[name] = found[-1] if found else p.stdout[-200:]
                 n = checked_count(p.stdout)
                 if n != info.files:  # a figure for fewer files than generated would be meaningless
@@ -516,7 +515,7 @@ def bench_cli(inputs: dict, runs: int) -> dict:
 # -- report ---------------------------------------------------------------------------------------
 
 
-def fmt(x: Optional[float], digits: int = 1) -> str:
+def fmt(x: float | None, digits: int = 1) -> str:
     if x is None or x != x:
         return "–"
     return f"{x:.{digits}f}"

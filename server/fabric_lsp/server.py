@@ -16,7 +16,6 @@ import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -142,7 +141,7 @@ class FabricLanguageServer(LanguageServer):
             return None
         return doc.source if doc is not None else None
 
-    def document(self, uri: str) -> Optional[TextDocument]:
+    def document(self, uri: str) -> TextDocument | None:
         """The open document ``uri`` (pygls keys documents by the unquoted URI; clients send it
         percent-quoted, e.g. a space as %20)."""
         return self.workspace.text_documents.get(unquote(uri))

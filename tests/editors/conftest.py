@@ -28,10 +28,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for `import editor_e2e`
 
-from editor_e2e import (  # noqa: E402
-    DATA, EDITOR_TIMEOUT_S, INSTALL_SCRIPT, IN_CI, NVIM_VENV, SCENARIOS, TITLE, WAIT_MS,
-)
+import contextlib
 
+from editor_e2e import (  # noqa: E402
+    DATA,
+    EDITOR_TIMEOUT_S,
+    IN_CI,
+    INSTALL_SCRIPT,
+    NVIM_VENV,
+    SCENARIOS,
+    TITLE,
+    WAIT_MS,
+)
 
 # --------------------------------------------------------------------------- installing
 
@@ -242,10 +250,8 @@ def run_editor(tmp_path, server_bin):
             out, err = proc.communicate(timeout=EDITOR_TIMEOUT_S + 20)
         finally:
             # the editor's own process group (editor + language server): nothing may outlive it
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             if proc.poll() is None:
                 proc.kill()
                 out, err = proc.communicate()

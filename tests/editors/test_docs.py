@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from editor_e2e import EDITORS, EDITORS_DOC, README, REPO, editors_doc
 
 SHIPPED = [

@@ -11,7 +11,6 @@ resolveSupport, so the server must send the edit eagerly with the action.
 from __future__ import annotations
 
 import pytest
-
 from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet, flagged_call
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]

@@ -14,7 +14,6 @@ Neovim resolve it if needed, :write, check the file on disk and that FAB001 is g
 from __future__ import annotations
 
 import pytest
-
 from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet, flagged_call
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
@@ -109,8 +108,6 @@ def test_nvim_011_legacy_snippet(scenario, nvim_011, project, run_editor):
 def test_nvim_debian_legacy(scenario, nvim_debian, project, run_editor):
     """Debian's Neovim with editors/neovim/legacy.lua (0.7: start_client + buf_attach_client)."""
     run = run_nvim(nvim_debian, "legacy", scenario, project, run_editor)
-    if nvim_debian.version[:2] == (0, 7):
-        encoding = "utf-16"  # 0.7 offers no positionEncodings
-    else:
-        encoding = run.report.get("offset_encoding")  # newer Debian: whatever it negotiated
+    # 0.7 offers no positionEncodings; a newer Debian: whatever it negotiated
+    encoding = "utf-16" if nvim_debian.version[:2] == (0, 7) else run.report.get("offset_encoding")
     check_session(run, encoding=encoding, proj_root=run.path.parent)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import textwrap
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 BASE = textwrap.dedent(
     '''

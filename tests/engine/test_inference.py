@@ -9,11 +9,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
-from fabric_lsp.rules import ALL_RULES
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer, Severity
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import ALL_RULES
 
 SEPARATED = """
 model = fabric.setup_module(model)

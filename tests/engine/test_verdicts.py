@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from fabric_lsp.engine import Analyzer, Certainty, Severity
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.model import Pos, resolve_severity

@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
-from fabric_lsp.rules import ALL_RULES
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.positions import Encoder
+from fabric_lsp.rules import ALL_RULES
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
 
 TIMEOUT = 30
 FUZZ_EDITS = int(os.environ.get("FABRIC_LSP_FUZZ_EDITS", "10000"))
@@ -142,9 +141,9 @@ def random_edit(rng: random.Random, text: str):
 
 
 def offset_to_pos(lines: Lines, offset: int):
-    from fabric_lsp.engine.model import Pos
-
     import bisect
+
+    from fabric_lsp.engine.model import Pos
 
     i = max(0, bisect.bisect_right(lines.starts, offset) - 1) if lines.starts else 0
     if not lines.starts:
@@ -358,7 +357,7 @@ def _read_messages(stream, count: int, timeout: float = TIMEOUT) -> list[dict]:
             if not ch:
                 return out
             header += ch
-        length = int([l for l in header.split(b"\r\n") if l.lower().startswith(b"content-length")][0].split(b":")[1])
+        length = int([h for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
         out.append(json.loads(stream.read(length)))
     return out
 

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.positions import Encoder
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -246,7 +245,7 @@ async def test_hover_explains_the_strategy(client: LanguageClient):
     text = path.read_text()
     uri = open_doc(client, path)
     await wait_for_diagnostics(client, uri)
-    line = next(i for i, l in enumerate(text.splitlines()) if "fabric.setup_optimizers" in l)
+    line = next(i for i, s in enumerate(text.splitlines()) if "fabric.setup_optimizers" in s)
     col = text.splitlines()[line].index("fabric.setup_optimizers") + 2
     hover = await asyncio.wait_for(
         client.text_document_hover_async(

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from fabric_lsp.engine import interactive
 from fabric_lsp.engine.analyzer import Analyzer
 from fabric_lsp.engine.model import Pos, Severity

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.positions import Encoder
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 TIMEOUT = 30
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from fabric_lsp.engine.model import Applicability, Edit, Finding, Fix, Pos, Related, Severity, Span
 from fabric_lsp.engine.text import Lines, apply_edits
 from fabric_lsp.notebook import Cell, NotebookError, NotebookFile, Program, cell_lines, is_notebook
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _program(*texts: str, python=None) -> Program:

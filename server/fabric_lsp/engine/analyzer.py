@@ -13,7 +13,7 @@ import gc
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
@@ -31,7 +31,7 @@ MAX_MEMOS = 64
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-def noqa_codes(line: str) -> Optional[set[str]]:
+def noqa_codes(line: str) -> set[str] | None:
     """Codes silenced on ``line``: None when none, an empty set for a bare ``# noqa``."""
     m = _NOQA.search(line)
     if not m:
@@ -46,13 +46,13 @@ class Analysis:
     them (noqa applied), and the model the rules asked (for hover away from any site)."""
 
     text: str
-    path: Optional[str]
+    path: str | None
     verdicts: list[Verdict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    model: Optional[SemanticModel] = None
+    model: SemanticModel | None = None
     rules: Sequence[Rule] = ()
 
-    def hover(self, pos: Pos) -> Optional[str]:
+    def hover(self, pos: Pos) -> str | None:
         """Markdown for hover at ``pos``: the verdict of the site under the cursor (the same one
         the diagnostic shows), else what a rule says about the expression there."""
         for verdict in self.verdicts:
@@ -73,7 +73,7 @@ class Analysis:
 class Analyzer:
     def __init__(
         self,
-        workspace: Optional[Workspace],
+        workspace: Workspace | None,
         rules: Sequence[Rule],
         *,
         log: Callable[[str], None] = lambda m: None,
@@ -90,18 +90,18 @@ class Analyzer:
         #: how many site verdicts were computed and how many reused (tests, benchmarks)
         self.stats = {"computed": 0, "reused": 0}
 
-    def analyze(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> list[Finding]:
+    def analyze(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> list[Finding]:
         """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
         return self.analysis(text, path, report_unknown=report_unknown).findings
 
-    def analysis(self, text: str, path: Optional[str] = None, *, report_unknown: Optional[bool] = None) -> Analysis:
+    def analysis(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> Analysis:
         rules = [r for r in self.rules if r.prefilter.search(text)]
         if not rules:
             return Analysis(text, path)
         with gc_paused():
             return self._analysis(text, path, rules, report_unknown)
 
-    def _analysis(self, text: str, path: Optional[str], rules: list[Rule], report_unknown: Optional[bool]) -> Analysis:
+    def _analysis(self, text: str, path: str | None, rules: list[Rule], report_unknown: bool | None) -> Analysis:
         module = ModuleInfo(text, path, self.workspace.module_name_for(path))
         if module.tree is None:
             return Analysis(text, path)
@@ -127,7 +127,7 @@ class Analyzer:
         return Analysis(text, path, verdicts, findings, model, rules)
 
 
-    def _run(self, rule: Rule, model: SemanticModel, ctx: RuleContext, previous: Optional[DocumentMemo], memo: DocumentMemo) -> list[Verdict]:
+    def _run(self, rule: Rule, model: SemanticModel, ctx: RuleContext, previous: DocumentMemo | None, memo: DocumentMemo) -> list[Verdict]:
         """A rule's verdicts, each reused from ``previous`` where still valid, else computed (and
         one failing site is logged and skipped: it never hides the others)."""
         module = model.module
@@ -149,7 +149,7 @@ class Analyzer:
                 out.append(site_memo.verdict)
         return out
 
-    def _compute(self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int) -> Optional[SiteMemo]:
+    def _compute(self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int) -> SiteMemo | None:
         module, inference = model.module, model.inference
         lookups: dict[str, set[str]] = {}
         external_before = inference.external_lookups

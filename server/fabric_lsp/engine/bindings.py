@@ -5,17 +5,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Optional
 
 from fabric_lsp.engine.modules import FUNC_TYPES
+
 
 # A binding of a name: what kind of statement binds it, and the node.
 @dataclass(frozen=True)
 class Binding:
     kind: str  # assign | import | def | class | param | unknown
     node: ast.AST
-    target: Optional[ast.AST] = None
-    value: Optional[ast.AST] = None
+    target: ast.AST | None = None
+    value: ast.AST | None = None
 
 
 def binds(target: ast.AST, name: str) -> bool:
@@ -28,12 +28,16 @@ def binds(target: ast.AST, name: str) -> bool:
     return False
 
 
-def match_target(target: ast.AST, value: ast.AST, name: str) -> Optional[ast.AST]:
+def match_target(target: ast.AST, value: ast.AST, name: str) -> ast.AST | None:
     """For ``a, b = x, y`` return the value expression bound to ``name`` (None if unknowable)."""
     if isinstance(target, ast.Name):
         return value if target.id == name else None
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
-        if len(target.elts) == len(value.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+    if (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(t, ast.Starred) for t in target.elts)
+    ):
             for t, v in zip(target.elts, value.elts):
                 found = match_target(t, v, name)
                 if found is not None:
@@ -59,7 +63,7 @@ def _assign(stmt: ast.Assign, name: str) -> Found:
 
 def _plain_unpacking(target: ast.AST, name: str) -> bool:
     return isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts) and any(
-        t.id == name for t in target.elts  # type: ignore[attr-defined]
+        t.id == name for t in target.elts
     )
 
 
@@ -109,16 +113,16 @@ def _with(stmt: ast.With | ast.AsyncWith, name: str) -> Found:
 
 
 def _try(stmt: ast.AST, name: str) -> Found:
-    a, da = block_bindings(stmt.body, name)  # type: ignore[attr-defined]
-    handlers = [block_bindings(h.body, name) for h in stmt.handlers]  # type: ignore[attr-defined]
-    c, dc = block_bindings(stmt.orelse, name)  # type: ignore[attr-defined]
-    f, df = block_bindings(stmt.finalbody, name)  # type: ignore[attr-defined]
+    a, da = block_bindings(stmt.body, name)
+    handlers = [block_bindings(h.body, name) for h in stmt.handlers]
+    c, dc = block_bindings(stmt.orelse, name)
+    f, df = block_bindings(stmt.finalbody, name)
     found = a + c + [b for hs, _ in handlers for b in hs] + f
     return found, df or ((da or dc) and all(d for _, d in handlers))
 
 
 def _match(stmt: ast.AST, name: str) -> Found:
-    return [b for case in stmt.cases for b in block_bindings(case.body, name)[0]], False  # type: ignore[attr-defined]
+    return [b for case in stmt.cases for b in block_bindings(case.body, name)[0]], False
 
 
 #: statement type name → what it may bind
@@ -191,7 +195,7 @@ def returns_of(func: ast.AST) -> Iterable[ast.Return]:
 
 
 
-def callee_name(call: ast.Call) -> Optional[str]:
+def callee_name(call: ast.Call) -> str | None:
     """The last name of what ``call`` calls (``f(...)`` and ``x.f(...)``), if it is a name."""
     f = call.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import Optional
 
 from fabric_lsp.engine.bindings import callee_name
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Value
 
 
-def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: Optional[ast.ClassDef]):
+def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None):
     """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
     call of ``func``: in its own module, then in the other modules of the workspace that
     mention its name. ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do

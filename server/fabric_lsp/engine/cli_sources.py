@@ -6,14 +6,27 @@ it can see (choices, defaults) plus an ``Unknown`` for what a user may type."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from fabric_lsp.engine.bindings import callee_name
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.values import UNKNOWN, ArgParser, ClassRef, Const, Ctx, DataclassParser, Evaluator, Instance, QualRef, Seq, Unknown, Value, ValueTuple
+from fabric_lsp.engine.values import (
+    UNKNOWN,
+    ArgParser,
+    ClassRef,
+    Const,
+    Ctx,
+    DataclassParser,
+    Evaluator,
+    Instance,
+    QualRef,
+    Seq,
+    Unknown,
+    Value,
+    ValueTuple,
+)
 
 
-def param_choices(ev: Evaluator, func: ast.AST, name: str, ctx: Ctx) -> Optional[list[Value]]:
+def param_choices(ev: Evaluator, func: ast.AST, name: str, ctx: Ctx) -> list[Value] | None:
     """Values a CLI may fill ``name`` with: ``Literal[...]`` or a click ``Choice``."""
     for p in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs):
         if p.arg == name:
@@ -50,7 +63,7 @@ def choice_values(ev: Evaluator, expr: ast.AST, ctx: Ctx, what: str) -> list[Val
     return out
 
 
-def literal_values(ev: Evaluator, annotation: Optional[ast.AST], ctx: Ctx, what: str) -> Optional[list[Value]]:
+def literal_values(ev: Evaluator, annotation: ast.AST | None, ctx: Ctx, what: str) -> list[Value] | None:
     """The values of a ``Literal[...]`` annotation (also inside ``Optional``/``Union``)."""
     if annotation is None or not isinstance(annotation, ast.Subscript):
         return None
@@ -60,7 +73,7 @@ def literal_values(ev: Evaluator, annotation: Optional[ast.AST], ctx: Ctx, what:
     elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
     if names & {"typing.Literal", "typing_extensions.Literal"}:
         return [
-            Const(e.value, ev.origin(e, m), f'"{e.value}" from `Literal[...]` of {what}')
+            Const(e.value, ev.origin(e, m), f'"{e.value!s}" from `Literal[...]` of {what}')
             for e in elts
             if isinstance(e, ast.Constant)
         ] or None
@@ -157,7 +170,7 @@ def parsed_dataclasses(parser: DataclassParser) -> list[Value]:
     return [ValueTuple(tuple(filled(c, "`HfArgumentParser`") for c in parser.classes))]
 
 
-def added_arguments(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> Optional[list[Value]]:
+def added_arguments(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value] | None:
     """``args.<dest>`` after simple_parsing's ``parser.add_arguments(Config, dest=...)``."""
     for call in m.calls_by_name.get("add_arguments", []):
         kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg}
@@ -185,7 +198,7 @@ CALL_SOURCES = {
 }
 
 
-def call_value(ev: Evaluator, qualname: str, node: ast.Call, ctx: Ctx) -> Optional[list[Value]]:
+def call_value(ev: Evaluator, qualname: str, node: ast.Call, ctx: Ctx) -> list[Value] | None:
     """The values a call of ``qualname`` gives, when it is a command-line or environment source."""
     source = CALL_SOURCES.get(qualname)
     return None if source is None else source(ev, node, ctx)

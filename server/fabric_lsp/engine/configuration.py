@@ -18,7 +18,7 @@ import ast
 import dataclasses
 import itertools
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from fabric_lsp import facts
 from fabric_lsp.engine import lightning
@@ -64,8 +64,8 @@ class Scenario:
     """One configuration of a Fabric on one kind of machine. ``outcome`` is None when some
     argument is not known (``unknown`` says which and why)."""
 
-    args: Optional[lightning.FabricArgs]
-    outcome: Optional[lightning.Outcome]
+    args: lightning.FabricArgs | None
+    outcome: lightning.Outcome | None
     #: argument name → where the value of this scenario was written
     origins: tuple[tuple[str, Origin], ...] = ()
     unknown: tuple[str, ...] = ()
@@ -83,14 +83,14 @@ class Scenario:
         known = tuple((n, repr(getattr(self.args, n))) for n in CONNECTOR_ARGS if n not in self.assumed)
         return known + (self.outcome.host, self.assumed)
 
-    def label(self, name: str) -> Optional[str]:
+    def label(self, name: str) -> str | None:
         return dict(self.labels).get(name)
 
     @property
     def known(self) -> bool:
         return self.outcome is not None
 
-    def origin(self, name: str) -> Optional[Origin]:
+    def origin(self, name: str) -> Origin | None:
         return dict(self.origins).get(name)
 
     def describe(self) -> str:
@@ -127,10 +127,10 @@ def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) ->
 class _Choice:
     name: str
     value: Any = None
-    origin: Optional[Origin] = None
-    unknown: Optional[str] = None  # why the value is not known
+    origin: Origin | None = None
+    unknown: str | None = None  # why the value is not known
     written: bool = False  # False: Fabric's default
-    label: Optional[str] = None
+    label: str | None = None
     assumed: bool = False  # a representative value for one not known
 
 
@@ -156,7 +156,7 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
     return _distinct(out) or _unknown(name, None, f"`{name}` is not known statically", None)
 
 
-def _unknown(name: str, origin: Optional[Origin], why: str, label: Optional[str]) -> list[_Choice]:
+def _unknown(name: str, origin: Origin | None, why: str, label: str | None) -> list[_Choice]:
     reps = REPRESENTATIVES.get(name)
     if reps is None:
         return [_Choice(name, origin=origin, unknown=why, written=True, label=label)]
@@ -171,7 +171,7 @@ def _distinct(choices: list[_Choice]) -> list[_Choice]:
     return out
 
 
-def _label(name: str, v: Value, value: Any, origin: Optional[Origin]) -> str:
+def _label(name: str, v: Value, value: Any, origin: Origin | None) -> str:
     if isinstance(v, Const) and v.note:
         return v.note
     if isinstance(value, (str, int, float, bool)) or value is None:
@@ -179,7 +179,7 @@ def _label(name: str, v: Value, value: Any, origin: Optional[Origin]) -> str:
     return f"`{origin.text}`" if origin is not None else f"{name}=..."
 
 
-def concrete(ev: Evaluator, v: Value) -> tuple[Any, Optional[str]]:
+def concrete(ev: Evaluator, v: Value) -> tuple[Any, str | None]:
     """The plain value the adapter takes for ``v`` (value, None), or (None, why not)."""
     if isinstance(v, Const):
         return v.value, None
@@ -282,6 +282,6 @@ def _sized(hosts: tuple[lightning.Host, ...], devices: Any) -> tuple[lightning.H
     return tuple(out)
 
 
-def argument_node(args: ArgumentSet, name: str) -> Optional[tuple[ast.AST, Ctx]]:
+def argument_node(args: ArgumentSet, name: str) -> tuple[ast.AST, Ctx] | None:
     """Where ``name`` is written for a Fabric (for diagnostics on an argument's value)."""
     return args.get(name)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 from fabric_lsp.engine.model import Explanation, Located
 
 
-def _where(item: Located, document: Optional[str]) -> str:
+def _where(item: Located, document: str | None) -> str:
     if item.span is None:
         return ""
     path = item.path or document
@@ -16,7 +15,7 @@ def _where(item: Located, document: Optional[str]) -> str:
     return f"{name}:{item.span.start.line + 1}"
 
 
-def render(explanation: Explanation, document: Optional[str]) -> str:
+def render(explanation: Explanation, document: str | None) -> str:
     lines = [explanation.headline]
     if explanation.items:
         lines.append("")

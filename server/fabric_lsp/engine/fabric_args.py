@@ -5,14 +5,24 @@ arguments."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine import calls, configuration, lightning
 from fabric_lsp.engine.modules import FUNC_TYPES
-from fabric_lsp.engine.values import ClassRef, Ctx, DictVal, Evaluator, ArgumentSet, FabricInst, KwargsVal, Origin, QualRef, StrategyChoice, Value
+from fabric_lsp.engine.values import (
+    ArgumentSet,
+    ClassRef,
+    Ctx,
+    DictVal,
+    Evaluator,
+    FabricInst,
+    KwargsVal,
+    Origin,
+    QualRef,
+    StrategyChoice,
+    Value,
+)
 from fabric_lsp.facts import Kind
-
 
 #: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
 MAX_ARGUMENT_SETS = 8
@@ -21,10 +31,7 @@ def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[A
     """The argument sets a list of call keywords gives (``**x`` expanded where it is known)."""
     sets = [ArgumentSet()]
     for kw in keywords:
-        if kw.arg is not None:
-            part = [ArgumentSet(((kw.arg, kw.value, ctx),))]
-        else:
-            part = dict_sets(ev, kw.value, ctx)
+        part = [ArgumentSet(((kw.arg, kw.value, ctx),))] if kw.arg is not None else dict_sets(ev, kw.value, ctx)
         sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
     return sets
 
@@ -57,7 +64,7 @@ def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[ArgumentSet]:
     return sets
 
 
-def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRef] = None, base: Optional[ArgumentSet] = None) -> list[ArgumentSet]:
+def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[ArgumentSet]:
     """The argument sets of ``Fabric(...)`` (or of a subclass, or of a partial of either):
     ``base`` holds arguments a ``functools.partial`` already bound."""
     sets = keyword_sets(ev, list(call.keywords), ctx)
@@ -70,7 +77,7 @@ def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: Optional[ClassRe
     return sets
 
 
-def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -> Optional[list[ArgumentSet]]:
+def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -> list[ArgumentSet] | None:
     """The arguments a ``Fabric`` subclass's ``__init__`` passes to ``super().__init__``."""
     for klass in ev.mro(cls):
         for item in klass.node.body:
@@ -120,16 +127,13 @@ def _choice(s: configuration.Scenario) -> StrategyChoice:
         return StrategyChoice(None, label, "?", origin if s.label("strategy") else None)
     if s.outcome.error is not None:
         return StrategyChoice(None, f"`Fabric(...)` raises {s.outcome.error.type} {s.outcome.host.describe()}", "?", origin)
-    label = s.label("strategy")
-    if label is None:
-        written = [s.label(n) for n in ("accelerator", "devices") if s.label(n)]
-        label = ", ".join(x for x in written if x) or 'strategy="auto"'
+    label = s.label("strategy") or ", ".join(x for x in (s.label("accelerator"), s.label("devices")) if x) or 'strategy="auto"'
     kind = s.outcome.kind
     name = s.outcome.strategy or "?"
     return StrategyChoice(kind, label, name if kind is not None else "?", origin, _joint_setup_arguments(s, kind))
 
 
-def _joint_setup_arguments(s: configuration.Scenario, kind: Optional[Kind]) -> tuple[tuple[str, Optional[tuple]], ...]:
+def _joint_setup_arguments(s: configuration.Scenario, kind: Kind | None) -> tuple[tuple[str, tuple | None], ...]:
     """The constructor arguments that decide joint setup (``StrategyChoice.arguments``): the
     strategy instance's constants, None where not known and for every one of them on a project's
     subclass (it may pass anything to ``super().__init__``)."""
@@ -143,7 +147,7 @@ def _joint_setup_arguments(s: configuration.Scenario, kind: Optional[Kind]) -> t
     return tuple((n, None if given[n] is facts.NOT_KNOWN else (given[n],)) for n in names if n in given)
 
 
-def lightning_base(ev: Evaluator, cls: ClassRef) -> Optional[str]:
+def lightning_base(ev: Evaluator, cls: ClassRef) -> str | None:
     """The Lightning class (canonical name) a user class derives from, at any depth."""
     for klass in ev.mro(cls):
         for base in klass.node.bases:
@@ -166,7 +170,7 @@ def is_fabric_class(ev: Evaluator, v: Value) -> bool:
     return False
 
 
-def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: Optional[ClassRef] = None, base: Optional[ArgumentSet] = None) -> list[Value]:
+def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[Value]:
     """The Fabrics ``call`` builds: one per argument set."""
     name = cls.name if cls is not None else "Fabric"
     return [FabricInst(fabric_choices(ev, args), origin, name, args=args) for args in argument_sets(ev, call, ctx, cls, base)]

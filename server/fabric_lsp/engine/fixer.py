@@ -28,7 +28,8 @@ def fix_text(text: str, analyzer, path=None, unsafe: bool = False, transform=Non
     transform = transform or (lambda findings: findings)
     findings = transform(analyzer.analyze(text, path))
     for _ in range(MAX_ROUNDS):
-        chosen, taken = [], []
+        chosen: list[Finding] = []
+        taken: list[tuple[int, int]] = []
         lines = Lines(text)
         for f in findings:
             if not allowed(f, unsafe):
@@ -40,7 +41,7 @@ def fix_text(text: str, analyzer, path=None, unsafe: bool = False, transform=Non
             chosen.append(f)
         if not chosen:
             break
-        new_text = apply_edits(text, [e for f in chosen for e in f.fix.edits])
+        new_text = apply_edits(text, [e for f in chosen if f.fix is not None for e in f.fix.edits])
         if new_text == text:
             break
         text = new_text

@@ -21,7 +21,7 @@ import ast
 import bisect
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from fabric_lsp.engine.bindings import stmt_bindings
 from fabric_lsp.engine.model import Pos, Span, Verdict
@@ -32,12 +32,12 @@ TopKey = tuple[int, int]
 
 @dataclass(frozen=True)
 class SiteMemo:
-    verdict: Optional[Verdict]
+    verdict: Verdict | None
     #: (identifier, look-up kind) → keys of the statements it depended on (and the site's), in
     #: document order
     names: tuple[tuple[str, tuple[str, ...], tuple[TopKey, ...]], ...]
     #: the workspace epoch the verdict was computed at, when it read other modules
-    epoch: Optional[int]
+    epoch: int | None
 
 
 def _name_keys(module: ModuleInfo, name: str, kinds: tuple[str, ...], site_top: int) -> tuple[TopKey, ...]:
@@ -59,7 +59,7 @@ def _name_keys(module: ModuleInfo, name: str, kinds: tuple[str, ...], site_top: 
     return tuple(keys[i] for i in sorted(ids))
 
 
-def site_key(module: ModuleInfo, code: str, site: ast.AST) -> Optional[tuple]:
+def site_key(module: ModuleInfo, code: str, site: ast.AST) -> tuple | None:
     """The key of a site: its rule, its statement's key and its place inside the statement;
     None for a site in module-level code (never reused)."""
     top = module.top_for_line(site.lineno)
@@ -75,7 +75,7 @@ def site_top(module: ModuleInfo, site: ast.AST) -> int:
     return module.top_index(top) if top is not None else -1
 
 
-def record(module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Optional[Verdict]) -> SiteMemo:
+def record(module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Verdict | None) -> SiteMemo:
     top = site_top(module, site)
     names = tuple(sorted((n, tuple(sorted(k)), _name_keys(module, n, tuple(sorted(k)), top)) for n, k in lookups.items()))
     return SiteMemo(verdict, names, epoch if external else None)
@@ -97,7 +97,7 @@ class DocumentMemo:
         starts, ends, _ = module._tops
         return cls(context, module.top_keys, list(starts), list(ends))
 
-    def reuse(self, key: Optional[tuple], module: ModuleInfo, site: ast.AST, epoch: int) -> Optional[SiteMemo]:
+    def reuse(self, key: tuple | None, module: ModuleInfo, site: ast.AST, epoch: int) -> SiteMemo | None:
         """The memo of ``key`` moved to ``module``, if it is still valid there."""
         memo = self.sites.get(key) if key is not None else None
         if memo is None or (memo.epoch is not None and memo.epoch != epoch):
@@ -142,7 +142,7 @@ class _Mover:
             raise _Unmovable
         return Span(Pos(span.start.line + d, span.start.col), Pos(span.end.line + d, span.end.col))
 
-    def move(self, verdict: Verdict) -> Optional[Verdict]:
+    def move(self, verdict: Verdict) -> Verdict | None:
         try:
             return self._walk(verdict, True)
         except _Unmovable:

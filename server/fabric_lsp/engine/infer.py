@@ -16,11 +16,20 @@ from __future__ import annotations
 import ast
 import sys
 import time
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any
 
 from fabric_lsp import facts
 from fabric_lsp.engine import calls, cli_sources, fabric_args
-from fabric_lsp.engine.bindings import MISSING, Binding, attr_target_value, binds, block_bindings, match_target, returns_of, stmt_bindings
+from fabric_lsp.engine.bindings import (
+    MISSING,
+    Binding,
+    attr_target_value,
+    binds,
+    block_bindings,
+    match_target,
+    returns_of,
+    stmt_bindings,
+)
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.values import (
     MAX_ALTERNATIVES,
@@ -75,7 +84,7 @@ OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset
 class Inference:
     """Evaluates expressions of one module (and the modules it reaches) to alternatives."""
 
-    def __init__(self, workspace: Optional["Workspace"] = None) -> None:
+    def __init__(self, workspace: Workspace | None = None) -> None:
         self.workspace = workspace
         self.budget = Budget()
         #: how many look-ups went outside the analysed document (other modules, the workspace)
@@ -108,7 +117,7 @@ class Inference:
         return values
 
     def _ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
-        handler = _EXPRESSIONS.get(type(node).__name__)
+        handler: Any = _EXPRESSIONS.get(type(node).__name__)
         if handler is not None:
             values = handler(self, node, ctx)
             if values is not None:
@@ -121,7 +130,7 @@ class Inference:
 
     def ev_alternatives(self, node: ast.AST, ctx: Ctx) -> list[Value]:
         """``a if c else b``, ``a or b``: every operand is an alternative."""
-        parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values  # type: ignore[attr-defined]
+        parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
         return [v for part in parts for v in self.ev(part, ctx)]
 
     def ev_sequence(self, node: ast.List | ast.Tuple, ctx: Ctx) -> list[Value]:
@@ -129,10 +138,10 @@ class Inference:
             return [UNKNOWN]
         return [Seq(len(node.elts), tuple(node.elts), ctx)]
 
-    def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> Optional[list[Value]]:
+    def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> list[Value] | None:
         return self.ev_concat(node, ctx) if isinstance(node.op, ast.Add) else None
 
-    def ev_unary(self, node: ast.UnaryOp, ctx: Ctx) -> Optional[list[Value]]:
+    def ev_unary(self, node: ast.UnaryOp, ctx: Ctx) -> list[Value] | None:
         operand = node.operand
         if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
             m = ctx.module
@@ -165,7 +174,7 @@ class Inference:
         return out or [Unknown("subscript")]
 
     # strings built from constants -----------------------------------------------------------
-    def _const_strings(self, node: ast.AST, ctx: Ctx) -> Optional[list[str]]:
+    def _const_strings(self, node: ast.AST, ctx: Ctx) -> list[str] | None:
         vals = self.ev(node, ctx)
         out = []
         for v in vals:
@@ -199,13 +208,14 @@ class Inference:
         if left is None or right is None:
             return [Unknown("expression")]
         o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
-        return [Const(a + b, o) for a in left for b in right][:MAX_ALTERNATIVES]
+        out: list[Value] = [Const(a + b, o) for a in left for b in right]
+        return out[:MAX_ALTERNATIVES]
 
     # names -----------------------------------------------------------------------------------
     def ev_name(self, name: str, node: ast.AST, ctx: Ctx) -> list[Value]:
         m = ctx.module
         scope = m.scope_of(node)
-        stmt = m.stmt_of(node)
+        stmt: Any = m.stmt_of(node)
         # walk outwards through enclosing scopes until one binds the name
         crossed = False  # read from inside a nested function: the outer value when it runs
         while True:
@@ -243,7 +253,7 @@ class Inference:
     def _binds_in(self, cls: ast.ClassDef, name: str, m: ModuleInfo) -> bool:
         return any(stmt_bindings(s, name)[0] for s in cls.body)
 
-    def _stmt_in(self, scope: ast.AST, stmt: Optional[ast.AST], m: ModuleInfo) -> bool:
+    def _stmt_in(self, scope: ast.AST, stmt: ast.AST | None, m: ModuleInfo) -> bool:
         return stmt is not None and m.scope_of(stmt) is scope
 
     def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]:
@@ -276,7 +286,7 @@ class Inference:
                                 out.append(Binding("assign", node, t, matched))
         return out
 
-    def reaching(self, name: str, stmt: Optional[ast.AST], scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool]:
+    def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool]:
         found: list[Binding] = []
         cur = stmt
         while cur is not None and cur is not scope:
@@ -345,9 +355,12 @@ class Inference:
         """A name only annotated (``fabric: Fabric`` in a class body): a Fabric of unknown
         configuration when the annotation is Fabric's class."""
         annotation = getattr(b.node, "annotation", None)
-        if annotation is not None and not isinstance(annotation, ast.Constant):
-            if any(fabric_args.is_fabric_class(self, v) for v in self.ev(annotation, Ctx(ctx.module, (), ctx.depth))):
-                return [FabricInst((StrategyChoice(None, f"`{name}` annotated as a `Fabric`", "?"),), None)]
+        if (
+            annotation is not None
+            and not isinstance(annotation, ast.Constant)
+            and any(fabric_args.is_fabric_class(self, v) for v in self.ev(annotation, Ctx(ctx.module, (), ctx.depth)))
+        ):
+            return [FabricInst((StrategyChoice(None, f"`{name}` annotated as a `Fabric`", "?"),), None)]
         return [Unknown(f"`{name}` is only annotated")]
 
     def unpacked(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
@@ -515,10 +528,9 @@ class Inference:
             return [QualRef(facts.canonical(f"{base.qualname}.{attr}"))]
         if isinstance(base, ModuleRef):
             sub = None
-            if self.workspace is not None and base.module.name:
-                if not self._module_binds(base.module, attr):
-                    self.external_lookups += 1
-                    sub = self.workspace.load_module_named(f"{base.module.name}.{attr}", base.module)
+            if self.workspace is not None and base.module.name and not self._module_binds(base.module, attr):
+                self.external_lookups += 1
+                sub = self.workspace.load_module_named(f"{base.module.name}.{attr}", base.module)
             if sub is not None:
                 return [ModuleRef(sub)]
             return self.ev_module_name(attr, base.module, ctx)
@@ -656,9 +668,9 @@ class Inference:
             if parsers:
                 return cli_sources.parsed_dataclasses(parsers[0])
         if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args", "parse_object"):
-            parsers = [v for v in self.ev(func.value, ctx) if isinstance(v, ArgParser)]
-            if parsers:
-                ns = ArgNamespace(parsers[0].module)
+            arg_parsers = [v for v in self.ev(func.value, ctx) if isinstance(v, ArgParser)]
+            if arg_parsers:
+                ns = ArgNamespace(arg_parsers[0].module)
                 return [Seq(2, (), ctx), ns] if func.attr == "parse_known_args" else [ns]
         out: list[Value] = []
         callees = self.ev(func, ctx)

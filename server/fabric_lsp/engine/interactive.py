@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.configuration import Scenario
@@ -94,7 +93,7 @@ def judge(scenarios: list[Scenario]) -> InteractiveJudgement:
     return InteractiveJudgement(tuple(refused), tuple(accepted), tuple(unknown))
 
 
-def cuda_used_before(module: ModuleInfo, node: ast.AST) -> Optional[int]:
+def cuda_used_before(module: ModuleInfo, node: ast.AST) -> int | None:
     """The 1-based line of the first visible CUDA use in the document before ``node``, if any."""
     end = module.lines.offset(module.lines.node_start(node))
     code = module.text[:end]

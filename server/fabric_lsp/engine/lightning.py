@@ -62,7 +62,7 @@ class Obj:
 def _default_module(cls: str) -> str:
     for table in (facts.STRATEGY_CLASS_FACTS, facts.PLUGIN_CLASSES):
         if cls in table:
-            return table[cls].module  # type: ignore[attr-defined]
+            return str(table[cls].module)
     return facts.ACCELERATOR_MODULES.get(cls, "__main__")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Optional
 
 
 class Severity(enum.Enum):
@@ -29,7 +28,7 @@ def resolve_severity(
     *,
     certain: Severity = Severity.ERROR,
     possible: Severity = Severity.WARNING,
-    override: Optional[Severity] = None,
+    override: Severity | None = None,
 ) -> Severity:
     """The one mapping from certainty (and the configured severities) to a severity, for the CLI
     and the server alike. A per-rule ``override`` replaces the certain and the possible
@@ -58,7 +57,7 @@ class Span:
     end: Pos
 
     @classmethod
-    def of(cls, l1: int, c1: int, l2: int, c2: int) -> "Span":
+    def of(cls, l1: int, c1: int, l2: int, c2: int) -> Span:
         return cls(Pos(l1, c1), Pos(l2, c2))
 
 
@@ -81,7 +80,7 @@ class Related:
 
     message: str
     span: Span
-    path: Optional[str] = None
+    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class Finding:
     message: str
     span: Span
     related: tuple[Related, ...] = ()
-    fix: Optional[Fix] = None
+    fix: Fix | None = None
     url: str = ""
     certainty: Certainty = Certainty.CERTAIN
     extra: dict = field(default_factory=dict, compare=False, hash=False)
@@ -102,8 +101,8 @@ class Located:
     """A line of an explanation that points at a place (rendered ``file:line``)."""
 
     text: str
-    span: Optional[Span] = None
-    path: Optional[str] = None  # None: the analysed document
+    span: Span | None = None
+    path: str | None = None  # None: the analysed document
 
 
 @dataclass(frozen=True)
@@ -123,5 +122,5 @@ class Verdict:
 
     code: str
     span: Span
-    finding: Optional[Finding] = None
-    explanation: Optional[Explanation] = None
+    finding: Finding | None = None
+    explanation: Explanation | None = None

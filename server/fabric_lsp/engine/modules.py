@@ -6,7 +6,6 @@ import ast
 import bisect
 import re
 from functools import cached_property
-from typing import Optional
 
 from fabric_lsp.engine.model import Span
 from fabric_lsp.engine.parse import Parsed, parse
@@ -36,7 +35,7 @@ def identifiers(text: str) -> frozenset[str]:
 
 
 class ModuleInfo:
-    def __init__(self, text: str, path: Optional[str] = None, name: Optional[str] = None) -> None:
+    def __init__(self, text: str, path: str | None = None, name: str | None = None) -> None:
         self.text = text
         self.path = path
         self.name = name  # dotted module name when known
@@ -53,7 +52,7 @@ class ModuleInfo:
         #: site's verdict depended on: see :mod:`fabric_lsp.engine.incremental`)
         #: name → how it was looked up: "binding" (only the statements that bind it mattered),
         #: "global" (those that also say ``global``), "mention" (every one that mentions it)
-        self.lookups: Optional[dict[str, set[str]]] = None
+        self.lookups: dict[str, set[str]] | None = None
         self._local_names: dict[ast.AST, set[str]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
@@ -71,7 +70,7 @@ class ModuleInfo:
         ends = [s.end_lineno or s.lineno for s in body]
         return starts, ends, body
 
-    def top_for_line(self, lineno: int) -> Optional[ast.stmt]:
+    def top_for_line(self, lineno: int) -> ast.stmt | None:
         """The module-level statement spanning 1-based ``lineno``."""
         starts, ends, body = self._tops
         i = bisect.bisect_right(starts, lineno) - 1
@@ -210,15 +209,15 @@ class ModuleInfo:
         return out
 
     @property
-    def calls_by_name(self) -> "_ByName":
+    def calls_by_name(self) -> _ByName:
         return _ByName(self.calls_named)
 
     @property
-    def name_loads(self) -> "_ByName":
+    def name_loads(self) -> _ByName:
         return _ByName(self.loads_of)
 
     @cached_property
-    def parents(self) -> "_Parents":
+    def parents(self) -> _Parents:
         return _Parents(self)
 
     # -- navigation --------------------------------------------------------------------------
@@ -231,9 +230,7 @@ class ModuleInfo:
             if isinstance(cur, SCOPE_TYPES):
                 # a function's decorators, defaults and annotations belong to the outer scope
                 if isinstance(cur, (*FUNC_TYPES, ast.Lambda)) and child is not cur:
-                    if child in getattr(cur, "decorator_list", ()) or child is getattr(cur, "returns", None):
-                        pass
-                    elif child is cur.args:
+                    if child in getattr(cur, "decorator_list", ()) or child is getattr(cur, "returns", None) or child is cur.args:
                         pass
                     else:
                         return cur
@@ -244,15 +241,16 @@ class ModuleInfo:
                     return cur
             child = cur
             cur = parents.get(cur)
+        assert self.tree is not None  # a node was found, so the module parsed
         return self.tree
 
-    def stmt_of(self, node: ast.AST) -> Optional[ast.stmt]:
-        cur: Optional[ast.AST] = node
+    def stmt_of(self, node: ast.AST) -> ast.stmt | None:
+        cur: ast.AST | None = node
         while cur is not None and not isinstance(cur, ast.stmt):
             cur = self.parents.get(cur)
         return cur
 
-    def block_of(self, stmt: ast.AST) -> tuple[Optional[ast.AST], list, int]:
+    def block_of(self, stmt: ast.AST) -> tuple[ast.AST | None, list, int]:
         """(parent node, the statement list holding ``stmt``, its index)."""
         parent = self.parents.get(stmt)
         if parent is None:
@@ -265,7 +263,7 @@ class ModuleInfo:
                         return parent, block, i
         return parent, [], -1
 
-    def enclosing_class(self, func: ast.AST) -> Optional[ast.ClassDef]:
+    def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
         parent = self.parents.get(func)
         return parent if isinstance(parent, ast.ClassDef) else None
 
@@ -339,7 +337,7 @@ class _ByName:
 class _Parents:
     """The parent of any node, found by walking only the top-level statement that holds it."""
 
-    def __init__(self, module: "ModuleInfo") -> None:
+    def __init__(self, module: ModuleInfo) -> None:
         self.module = module
 
     def get(self, node: ast.AST, default=None):

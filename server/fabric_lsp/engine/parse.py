@@ -83,7 +83,7 @@ def _quick_repair(lines: Lines, error: SyntaxError) -> Parsed | None:
         first = (error.lineno or 0) - 1
         if not 0 <= first < len(work) or first in blanked:
             return None
-        last = max(first, min((getattr(error, "end_lineno", None) or error.lineno) - 1, len(work) - 1))
+        last = max(first, min((getattr(error, "end_lineno", None) or error.lineno or 1) - 1, len(work) - 1))
         indent = lines.indentation(first)
         width = len(indent.expandtabs(8))
         nxt = last + 1  # the more indented lines that follow go too: a body or continuations

@@ -4,13 +4,12 @@ the rules that run on one version of the document (ruff's ``SemanticModel``, for
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.infer import Inference
+from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 
@@ -29,7 +28,7 @@ class SemanticModel:
         self._jedi_lookups = 0
 
     @property
-    def path(self) -> Optional[str]:
+    def path(self) -> str | None:
         return self.module.path
 
     @property
@@ -49,7 +48,7 @@ class SemanticModel:
     def segment(self, node: ast.AST) -> str:
         return self.module.segment(node)
 
-    def node_at(self, pos: Pos) -> Optional[ast.AST]:
+    def node_at(self, pos: Pos) -> ast.AST | None:
         """The innermost expression covering ``pos``."""
         module = self.module
         top = module.top_for_line(pos.line + 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fabric_lsp.engine.model import Span
 from fabric_lsp.engine.modules import ModuleInfo
@@ -46,7 +46,7 @@ class Origin:
 
     span: Span
     text: str
-    path: Optional[str] = None
+    path: str | None = None
 
 
 class Value:
@@ -64,7 +64,7 @@ UNKNOWN = Unknown()
 @dataclass(frozen=True)
 class Const(Value):
     value: object
-    origin: Optional[Origin] = None
+    origin: Origin | None = None
     note: str = ""  # where the value comes from, when not a plain literal (a CLI choice …)
 
 
@@ -74,7 +74,7 @@ class Seq(Value):
 
     length: int
     items: tuple = ()
-    ctx: Optional["Ctx"] = field(default=None, compare=False, hash=False)
+    ctx: Ctx | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class ClassRef(Value):
 class FuncRef(Value):
     node: ast.AST
     module: ModuleInfo
-    bound_self: Optional[Value] = None  # set for methods looked up on an instance
+    bound_self: Value | None = None  # set for methods looked up on an instance
 
 
 @dataclass(eq=False)
@@ -113,7 +113,7 @@ class DictVal(Value):
     """A dict display: its key and value expressions, evaluated lazily."""
 
     node: ast.Dict
-    ctx: "Ctx"
+    ctx: Ctx
 
 
 @dataclass(eq=False)
@@ -132,34 +132,34 @@ class ArgNamespace(Value):
 class StrategyChoice:
     """One strategy a Fabric may get. ``kind`` None means unknown."""
 
-    kind: Optional[Kind]
+    kind: Kind | None
     label: str  # what the user wrote, e.g. 'strategy="deepspeed_stage_3"'
     class_name: str  # the class Lightning would name, e.g. "DeepSpeedStrategy"
-    origin: Optional[Origin] = None
+    origin: Origin | None = None
     #: (argument, its possible constant values or None when not known) for the constructor
     #: arguments that decide joint setup (``facts.strategy_arguments_of_interest``); an argument
     #: not listed takes its default
-    arguments: tuple[tuple[str, Optional[tuple]], ...] = ()
+    arguments: tuple[tuple[str, tuple | None], ...] = ()
 
 
 @dataclass(eq=False)
 class StrategyInst(Value):
     kind: Kind
     class_name: str
-    origin: Optional[Origin]
+    origin: Origin | None
     via: tuple = ()
     #: the constructor call (its keywords are read lazily) and Fabric's own class it is
-    call: Optional[ast.Call] = None
-    ctx: Optional["Ctx"] = None
-    base: Optional[str] = None
+    call: ast.Call | None = None
+    ctx: Ctx | None = None
+    base: str | None = None
 
 
 @dataclass(eq=False)
 class AcceleratorInst(Value):
     tpu: bool
-    origin: Optional[Origin]
+    origin: Origin | None
     class_name: str = ""
-    base: Optional[str] = None  # Fabric's own accelerator class it is
+    base: str | None = None  # Fabric's own accelerator class it is
 
 
 @dataclass(eq=False)
@@ -167,7 +167,7 @@ class KwargsVal(Value):
     """A ``dict(key=value, ...)`` call: keyword entries, evaluated lazily."""
 
     node: ast.Call
-    ctx: "Ctx"
+    ctx: Ctx
 
 
 @dataclass(eq=False)
@@ -176,7 +176,7 @@ class PartialVal(Value):
 
     funcs: tuple[Value, ...]
     node: ast.Call  # the partial(...) call: its keywords are bound
-    ctx: "Ctx"
+    ctx: Ctx
 
 
 #: one argument's expression and the context it is evaluated in
@@ -190,10 +190,10 @@ class ArgumentSet:
     or a subclass's ``super().__init__(...)``. ``open``: some arguments come from something not
     seen (an unknown ``**kwargs``), so an argument not listed may still be given."""
 
-    items: tuple[tuple[str, ast.AST, "Ctx"], ...] = ()
+    items: tuple[tuple[str, ast.AST, Ctx], ...] = ()
     open: bool = False
 
-    def get(self, name: str) -> Optional[Arg]:
+    def get(self, name: str) -> Arg | None:
         for key, expr, ctx in reversed(self.items):
             if key == name:
                 return expr, ctx
@@ -206,12 +206,12 @@ class ArgumentSet:
 @dataclass(eq=False)
 class FabricInst(Value):
     choices: tuple[StrategyChoice, ...]
-    origin: Optional[Origin]  # the Fabric(...) call
+    origin: Origin | None  # the Fabric(...) call
     class_name: str = "Fabric"
     #: the steps from the Fabric(...) call to the expression evaluated (assignments, calls …)
     via: tuple = ()
     #: the arguments it was built with (None: a Fabric known only by its type)
-    args: Optional[ArgumentSet] = None
+    args: ArgumentSet | None = None
 
 
 def with_step(values: list[Value], origin: Origin) -> list[Value]:
@@ -229,8 +229,8 @@ class Instance(Value):
     """An instance of a class defined in analysed source (for attribute look-ups)."""
 
     cls: ClassRef
-    call: Optional[ast.Call] = None
-    ctx: Optional["Ctx"] = None
+    call: ast.Call | None = None
+    ctx: Ctx | None = None
     #: set when the fields are filled from outside the code (a command line: ``tyro.cli``,
     #: ``HfArgumentParser``, a hydra config): the defaults are what runs as shipped, and the
     #: source named here may change every field that is not a ``Literal``
@@ -277,7 +277,7 @@ class Ctx:
     env: tuple = ()
     depth: int = 0
 
-    def deeper(self) -> "Ctx":
+    def deeper(self) -> Ctx:
         if self.depth >= MAX_DEPTH:
             raise BudgetExceeded()
         return Ctx(self.module, self.env, self.depth + 1)
@@ -299,7 +299,7 @@ class Evaluator(Protocol):
     """What a plug-in (call sites, command-line sources, Fabric arguments) may ask of the
     evaluator. The evaluator is handed to them, so that no plug-in imports :mod:`infer`."""
 
-    workspace: Optional[Workspace]
+    workspace: Workspace | None
     budget: Budget
     external_lookups: int
 

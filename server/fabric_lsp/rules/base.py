@@ -6,7 +6,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Optional
+from typing import Callable, ClassVar
 
 from fabric_lsp.engine.model import Explanation, Pos, Severity, Verdict
 from fabric_lsp.engine.semantic import SemanticModel
@@ -19,16 +19,16 @@ REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead
 class Example:
     title: str
     code: str
-    severity: Optional[Severity] = None  # for invalid examples: the expected severity
-    fixed: Optional[str] = None  # for invalid examples: the text after applying the fix
-    path: Optional[str] = None  # where the example is analysed (e.g. a notebook: "example.ipynb")
+    severity: Severity | None = None  # for invalid examples: the expected severity
+    fixed: str | None = None  # for invalid examples: the text after applying the fix
+    path: str | None = None  # where the example is analysed (e.g. a notebook: "example.ipynb")
 
     @property
     def source(self) -> str:
         return textwrap.dedent(self.code).lstrip("\n")
 
     @property
-    def fixed_source(self) -> Optional[str]:
+    def fixed_source(self) -> str | None:
         return None if self.fixed is None else textwrap.dedent(self.fixed).lstrip("\n")
 
 
@@ -70,12 +70,12 @@ class Rule:
         """The nodes this rule judges (calls of the APIs it watches), in document order."""
         raise NotImplementedError
 
-    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Optional[Verdict]:  # pragma: no cover
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:  # pragma: no cover
         """The rule's verdict at one site: a finding where it reports one, and what hover says.
         Messages never embed positions (related information carries them): a verdict reused
         for a later version of the document moves with its statement."""
         raise NotImplementedError
 
-    def hover(self, model: SemanticModel, pos: Pos) -> Optional[Explanation]:
+    def hover(self, model: SemanticModel, pos: Pos) -> Explanation | None:
         """What hover says at ``pos`` when it is on none of the rule's sites."""
         return None

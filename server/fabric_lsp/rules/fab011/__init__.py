@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine import interactive
@@ -185,7 +184,7 @@ class FAB011(Rule):
             return []
         return list(interactive.candidate_calls(model.module))
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call)
         fabrics = [f for f in model.fabrics(call)[0] if _built_at(model, call, f)]
         if not fabrics:
@@ -285,7 +284,7 @@ def _add(related: list[Related], model: SemanticModel, text: str, origin: Origin
 
 def _fix(
     model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], refused: tuple[Scenario, ...]
-) -> tuple[Optional[Fix], str]:
+) -> tuple[Fix | None, str]:
     """The safe ``"ddp"`` → ``"ddp_notebook"`` rewrite where it is equivalent, else why not."""
     origins = {s.origin("strategy") for s in refused}
     values = {s.args.strategy if s.args is not None else None for s in refused}
@@ -306,7 +305,7 @@ def _fix(
     return Fix(f'Use strategy="{facts.NOTEBOOK_DDP_STRATEGY}"', Applicability.SAFE, (edit,)), ""
 
 
-def _literal(model: SemanticModel, span: Span) -> Optional[str]:
+def _literal(model: SemanticModel, span: Span) -> str | None:
     lines = model.module.lines
     text = model.module.text[lines.offset(span.start) : lines.offset(span.end)]
     return text if text in ('"ddp"', "'ddp'") else None

@@ -47,19 +47,12 @@ ENVIRONMENTS = ("no-lightning", "lightning")
 
 #: Cases the engine gets wrong today (in both analysed environments): "<project>:<rule>" → what goes wrong.
 # issue 13 shapes the engine does not handle yet (remove an entry when its shape is caught)
-_CLASS_NAME_GUARD = "guard by strategy class name is not recognised"
-_CONSTANT_GUARD = "guard through a module-level or imported constant is not recognised"
 
 KNOWN_FAILURES: dict[str, str] = {
     "508-nb-fabric-in-forked-worker:FAB011": (
         "FAB011 does not follow a function handed to torch.multiprocessing: a Fabric built in a worker the "
         "notebook does not call itself is a warning, though a forked worker inherits _IS_INTERACTIVE"
     ),
-    "217-guard-type-name-equality:FAB001": _CLASS_NAME_GUARD,
-    "218-guard-dunder-class-name:FAB001": _CLASS_NAME_GUARD,
-    "219-guard-name-lower-substring:FAB001": _CLASS_NAME_GUARD,
-    "220-guard-module-constant-systemexit:FAB001": _CONSTANT_GUARD,
-    "221-guard-imported-frozenset-constant:FAB001": _CONSTANT_GUARD,
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

@@ -676,6 +676,8 @@ class Inference:
         callees = self.ev(func, ctx)
         if isinstance(func, ast.Name) and func.id == "dict" and all(isinstance(c, Unknown) for c in callees):
             return [KwargsVal(node, ctx)]  # the builtin: a mapping whose entries are known
+        if isinstance(func, ast.Name) and func.id in _COLLECTIONS and len(node.args) == 1 and all(isinstance(c, Unknown) for c in callees):
+            return [v for v in self.ev(node.args[0], ctx) if isinstance(v, Seq)] or [UNKNOWN]  # frozenset({...})
         for callee in callees:
             out += self.call_value(callee, node, ctx)
         if not out and any(isinstance(c, FuncRef) for c in callees):
@@ -788,6 +790,9 @@ def _assignments(func: ast.AST):
             yield node, node.target, node.value
 
 
+#: builtins that build a collection of their argument's items (``frozenset({"deepspeed", "xla"})``)
+_COLLECTIONS = frozenset({"frozenset", "set", "tuple", "list"})
+
 #: expression type name → how the evaluator evaluates it (None from a handler: not understood)
 _EXPRESSIONS = {
     "Constant": Inference.ev_constant,
@@ -797,6 +802,7 @@ _EXPRESSIONS = {
     "IfExp": Inference.ev_alternatives,
     "BoolOp": Inference.ev_alternatives,
     "List": Inference.ev_sequence,
+    "Set": Inference.ev_sequence,
     "Tuple": Inference.ev_sequence,
     "JoinedStr": Inference.ev_fstring,
     "BinOp": Inference.ev_binop,

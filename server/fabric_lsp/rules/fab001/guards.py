@@ -27,6 +27,7 @@ from fabric_lsp.engine.infer import (
     FuncRef,
     Inference,
     QualRef,
+    Seq,
     StrategyChoice,
 )
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
@@ -35,11 +36,21 @@ _UNKNOWN = object()
 _LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
+def _exits(stmt: ast.stmt) -> bool:
+    """``sys.exit(...)``, ``exit()``, ``quit()``, ``os._exit(...)``: the process ends here."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    if isinstance(func, ast.Name):
+        return func.id in ("exit", "quit")
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (func.value.id, func.attr) in (("sys", "exit"), ("os", "_exit"))
+
+
 def _always_leaves(block: list) -> bool:
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, _LEAVES):
+    if isinstance(last, _LEAVES) or _exits(last):
         return True
     if isinstance(last, ast.If):
         return _always_leaves(last.body) and _always_leaves(last.orelse)
@@ -103,7 +114,7 @@ class Narrower:
             narrowed = self._through_helper(test, truth, choices, is_receiver, module, depth)
             if narrowed is not None:
                 return narrowed
-        return self._by_values(test, truth, choices, module)
+        return self._by_values(test, truth, choices, module, is_receiver)
 
     def _isinstance_kinds(self, test, is_receiver, module: ModuleInfo):
         if not (
@@ -151,31 +162,72 @@ class Narrower:
         return None
 
     # -- comparisons of known values -----------------------------------------------------------
-    def _by_values(self, test, truth: bool, choices, module: ModuleInfo):
+    def _by_values(self, test, truth: bool, choices, module: ModuleInfo, is_receiver: Callable[[ast.AST], bool]):
+        """Drop the choices whose own value makes ``test`` take the other branch: a value the
+        choice came from (``args.strategy == "ddp"``), or the name of the strategy class it gives
+        (``type(fabric.strategy).__name__ == "DeepSpeedStrategy"``); constants the test compares
+        with (``JOINT_ONLY``, a tuple or frozenset of a module, maybe imported) are the same on
+        every path."""
         probes = list(_probes(test))
         if not probes:
             return choices
         alternatives: dict[str, list[Const]] = {}
+        common: dict[str, object] = {}
+        class_names: set[str] = set()
         for probe in probes:
-            consts = [v for v in self.inference.evaluate(probe, module) if isinstance(v, Const) and v.origin is not None]
-            alternatives[ast.dump(probe)] = consts
-        kept = []
-        for c in choices:
-            if c.origin is None:
-                kept.append(c)
+            key = ast.dump(probe)
+            if _is_class_name_of(probe, is_receiver):
+                class_names.add(key)
                 continue
-            env = {}
+            values = self.inference.evaluate(probe, module)
+            constant = self._collection(values)
+            if constant is not None:
+                common[key] = constant
+            alternatives[key] = [v for v in values if isinstance(v, Const) and v.origin is not None]
+        return [c for c in choices if self._may_hold(test, truth, c, alternatives, common, class_names)]
+
+    def _collection(self, values: list) -> tuple | None:
+        """The items of a constant tuple/list/set display (the one value of a probe), if known."""
+        seq = values[0] if len(values) == 1 else None
+        ctx = seq.ctx if isinstance(seq, Seq) else None
+        if not isinstance(seq, Seq) or ctx is None:
+            return None
+        items = []
+        for item in seq.items:
+            vals = self.inference.ev(item, ctx)
+            if len(vals) != 1 or not isinstance(vals[0], Const):
+                return None
+            items.append(vals[0].value)
+        return tuple(items)
+
+    @staticmethod
+    def _may_hold(test, truth: bool, c: StrategyChoice, alternatives: dict, common: dict, class_names: set[str]) -> bool:
+        env: dict[str, object] = {}
+        if c.origin is not None:
             for key, consts in alternatives.items():
                 for v in consts:
                     if v.origin is not None and (v.origin.path, v.origin.span) == (c.origin.path, c.origin.span):
                         env[key] = v.value
-            if not env:
-                kept.append(c)
-                continue
-            result = _truth(test, env)
-            if result is None or result == truth:
-                kept.append(c)
-        return kept
+        if c.kind is not None:
+            env.update({key: c.class_name for key in class_names})
+        if not env:
+            return True
+        result = _truth(test, {**common, **env})
+        return result is None or result == truth
+
+
+def _is_class_name_of(node: ast.AST, is_receiver: Callable[[ast.AST], bool]) -> bool:
+    """``type(R.strategy).__name__`` or ``R.strategy.__class__.__name__`` for the receiver R."""
+    if not (isinstance(node, ast.Attribute) and node.attr == "__name__"):
+        return False
+    inner = node.value
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "type" and len(inner.args) == 1:
+        strategy = inner.args[0]
+    elif isinstance(inner, ast.Attribute) and inner.attr == "__class__":
+        strategy = inner.value
+    else:
+        return False
+    return isinstance(strategy, ast.Attribute) and strategy.attr in ("strategy", "_strategy") and is_receiver(strategy.value)
 
 
 def _probes(test: ast.AST) -> Iterator[ast.AST]:

@@ -10,6 +10,7 @@ from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 
@@ -99,3 +100,9 @@ class SemanticModel:
         ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`); in a notebook, on
         those machines in a notebook."""
         return scenarios(self.inference, fabric, self.interactive)
+
+    # -- ranks and launch ----------------------------------------------------------------------
+    def rank_guard(self, node: ast.AST) -> Optional[RankGuard]:
+        """Why ``node`` runs on some ranks only (a rank test, ``@rank_zero_only``, callers that
+        are all rank-guarded, ``rank_zero_first()``), or None (see :mod:`fabric_lsp.engine.ranks`)."""
+        return rank_guard(self.module, node, self.workspace)

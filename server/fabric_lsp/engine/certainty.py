@@ -1,0 +1,52 @@
+"""The certainty model over scenarios, shared by the rules that ask "does Lightning fail here?".
+
+Each Fabric an expression may be has scenarios (:mod:`fabric_lsp.engine.configuration`). A rule
+says which known outcomes fail; the judgement is **certain** when every scenario is known and
+fails (scenarios whose ``Fabric(...)`` itself raises do not count: the code never gets here),
+**possible** when a known scenario the code can choose fails, and nothing otherwise — an unknown
+scenario (or a receiver that may not be a Fabric) never makes a finding certain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from fabric_lsp.engine.configuration import Scenario
+from fabric_lsp.engine.lightning import Outcome
+from fabric_lsp.engine.model import Certainty
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst
+
+
+@dataclass
+class Judgement:
+    failing: list[Scenario] = field(default_factory=list)
+    passing: list[Scenario] = field(default_factory=list)
+    unknown: list[Scenario] = field(default_factory=list)
+    #: alternatives of the receiver that are not known to be a Fabric
+    unknown_receivers: int = 0
+
+    @property
+    def certainty(self) -> Optional[Certainty]:
+        if not self.failing:
+            return None
+        if self.passing or self.unknown or self.unknown_receivers:
+            return Certainty.POSSIBLE
+        return Certainty.CERTAIN
+
+
+def judge(model: SemanticModel, fabrics: list[FabricInst], unknown_receivers: int, fails: Callable[[Outcome], bool]) -> Judgement:
+    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome."""
+    out = Judgement(unknown_receivers=unknown_receivers)
+    for fabric in fabrics:
+        for s in model.scenarios(fabric):
+            if s.outcome is None:
+                out.unknown.append(s)
+            elif s.outcome.error is not None:
+                continue
+            elif fails(s.outcome):
+                out.failing.append(s)
+            else:
+                out.passing.append(s)
+    return out

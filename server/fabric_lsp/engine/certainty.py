@@ -10,13 +10,15 @@ scenario (or a receiver that may not be a Fabric) never makes a finding certain.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.lightning import Outcome
 from fabric_lsp.engine.model import Certainty
-from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst
+
+if TYPE_CHECKING:
+    from fabric_lsp.engine.semantic import SemanticModel
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp.engine.configuration import Scenario, scenarios
+from fabric_lsp.engine import launch
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
@@ -106,3 +107,20 @@ class SemanticModel:
         """Why ``node`` runs on some ranks only (a rank test, ``@rank_zero_only``, callers that
         are all rank-guarded, ``rank_zero_first()``), or None (see :mod:`fabric_lsp.engine.ranks`)."""
         return rank_guard(self.module, node, self.workspace)
+
+    def launches_of(self, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
+        """The ``launch()``/``run()`` calls on ``fabric`` in the workspace, and whether an
+        unresolved ``launch`` call may launch it (see :mod:`fabric_lsp.engine.launch`)."""
+        return launch.launches_of(self, fabric)
+
+    def launch_after(self, call: ast.Call) -> Optional[ast.Call]:
+        """A ``launch()`` on ``call``'s receiver later in the same function (none before)."""
+        return launch.launch_after(self, call)
+
+    def first_needing_launch(self, fabric: FabricInst) -> Optional[ast.Call]:
+        """The document's first call of a method that needs ``fabric`` launched."""
+        return launch.first_needing_launch(self, fabric)
+
+    def cli_evidence(self) -> Optional[launch.Evidence]:
+        """Where the document or the repository shows scripts run by ``fabric run``."""
+        return launch.cli_evidence(self)

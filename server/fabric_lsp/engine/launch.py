@@ -1,0 +1,167 @@
+"""Where is a Fabric launched, and is the script meant for ``fabric run``? (FAB007's questions.)
+
+* :func:`launches_of` — the ``launch(...)`` calls (and ``run()`` calls, which a Fabric subclass's
+  overridden ``run`` turns into a launch: ``fabric.py:1185-1191``) whose receiver may be a given
+  Fabric, in the document and in every workspace module that mentions ``launch``; and whether a
+  ``launch`` call on a receiver inference cannot resolve could be it.
+* :func:`launch_after` — a ``launch()`` on the same receiver later in the same function: the
+  Fabric is used before it is launched.
+* :func:`first_needing_launch` — the first call in the document, in source order, of a method that
+  checks ``_validate_launched()`` on a given Fabric (where a missing launch is reported).
+* :func:`cli_evidence` — whether the repository shows the script may be run by the Fabric CLI
+  (``fabric run``, ``lightning run model``, ``LT_CLI_USED``): the document itself (comments,
+  docstrings) and the text files of the workspace (README, shell and batch scripts, configs,
+  Makefiles). Under the CLI, ``Fabric.__init__`` sets up the processes (``fabric.py:164``) and no
+  ``launch()`` is needed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import time
+from typing import TYPE_CHECKING, NamedTuple, Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine.flow import enclosing_function
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import FabricInst, Unknown
+
+if TYPE_CHECKING:
+    from fabric_lsp.engine.semantic import SemanticModel
+
+CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
+#: text files searched for CLI use: names and suffixes
+TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
+TEXT_SUFFIXES = (".md", ".rst", ".txt", ".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".json", ".ipynb")
+MAX_TEXT_FILES = 400
+MAX_TEXT_BYTES = 256 * 1024
+MAX_DEPTH = 4
+EVIDENCE_TTL = 10.0
+
+
+class Evidence(NamedTuple):
+    path: Optional[str]  # None: the analysed document
+    line: int  # 0-based
+    text: str
+
+
+_evidence_cache: dict[str, tuple[float, Optional[Evidence]]] = {}
+
+
+def fabric_key(fabric: FabricInst) -> Optional[tuple]:
+    return None if fabric.origin is None else (fabric.origin.path, fabric.origin.span)
+
+
+def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
+    assert isinstance(call.func, ast.Attribute)
+    values = model.inference.evaluate(call.func.value, module)
+    return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)
+
+
+def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
+    """The launch (and ``run()``) calls on ``fabric``, and whether an unresolved ``launch`` call
+    may launch it."""
+    key = fabric_key(fabric)
+    modules = [model.module, *model.workspace.modules_mentioning("launch", exclude=model.path)]
+    found: list[tuple[ModuleInfo, ast.Call]] = []
+    maybe = False
+    for module in modules:
+        for name in ("launch", "run"):
+            for call in module.calls_named(name):
+                if not isinstance(call.func, ast.Attribute) or call.func.attr != name:
+                    continue
+                fabrics, unknown = _receiver_fabrics(model, call, module)
+                if any(fabric_key(f) == key for f in fabrics):
+                    found.append((module, call))
+                elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
+                    maybe = True
+    return found, maybe
+
+
+def launch_after(model: SemanticModel, call: ast.Call) -> Optional[ast.Call]:
+    """A ``launch(...)`` on the receiver of ``call`` later in the same function, when none
+    comes before ``call`` there."""
+    assert isinstance(call.func, ast.Attribute)
+    receiver = ast.dump(call.func.value)
+    scope = enclosing_function(model.module, call)
+    later: Optional[ast.Call] = None
+    for launch in model.method_calls("launch"):
+        assert isinstance(launch.func, ast.Attribute)
+        if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
+            continue
+        if (launch.lineno, launch.col_offset) < (call.lineno, call.col_offset):
+            return None
+        later = later or launch
+    return later
+
+
+def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[ast.Call]:
+    """The first call in the document of a method that needs a launched ``fabric``."""
+    key = fabric_key(fabric)
+    calls = sorted((c for m in facts.NEEDS_LAUNCH for c in model.method_calls(m)), key=lambda c: (c.lineno, c.col_offset))
+    for call in calls:
+        fabrics, _ = _receiver_fabrics(model, call, model.module)
+        if any(fabric_key(f) == key for f in fabrics):
+            return call
+    return None
+
+
+# -- the Fabric CLI ----------------------------------------------------------------------------
+
+
+def cli_evidence(model: SemanticModel) -> Optional[Evidence]:
+    """Where the document or the repository mentions running scripts with the Fabric CLI."""
+    own = _search_text(model.module.text)
+    if own is not None:
+        return Evidence(None, *own)
+    root = model.workspace.root
+    if not root:
+        return None
+    now = time.monotonic()
+    cached = _evidence_cache.get(root)
+    if cached is not None and now - cached[0] < EVIDENCE_TTL:
+        return cached[1]
+    found = _search_repository(root)
+    _evidence_cache[root] = (now, found)
+    return found
+
+
+def _search_text(text: str) -> Optional[tuple[int, str]]:
+    match = CLI_RUN.search(text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start())
+    return line, text.splitlines()[line].strip()[:120]
+
+
+def _text_files(root: str) -> list[str]:
+    out: list[str] = []
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath.count(os.sep) - base_depth >= MAX_DEPTH:
+            dirnames[:] = []
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__", "venv", "site-packages"))
+        for name in sorted(filenames):
+            lower = name.lower()
+            if lower in TEXT_NAMES or lower.endswith(TEXT_SUFFIXES) or lower.startswith("readme"):
+                out.append(os.path.join(dirpath, name))
+        if len(out) >= MAX_TEXT_FILES:
+            break
+    return out[:MAX_TEXT_FILES]
+
+
+def _search_repository(root: str) -> Optional[Evidence]:
+    for path in _text_files(root):
+        try:
+            if os.path.getsize(path) > MAX_TEXT_BYTES:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        found = _search_text(text)
+        if found is not None:
+            return Evidence(path, *found)
+    return None

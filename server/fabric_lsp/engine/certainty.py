@@ -38,7 +38,9 @@ class Judgement:
         return Certainty.CERTAIN
 
 
-def judge(model: SemanticModel, fabrics: list[FabricInst], unknown_receivers: int, fails: Callable[[Outcome], bool]) -> Judgement:
+def judge(
+    model: SemanticModel, fabrics: list[FabricInst], unknown_receivers: int, fails: Callable[[Outcome], bool]
+) -> Judgement:
     """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome."""
     out = Judgement(unknown_receivers=unknown_receivers)
     for fabric in fabrics:

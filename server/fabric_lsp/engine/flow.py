@@ -13,7 +13,8 @@ Pure functions over a :class:`~fabric_lsp.engine.modules.ModuleInfo`; rules and 
 from __future__ import annotations
 
 import ast
-from typing import Iterator, NamedTuple, Optional
+from collections.abc import Iterator
+from typing import NamedTuple, Optional
 
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 
@@ -73,8 +74,9 @@ def _earlier_exits(block: list, idx: int) -> Iterator[Condition]:
 
 def conditions_at(module: ModuleInfo, node: ast.AST) -> Iterator[Condition]:
     """The conditions that hold whenever ``node`` runs, innermost first."""
-    child = module.stmt_of(node)
-    yield from _in_expression(module, node, child)
+    stmt = module.stmt_of(node)
+    yield from _in_expression(module, node, stmt)
+    child: Optional[ast.AST] = stmt
     while child is not None:
         parent, block, idx = module.block_of(child)
         if idx >= 0:

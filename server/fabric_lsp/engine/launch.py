@@ -34,7 +34,23 @@ if TYPE_CHECKING:
 CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
 #: text files searched for CLI use: names and suffixes
 TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
-TEXT_SUFFIXES = (".md", ".rst", ".txt", ".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".json", ".ipynb")
+TEXT_SUFFIXES = (
+    ".md",
+    ".rst",
+    ".txt",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".slurm",
+    ".sbatch",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".json",
+    ".ipynb",
+)
 MAX_TEXT_FILES = 400
 MAX_TEXT_BYTES = 256 * 1024
 MAX_DEPTH = 4
@@ -100,7 +116,9 @@ def launch_after(model: SemanticModel, call: ast.Call) -> Optional[ast.Call]:
 def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[ast.Call]:
     """The first call in the document of a method that needs a launched ``fabric``."""
     key = fabric_key(fabric)
-    calls = sorted((c for m in facts.NEEDS_LAUNCH for c in model.method_calls(m)), key=lambda c: (c.lineno, c.col_offset))
+    calls = sorted(
+        (c for m in facts.NEEDS_LAUNCH for c in model.method_calls(m)), key=lambda c: (c.lineno, c.col_offset)
+    )
     for call in calls:
         fabrics, _ = _receiver_fabrics(model, call, model.module)
         if any(fabric_key(f) == key for f in fabrics):
@@ -142,7 +160,11 @@ def _text_files(root: str) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(root):
         if dirpath.count(os.sep) - base_depth >= MAX_DEPTH:
             dirnames[:] = []
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__", "venv", "site-packages"))
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".") and d not in ("node_modules", "__pycache__", "venv", "site-packages")
+        )
         for name in sorted(filenames):
             lower = name.lower()
             if lower in TEXT_NAMES or lower.endswith(TEXT_SUFFIXES) or lower.startswith("readme"):

@@ -52,14 +52,20 @@ class RankGuard:
         return self.module.segment(self.node)
 
 
-def rank_guard(module: ModuleInfo, node: ast.AST, workspace: Optional[Workspace] = None, depth: int = 0) -> Optional[RankGuard]:
+def rank_guard(
+    module: ModuleInfo, node: ast.AST, workspace: Optional[Workspace] = None, depth: int = 0
+) -> Optional[RankGuard]:
     """Why ``node`` runs on some ranks only, or None when nothing says so."""
     for cond in conditions_at(module, node):
         if restricts_ranks(module, cond.test, cond.truth):
             return _from_condition(module, cond)
     for item in enclosing_withs(module, node):
         call = item.context_expr
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == facts.RANK_ZERO_FIRST:
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == facts.RANK_ZERO_FIRST
+        ):
             return RankGuard("rank_zero_first", call, module.parents.get(item) or call, module)
     func = enclosing_function(module, node)
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -76,7 +82,9 @@ def _from_condition(module: ModuleInfo, cond: Condition) -> RankGuard:
     return RankGuard(cond.how, cond.test, cond.holder, module, cond.truth)
 
 
-def _guarded_callers(module: ModuleInfo, func: ast.AST, workspace: Optional[Workspace], depth: int) -> Optional[RankGuard]:
+def _guarded_callers(
+    module: ModuleInfo, func: ast.AST, workspace: Optional[Workspace], depth: int
+) -> Optional[RankGuard]:
     """A guard when every reference to ``func`` is a call reached on some ranks only."""
     assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
     refs = _references(module, func)
@@ -161,9 +169,7 @@ def _compare(module: ModuleInfo, test: ast.Compare, depth: int) -> bool:
         number = _int_constant(other)
         if number is not None and is_rank_expr(module, rank, depth + 1):
             return not _always_true(op, number, flipped)
-    if _is_zero_flag(left) and isinstance(right, ast.Constant) and isinstance(right.value, bool):
-        return True
-    return False
+    return _is_zero_flag(left) and isinstance(right, ast.Constant) and isinstance(right.value, bool)
 
 
 def _always_true(op: ast.cmpop, number: int, flipped: bool) -> bool:
@@ -231,7 +237,11 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
     for node in ast.walk(scope):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
             out.append(node.value)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) and node.target.id == name.id:
+        elif (
+            isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+            and isinstance(node.target, ast.Name)
+            and node.target.id == name.id
+        ):
             if node.value is None or isinstance(node, ast.AugAssign):
                 return []
             out.append(node.value)

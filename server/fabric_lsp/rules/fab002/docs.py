@@ -5,9 +5,11 @@ from __future__ import annotations
 from fabric_lsp.engine.model import Severity
 from fabric_lsp.rules.base import Example
 
-SUMMARY = "Fabric collective (`save`, `load`, `barrier`, `broadcast`, `all_gather`, `all_reduce`) reached on some ranks only"
+SUMMARY = (
+    "Fabric collective (`save`, `load`, `barrier`, `broadcast`, `all_gather`, `all_reduce`) reached on some ranks only"
+)
 
-DOC = '''
+DOC = """
 ## What it does
 Flags a call of a Lightning Fabric collective — `save`, `load`, `barrier`, `broadcast`,
 `all_gather`, `all_reduce`, and `load_raw` under DeepSpeed, FSDP and ModelParallel (their
@@ -81,7 +83,7 @@ the same kind of call on the other ranks (`if rank == 0: fabric.save(...) else: 
 or the hand-written rank-zero-first `if rank != 0: fabric.barrier()` … `if rank == 0:
 fabric.barrier()`). Not checked: `init_module` under DeepSpeed ZeRO-3 (partitioning is collective;
 the stage is not in the configuration model yet).
-'''
+"""
 
 VALID = [
     Example(

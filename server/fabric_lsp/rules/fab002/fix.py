@@ -41,7 +41,10 @@ def remove_guard(model: SemanticModel, call: ast.Call, guard: RankGuard) -> tupl
         return None, " (no automatic fix: the `if` has an `else` branch)"
     calls = [_checkpoint_call(s) for s in holder.body]
     if any(c is None for c in calls) or not _pure_rank_test(model, holder.test):
-        return None, " (no automatic fix: the guarded block does more than `save`/`load`, or its test more than the rank)"
+        return (
+            None,
+            " (no automatic fix: the guarded block does more than `save`/`load`, or its test more than the rank)",
+        )
     receivers = {model.segment(c.func.value) for c in calls if c is not None and isinstance(c.func, ast.Attribute)}
     if len(receivers) != 1:
         return None, " (no automatic fix: the block calls several objects)"
@@ -51,7 +54,9 @@ def remove_guard(model: SemanticModel, call: ast.Call, guard: RankGuard) -> tupl
         return None, ""
     loads = any(c is not None and isinstance(c.func, ast.Attribute) and c.func.attr == "load" for c in calls)
     applicability = Applicability.UNSAFE if loads else Applicability.SAFE
-    title = "Remove the rank guard: every rank must call " + " and ".join(sorted({c.func.attr for c in calls if c is not None and isinstance(c.func, ast.Attribute)}))
+    title = "Remove the rank guard: every rank must call " + " and ".join(
+        sorted({c.func.attr for c in calls if c is not None and isinstance(c.func, ast.Attribute)})
+    )
     return Fix(title, applicability, (edit,)), ""
 
 

@@ -69,8 +69,9 @@ class FAB002(Rule):
     prefilter = re.compile(r"\b(?:" + "|".join(METHODS) + r")\s*\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        calls = [c for m in METHODS for c in model.method_calls(m)]
-        return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+        calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
@@ -78,7 +79,12 @@ class FAB002(Rule):
         if not fabrics:
             return None
         guard = model.rank_guard(call)
-        if guard is None or paired(model.module, call, guard, facts.BARRIER_ENDING if call.func.attr in facts.BARRIER_ENDING else (call.func.attr,)):
+        if guard is None or paired(
+            model.module,
+            call,
+            guard,
+            facts.BARRIER_ENDING if call.func.attr in facts.BARRIER_ENDING else (call.func.attr,),
+        ):
             return None
         method = call.func.attr
         judgement = judge(model, fabrics, len(unknown), lambda o: o.world_size > 1 and _collective(method, o))
@@ -86,21 +92,39 @@ class FAB002(Rule):
         certainty = judgement.certainty
         if certainty is None:
             return Verdict(self.code, model.span(call), None, explanation)
-        return Verdict(self.code, model.span(call), self._finding(model, call, guard, judgement, certainty, fabrics), explanation)
+        return Verdict(
+            self.code, model.span(call), self._finding(model, call, guard, judgement, certainty, fabrics), explanation
+        )
 
-    def _finding(self, model: SemanticModel, call: ast.Call, guard: RankGuard, judgement: Judgement, certainty: Certainty, fabrics: list[FabricInst]) -> Finding:
+    def _finding(
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        guard: RankGuard,
+        judgement: Judgement,
+        certainty: Certainty,
+        fabrics: list[FabricInst],
+    ) -> Finding:
         assert isinstance(call.func, ast.Attribute)
         rcv, method = model.segment(call.func.value), call.func.attr
-        consequence = "the other ranks hang until the process-group timeout (30 minutes by default) or crash at their next collective"
+        consequence = "the other ranks hang until the process-group timeout (30 minutes by default) or crash"
+        consequence += " at their next collective"
         if certainty is Certainty.CERTAIN:
-            message = f"`{rcv}.{method}(...)`: {_what(method)}, but {describe_guard(guard)}; with {_processes(judgement)} {consequence}."
+            message = (
+                f"`{rcv}.{method}(...)`: {_what(method)}, but {describe_guard(guard)}; "
+                f"with {_processes(judgement)} {consequence}."
+            )
         else:
             message = (
                 f"`{rcv}.{method}(...)`: {_what(method)}, but {describe_guard(guard)}; when this Fabric runs "
                 f"{_processes(judgement)}, which this code can choose, {consequence}."
             )
         fix, why_not = remove_guard(model, call, guard)
-        message += " Fix: remove the guard (Fabric already writes on the right ranks)." if fix else f" Move the call out of the guard{why_not}."
+        message += (
+            " Fix: remove the guard (Fabric already writes on the right ranks)."
+            if fix
+            else f" Move the call out of the guard{why_not}."
+        )
         return Finding(
             code=self.code,
             severity=resolve_severity(certainty),
@@ -113,9 +137,15 @@ class FAB002(Rule):
         )
 
 
-def _related(model: SemanticModel, guard: RankGuard, judgement: Judgement, fabrics: list[FabricInst]) -> tuple[Related, ...]:
+def _related(
+    model: SemanticModel, guard: RankGuard, judgement: Judgement, fabrics: list[FabricInst]
+) -> tuple[Related, ...]:
     here = model.path
-    out: list[Related] = [Related("Only some ranks get past this", guard.module.span(guard.holder if guard.how != "branch" else guard.node))]
+    out: list[Related] = [
+        Related(
+            "Only some ranks get past this", guard.module.span(guard.holder if guard.how != "branch" else guard.node)
+        )
+    ]
     for call, g in guard.callers:
         out.append(Related(f"Called here, under `{g.text}`", guard.module.span(call)))
     for s in judgement.failing:
@@ -131,7 +161,9 @@ def _related(model: SemanticModel, guard: RankGuard, judgement: Judgement, fabri
     return tuple(out)
 
 
-def _explain(model: SemanticModel, fabrics: list[FabricInst], guard: RankGuard, judgement: Judgement, method: str) -> Explanation:
+def _explain(
+    model: SemanticModel, fabrics: list[FabricInst], guard: RankGuard, judgement: Judgement, method: str
+) -> Explanation:
     items = [Located(f"Reached on some ranks only: {describe_guard(guard)}", guard.module.span(guard.node), None)]
     for call, g in guard.callers:
         items.append(Located(f"called under `{g.text}`", guard.module.span(call)))
@@ -150,5 +182,9 @@ def _explain(model: SemanticModel, fabrics: list[FabricInst], guard: RankGuard, 
             steps = tuple(Located(o.text, o.span, o.path) for o in chain)
             break
     certainty = judgement.certainty
-    verdict = {Certainty.CERTAIN: "hangs or crashes", Certainty.POSSIBLE: "may hang or crash"}.get(certainty, "runs") if certainty else "runs: one process"
+    verdict = (
+        {Certainty.CERTAIN: "hangs or crashes", Certainty.POSSIBLE: "may hang or crash"}.get(certainty, "runs")
+        if certainty
+        else "runs: one process"
+    )
     return Explanation(f"**FAB002** — `{method}` on some ranks only: {verdict}", tuple(items), steps)

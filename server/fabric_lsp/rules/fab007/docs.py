@@ -5,9 +5,12 @@ from __future__ import annotations
 from fabric_lsp.engine.model import Severity
 from fabric_lsp.rules.base import Example
 
-SUMMARY = "`launch()` misuse: no function for a spawning launcher, `launch(main())`, a function that cannot take the Fabric, a missing or late `launch()`"
+SUMMARY = (
+    "`launch()` misuse: no function for a spawning launcher, `launch(main())`, a function that cannot take the "
+    "Fabric, a missing or late `launch()`"
+)
 
-DOC = '''
+DOC = """
 ## What it does
 Flags the ways `Fabric.launch` is misused, each where Lightning 2.6.6 raises:
 
@@ -88,7 +91,7 @@ outside the project, a `launch` call on a receiver fabric-lsp cannot resolve (it
 launch), and Fabric subclasses whose `run()` is called (Lightning wraps it in a launch). Not
 checked: `launch()` called in a script that is always run by `fabric run` (the CLI's own
 `RuntimeError`), and the `if __name__ == "__main__":` guard that `spawn` needs.
-'''
+"""
 
 VALID = [
     Example(

@@ -62,8 +62,9 @@ class FAB007(Rule):
     prefilter = re.compile(r"\b(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        calls = [c for m in ("launch", *facts.NEEDS_LAUNCH) for c in model.method_calls(m)]
-        return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+        calls: list[ast.Call] = [c for m in ("launch", *facts.NEEDS_LAUNCH) for c in model.method_calls(m)]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
@@ -75,7 +76,9 @@ class FAB007(Rule):
         return self._needs_launch(model, call, fabrics, len(unknown))
 
     # -- launch(...) itself --------------------------------------------------------------------
-    def _launch(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int) -> Optional[Verdict]:
+    def _launch(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
+    ) -> Optional[Verdict]:
         fn = _function_arg(call)
         if fn is None:
             judgement = judge(model, fabrics, unknown, _needs_function)
@@ -88,7 +91,14 @@ class FAB007(Rule):
                 f"needs to be called with a function that contains the code to launch in processes. Move the code "
                 f"after `launch()` into `def main({rcv}): ...` and call `{rcv}.launch(main)`."
             )
-            return self._verdict(model, call, judgement.certainty, message, _scenario_related(model, judgement, fabrics), judgement=judgement)
+            return self._verdict(
+                model,
+                call,
+                judgement.certainty,
+                message,
+                _scenario_related(model, judgement, fabrics),
+                judgement=judgement,
+            )
         if isinstance(fn, ast.Call):
             return self._called_function(model, call, fn)
         return self._arity(model, call, fn)
@@ -129,14 +139,17 @@ class FAB007(Rule):
         if any(isinstance(a, ast.Starred) for a in extra) or any(kw.arg is None for kw in call.keywords):
             return None
         given = 1 + len(extra)
-        problems = [_arity_problem(s, given) for s in sigs if s is not None]
+        keywords = any(kw.arg != "function" for kw in call.keywords)
+        problems = [_arity_problem(s, given, keywords) for s in sigs if s is not None]
         if not all(problems):
             return None
         related = tuple(_def_related(model, v, "defined here") for v in values if isinstance(v, FuncRef))
         return self._verdict(model, call, Certainty.CERTAIN, str(problems[0]), related)
 
     # -- calls that need a launched Fabric -----------------------------------------------------
-    def _needs_launch(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int) -> Optional[Verdict]:
+    def _needs_launch(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
+    ) -> Optional[Verdict]:
         mine = [f for f in fabrics if model.first_needing_launch(f) is call]
         if not mine:
             return None
@@ -153,17 +166,24 @@ class FAB007(Rule):
         related = _scenario_related(model, judgement, mine)
         head = f"`{rcv}.{method}(...)` needs a launched Fabric under {_strategies(judgement)}"
         if late is not None:
-            message = f"{head}, and `{rcv}.launch()` comes only later: Lightning raises RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` first."
+            message = (
+                f"{head}, and `{rcv}.launch()` comes only later: Lightning raises RuntimeError: {NOT_LAUNCHED} "
+                f"Call `{rcv}.launch()` first."
+            )
             related = (Related("launch() called only here", model.span(late)), *related)
             return self._verdict(model, call, certainty, message, related, judgement=judgement)
         message = (
-            f"{head}, and this Fabric is never launched: run as `python script.py` or under `torchrun`, Lightning raises "
+            f"{head}, and this Fabric is never launched: run as `python script.py` or under `torchrun`, "
+            "Lightning raises "
             f"RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` after creating the Fabric."
         )
         evidence = model.cli_evidence()
         if evidence is not None:
             where = os.path.basename(evidence.path) if evidence.path else "this file"
-            message += f" ({where} mentions the Fabric CLI, `{evidence.text}`: under `fabric run` with matching options the script needs no `launch()`.)"
+            message += (
+                f" ({where} mentions the Fabric CLI, `{evidence.text}`: under `fabric run` with matching options "
+                "the script needs no `launch()`.)"
+            )
             certainty = Certainty.POSSIBLE
         return self._verdict(model, call, certainty, message, related, judgement=judgement)
 
@@ -189,11 +209,23 @@ class FAB007(Rule):
         )
         items = [Located(r.message, r.span, r.path) for r in related]
         if judgement is not None:
-            items += [Located(f"{s.outcome.strategy} ({s.outcome.launcher.value if s.outcome.launcher else 'no'} launcher) — {s.describe()}") for s in judgement.failing[:4] if s.outcome]
-            items += [Located(f"not affected: {s.outcome.strategy} — {s.describe()}") for s in judgement.passing[:2] if s.outcome]
+            items += [
+                Located(f"{s.outcome.strategy} ({_launcher(s.outcome)} launcher) — {s.describe()}")
+                for s in judgement.failing[:4]
+                if s.outcome
+            ]
+            items += [
+                Located(f"not affected: {s.outcome.strategy} — {s.describe()}")
+                for s in judgement.passing[:2]
+                if s.outcome
+            ]
             items += [Located(f"not known statically: {s.describe()}") for s in judgement.unknown[:2]]
         explanation = Explanation(f"**FAB007** — {message.split(':')[0]}", tuple(items))
         return Verdict(self.code, model.span(call), finding, explanation)
+
+
+def _launcher(outcome: Outcome) -> str:
+    return outcome.launcher.value if outcome.launcher else "no"
 
 
 def _never_launched(model: SemanticModel, fabric: FabricInst) -> bool:
@@ -203,7 +235,7 @@ def _never_launched(model: SemanticModel, fabric: FabricInst) -> bool:
     return not launches and not maybe
 
 
-def _arity_problem(sig: Params, given: int) -> Optional[str]:
+def _arity_problem(sig: Params, given: int, keywords: bool) -> Optional[str]:
     if sig.total == 0:
         return (
             f"`{sig.name}` takes no parameter, but `launch` passes the Fabric as its first argument: Lightning raises "
@@ -212,11 +244,15 @@ def _arity_problem(sig: Params, given: int) -> Optional[str]:
         )
     if not sig.star and sig.positional < given:
         return (
-            f"`launch` calls `{sig.name}` with the Fabric and {given - 1} more argument(s), but it takes {sig.positional} "
+            f"`launch` calls `{sig.name}` with the Fabric and {given - 1} more argument(s), "
+            f"but it takes {sig.positional} "
             f"positional parameter(s): TypeError in every process. Make the Fabric its first parameter."
         )
-    if sig.required > given:
-        return f"`{sig.name}` needs {sig.required} positional arguments but `launch` passes {given}: TypeError in every process."
+    if sig.required > given and not keywords:
+        return (
+            f"`{sig.name}` needs {sig.required} positional arguments but `launch` passes {given}: "
+            "TypeError in every process."
+        )
     return None
 
 

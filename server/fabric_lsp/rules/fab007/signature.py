@@ -41,7 +41,11 @@ def returns_none(value: Value) -> bool:
     for node in _own_nodes(value.node):
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
             return False
-        if isinstance(node, ast.Return) and node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+        ):
             return False
     return not isinstance(value.node, ast.AsyncFunctionDef) and not value.node.decorator_list
 

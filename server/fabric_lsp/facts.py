@@ -390,9 +390,14 @@ LAUNCH_EXEMPT_KINDS = (Kind.SINGLE_DEVICE, Kind.SINGLE_XLA, Kind.DP)
 #: Launchers under which ``launch()`` needs a function (fabric.py:1005: ``_MultiProcessingLauncher``
 #: for every start method, ``_XLALauncher``).
 FUNCTION_LAUNCHERS = ("spawn", "fork", "forkserver", "xla")
-#: What marks a script run by the Fabric CLI (``fabric run``, or ``lightning run model`` before 2.2):
-#: it sets ``LT_CLI_USED=1`` and ``launch()`` must not be called (fabric.py:989).
-CLI_RUN_PATTERN = r"\bfabric\s+run\b|\blightning\s+run\s+model\b|lightning(?:_fabric|\.fabric)\.cli\b|\bLT_CLI_USED\b"
+#: What shows a script run by the Fabric CLI (``fabric run``, ``lightning run model`` before 2.2), which
+#: sets ``LT_CLI_USED=1`` (then ``launch()`` must not be called, fabric.py:989): a command line — the
+#: command followed by an option or a ``.py`` path — or the CLI module or variable named. A sentence
+#: that merely names ``fabric run`` is not a command line.
+CLI_RUN_PATTERN = (
+    r"\b(?:fabric\s+run|lightning\s+run\s+model)(?:\s+--?[\w-]+(?:[= ][^\s-][^\s]*)?)*\s+[\w./${}-]+\.py\b"
+    r"|\blightning(?:_fabric|\.fabric)\.cli\b|\bLT_CLI_USED\b"
+)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -109,9 +109,10 @@ class FAB007(Rule):
             return None
         name = model.segment(fn.func)
         message = (
-            f"`launch({model.segment(fn)})` calls `{name}` now, in this one process, and hands its result (None) to "
-            f"`launch`: Lightning raises TypeError: `Fabric.launch(...)` needs to be a callable. Pass the function: "
-            f"`launch({name})`."
+            f"`launch({model.segment(fn)})` calls `{name}` now, before `launch()`, in this one process (where a "
+            "strategy needs a launch, its first setup call raises `To use Fabric with more than one device, you must "
+            "call `.launch()``), then hands its result (None) to `launch`, which raises TypeError: `Fabric.launch(...)` "
+            f"needs to be a callable. Pass the function: `launch({name})`."
         )
         fix = self._fix_called(model, call, fn, callees)
         if fix is None:

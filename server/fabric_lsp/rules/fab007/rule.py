@@ -111,8 +111,8 @@ class FAB007(Rule):
         message = (
             f"`launch({model.segment(fn)})` calls `{name}` now, before `launch()`, in this one process (where a "
             "strategy needs a launch, its first setup call raises `To use Fabric with more than one device, you must "
-            "call `.launch()``), then hands its result (None) to `launch`, which raises TypeError: `Fabric.launch(...)` "
-            f"needs to be a callable. Pass the function: `launch({name})`."
+            "call `.launch()``), then hands its result (None) to `launch`, which raises TypeError: "
+            f"`Fabric.launch(...)` needs to be a callable. Pass the function: `launch({name})`."
         )
         fix = self._fix_called(model, call, fn, callees)
         if fix is None:

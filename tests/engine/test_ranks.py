@@ -7,7 +7,6 @@ import ast
 import textwrap
 
 import pytest
-
 from fabric_lsp.engine.flow import conditions, conditions_at
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import paired, rank_guard, restricts_ranks

@@ -104,3 +104,35 @@ def test_cli_evidence_is_a_command_line(tmp_path):
     launch._evidence_cache.clear()
     evidence = model.cli_evidence()
     assert evidence is not None and evidence.path.endswith("train.sh") and evidence.line == 1
+
+
+def test_a_fabric_subclass_run_is_a_launch(tmp_path):
+    model = model_of(
+        tmp_path,
+        {
+            "lite.py": """
+                import lightning as L
+
+                class Lite(L.Fabric):
+                    def run(self, cfg):
+                        model = self.setup_module(make_model(cfg))
+                        self.helper(model)
+
+                    def helper(self, model):
+                        self.barrier()
+            """,
+            "main.py": """
+                from lite import Lite
+
+                Lite(accelerator="cuda", devices=2, strategy="ddp").run({})
+            """,
+        },
+        name="lite.py",
+    )
+    setup = calls(model, "setup_module")[0]
+    assert model.in_overridden_run(setup)
+    barrier = calls(model, "barrier")[0]
+    assert not model.in_overridden_run(barrier)
+    fabrics, _ = model.fabrics(barrier.func.value)
+    found, _ = model.launches_of(fabrics[0])
+    assert [m.path.endswith("main.py") for m, _ in found] == [True]

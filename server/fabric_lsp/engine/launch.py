@@ -81,6 +81,8 @@ def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[Mo
     may launch it."""
     key = fabric_key(fabric)
     modules = [model.module, *model.workspace.modules_mentioning("launch", exclude=model.path)]
+    if fabric.class_name != "Fabric":  # a subclass: its overridden run() is wrapped in a launch
+        modules += [m for m in model.workspace.modules_mentioning("run", exclude=model.path) if m not in modules]
     found: list[tuple[ModuleInfo, ast.Call]] = []
     maybe = False
     for module in modules:
@@ -94,6 +96,20 @@ def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[Mo
                 elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
                     maybe = True
     return found, maybe
+
+
+def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
+    """Whether ``call`` is on ``self`` in a method ``run`` of a class: a Fabric subclass's ``run``
+    runs launched (``fabric.py:1191`` wraps it in ``_wrap_and_launch``)."""
+    func = enclosing_function(model.module, call)
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return (
+        isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and func.name == "run"
+        and isinstance(model.module.parents.get(func), ast.ClassDef)
+        and isinstance(receiver, ast.Name)
+        and receiver.id == "self"
+    )
 
 
 def launch_after(model: SemanticModel, call: ast.Call) -> Optional[ast.Call]:

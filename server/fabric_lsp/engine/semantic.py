@@ -113,6 +113,10 @@ class SemanticModel:
         unresolved ``launch`` call may launch it (see :mod:`fabric_lsp.engine.launch`)."""
         return launch.launches_of(self, fabric)
 
+    def in_overridden_run(self, call: ast.Call) -> bool:
+        """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
+        return launch.in_overridden_run(self, call)
+
     def launch_after(self, call: ast.Call) -> Optional[ast.Call]:
         """A ``launch()`` on ``call``'s receiver later in the same function (none before)."""
         return launch.launch_after(self, call)

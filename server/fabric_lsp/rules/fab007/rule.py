@@ -152,7 +152,7 @@ class FAB007(Rule):
         self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
     ) -> Optional[Verdict]:
         mine = [f for f in fabrics if model.first_needing_launch(f) is call]
-        if not mine:
+        if not mine or model.in_overridden_run(call):
             return None
         late = model.launch_after(call)
         if late is None:

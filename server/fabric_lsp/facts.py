@@ -390,6 +390,8 @@ LAUNCH_EXEMPT_KINDS = (Kind.SINGLE_DEVICE, Kind.SINGLE_XLA, Kind.DP)
 #: Launchers under which ``launch()`` needs a function (fabric.py:1005: ``_MultiProcessingLauncher``
 #: for every start method, ``_XLALauncher``).
 FUNCTION_LAUNCHERS = ("spawn", "fork", "forkserver", "xla")
+#: Strategy kinds whose launcher can be one of those (DDP's spawn/fork variants, XLA, XLAFSDP).
+SPAWNING_KINDS = (Kind.DDP, Kind.XLA, Kind.XLA_FSDP)
 #: What shows a script run by the Fabric CLI (``fabric run``, ``lightning run model`` before 2.2), which
 #: sets ``LT_CLI_USED=1`` (then ``launch()`` must not be called, fabric.py:989): a command line — the
 #: command followed by an option or a ``.py`` path — or the CLI module or variable named. A sentence

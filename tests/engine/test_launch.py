@@ -73,7 +73,7 @@ def test_no_launch_and_an_unresolved_launch(tmp_path):
     assert model.launches_of(fabric)[1] is True
 
 
-def test_launch_after_and_first_needing_launch(tmp_path):
+def test_launch_around_and_first_needing_launch(tmp_path):
     model = model_of(
         tmp_path,
         {
@@ -89,8 +89,8 @@ def test_launch_after_and_first_needing_launch(tmp_path):
     )
     first = calls(model, "setup_dataloaders")[0]
     assert model.first_needing_launch(fabric_of(model, first)) is first
-    assert model.launch_after(first) is calls(model, "launch")[0]
-    assert model.launch_after(calls(model, "barrier")[0]) is None
+    assert model.launch_around(first) == (False, calls(model, "launch")[0])
+    assert model.launch_around(calls(model, "barrier")[0]) == (True, None)
 
 
 def test_cli_evidence_is_a_command_line(tmp_path):

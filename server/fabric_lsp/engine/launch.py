@@ -4,8 +4,8 @@
   overridden ``run`` turns into a launch: ``fabric.py:1185-1191``) whose receiver may be a given
   Fabric, in the document and in every workspace module that mentions ``launch``; and whether a
   ``launch`` call on a receiver inference cannot resolve could be it.
-* :func:`launch_after` — a ``launch()`` on the same receiver later in the same function: the
-  Fabric is used before it is launched.
+* :func:`launch_around` — a ``launch()`` on the same receiver before the call in the same function
+  (launched), or only after it (the Fabric is used before it is launched).
 * :func:`first_needing_launch` — the first call in the document, in source order, of a method that
   checks ``_validate_launched()`` on a given Fabric (where a missing launch is reported).
 * :func:`cli_evidence` — whether the repository shows the script may be run by the Fabric CLI
@@ -21,6 +21,7 @@ import ast
 import os
 import re
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from fabric_lsp import facts
@@ -76,26 +77,49 @@ def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) 
     return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)
 
 
+def _launch_calls(model: SemanticModel, fabric: FabricInst) -> Iterator[tuple[ModuleInfo, ast.Call, bool]]:
+    """(module, call, certain) for each ``launch``/``run()`` call that launches ``fabric``
+    (certain) or a ``launch`` call on an unresolved receiver that may (not certain). The document
+    comes first; other modules are read only when needed."""
+    key = fabric_key(fabric)
+    yield from _launch_calls_in(model, model.module, key)
+    others = model.workspace.modules_mentioning("launch", exclude=model.path)
+    if fabric.class_name != "Fabric":  # a subclass: its overridden run() is wrapped in a launch
+        others += [m for m in model.workspace.modules_mentioning("run", exclude=model.path) if m not in others]
+    for module in others:
+        yield from _launch_calls_in(model, module, key)
+
+
+def _launch_calls_in(
+    model: SemanticModel, module: ModuleInfo, key: Optional[tuple]
+) -> Iterator[tuple[ModuleInfo, ast.Call, bool]]:
+    for name in ("launch", "run"):
+        for call in module.calls_named(name):
+            if not isinstance(call.func, ast.Attribute) or call.func.attr != name:
+                continue
+            fabrics, unknown = _receiver_fabrics(model, call, module)
+            if any(fabric_key(f) == key for f in fabrics):
+                yield module, call, True
+            elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
+                yield module, call, False
+
+
 def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
     """The launch (and ``run()``) calls on ``fabric``, and whether an unresolved ``launch`` call
     may launch it."""
-    key = fabric_key(fabric)
-    modules = [model.module, *model.workspace.modules_mentioning("launch", exclude=model.path)]
-    if fabric.class_name != "Fabric":  # a subclass: its overridden run() is wrapped in a launch
-        modules += [m for m in model.workspace.modules_mentioning("run", exclude=model.path) if m not in modules]
     found: list[tuple[ModuleInfo, ast.Call]] = []
     maybe = False
-    for module in modules:
-        for name in ("launch", "run"):
-            for call in module.calls_named(name):
-                if not isinstance(call.func, ast.Attribute) or call.func.attr != name:
-                    continue
-                fabrics, unknown = _receiver_fabrics(model, call, module)
-                if any(fabric_key(f) == key for f in fabrics):
-                    found.append((module, call))
-                elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
-                    maybe = True
+    for module, call, certain in _launch_calls(model, fabric):
+        if certain:
+            found.append((module, call))
+        else:
+            maybe = True
     return found, maybe
+
+
+def may_be_launched(model: SemanticModel, fabric: FabricInst) -> bool:
+    """Whether some ``launch`` call may launch ``fabric`` (stops at the first)."""
+    return next(_launch_calls(model, fabric), None) is not None
 
 
 def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
@@ -112,9 +136,9 @@ def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
     )
 
 
-def launch_after(model: SemanticModel, call: ast.Call) -> Optional[ast.Call]:
-    """A ``launch(...)`` on the receiver of ``call`` later in the same function, when none
-    comes before ``call`` there."""
+def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+    """Whether a ``launch(...)`` on the receiver of ``call`` comes before it in the same function,
+    and else the first one after it there."""
     assert isinstance(call.func, ast.Attribute)
     receiver = ast.dump(call.func.value)
     scope = enclosing_function(model.module, call)
@@ -124,9 +148,9 @@ def launch_after(model: SemanticModel, call: ast.Call) -> Optional[ast.Call]:
         if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
             continue
         if (launch.lineno, launch.col_offset) < (call.lineno, call.col_offset):
-            return None
+            return True, None
         later = later or launch
-    return later
+    return False, later
 
 
 def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[ast.Call]:

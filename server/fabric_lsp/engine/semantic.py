@@ -113,13 +113,18 @@ class SemanticModel:
         unresolved ``launch`` call may launch it (see :mod:`fabric_lsp.engine.launch`)."""
         return launch.launches_of(self, fabric)
 
+    def may_be_launched(self, fabric: FabricInst) -> bool:
+        """Whether a ``launch()``/``run()`` call (or an unresolved ``launch``) may launch ``fabric``."""
+        return launch.may_be_launched(self, fabric)
+
     def in_overridden_run(self, call: ast.Call) -> bool:
         """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
         return launch.in_overridden_run(self, call)
 
-    def launch_after(self, call: ast.Call) -> Optional[ast.Call]:
-        """A ``launch()`` on ``call``'s receiver later in the same function (none before)."""
-        return launch.launch_after(self, call)
+    def launch_around(self, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+        """Whether ``call``'s receiver is launched before it in the same function, else the
+        ``launch()`` after it there."""
+        return launch.launch_around(self, call)
 
     def first_needing_launch(self, fabric: FabricInst) -> Optional[ast.Call]:
         """The document's first call of a method that needs ``fabric`` launched."""

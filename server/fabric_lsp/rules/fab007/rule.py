@@ -25,6 +25,7 @@ from fabric_lsp.engine.model import (
 )
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst, FuncRef, Unknown
+from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab007.signature import Params, params, returns_none
@@ -36,7 +37,13 @@ def _needs_function(outcome: Outcome) -> bool:
     return outcome.launcher is not None and outcome.launcher.value in facts.FUNCTION_LAUNCHERS
 
 
-def _needs_launch(outcome: Outcome) -> bool:
+def _may_spawn(kind: Optional[Kind]) -> bool:
+    """Whether a strategy of this kind may have a launcher that needs a function (``ddp_spawn``,
+    ``ddp_fork``, ``xla`` … or a strategy not known statically)."""
+    return kind is None or kind in facts.SPAWNING_KINDS
+
+
+def _requires_launch(outcome: Outcome) -> bool:
     return outcome.kind is not None and outcome.kind not in facts.LAUNCH_EXEMPT_KINDS
 
 
@@ -59,7 +66,8 @@ class FAB007(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\b(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")
+    #: method calls only (``.setup(``), so that the scan starts at each ``.``
+    prefilter = re.compile(r"\.(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in ("launch", *facts.NEEDS_LAUNCH) for c in model.method_calls(m)]
@@ -81,6 +89,8 @@ class FAB007(Rule):
     ) -> Optional[Verdict]:
         fn = _function_arg(call)
         if fn is None:
+            if not any(_may_spawn(c.kind) for f in fabrics for c in f.choices):
+                return None  # no strategy this code can choose spawns (checked before the costlier scenarios)
             judgement = judge(model, fabrics, unknown, _needs_function)
             if judgement.certainty is None:
                 return None
@@ -151,15 +161,17 @@ class FAB007(Rule):
     def _needs_launch(
         self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
     ) -> Optional[Verdict]:
-        mine = [f for f in fabrics if model.first_needing_launch(f) is call]
-        if not mine or model.in_overridden_run(call):
+        before, late = model.launch_around(call)
+        if before or model.in_overridden_run(call):
             return None
-        late = model.launch_after(call)
+        mine = [f for f in fabrics if model.first_needing_launch(f) is call]
+        if not mine:
+            return None
         if late is None:
             mine = [f for f in mine if _never_launched(model, f)]
             if not mine:
                 return None
-        judgement = judge(model, mine, unknown, _needs_launch)
+        judgement = judge(model, mine, unknown, _requires_launch)
         certainty = judgement.certainty
         if certainty is None:
             return None
@@ -232,8 +244,7 @@ def _launcher(outcome: Outcome) -> str:
 def _never_launched(model: SemanticModel, fabric: FabricInst) -> bool:
     if fabric.args is None:
         return False
-    launches, maybe = model.launches_of(fabric)
-    return not launches and not maybe
+    return not model.may_be_launched(fabric)
 
 
 def _arity_problem(sig: Params, given: int, keywords: bool) -> Optional[str]:

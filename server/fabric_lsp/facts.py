@@ -378,6 +378,9 @@ RANK_ZERO_ONLY = "rank_zero_only"
 #: ``with fabric.rank_zero_first():`` runs its body on rank 0 while the others wait at another
 #: barrier (fabric.py:711-731, an ``_InfiniteBarrier`` on its own process group).
 RANK_ZERO_FIRST = "rank_zero_first"
+#: The ``Fabric(...)`` arguments that decide how many processes run (the connector's strategy,
+#: accelerator, device and node choices).
+PROCESS_ARGUMENTS = ("accelerator", "strategy", "devices", "num_nodes")
 #: Methods that call ``_validate_launched()`` first (fabric.py:637-817, 1201-1245), and ``save``/
 #: ``load``, which reach it through their final ``barrier()``.
 NEEDS_LAUNCH = (

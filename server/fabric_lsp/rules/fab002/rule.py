@@ -153,6 +153,8 @@ def _related(
         out.append(Related(f"Called here, under `{g.text}`", guard.module.span(call)))
     for s in judgement.failing:
         for name, origin in s.origins:
+            if name not in facts.PROCESS_ARGUMENTS:
+                continue
             r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
             if r not in out:
                 out.append(r)

@@ -38,10 +38,12 @@ Under `fabric run` (`LT_CLI_USED=1`) `Fabric.__init__` sets the processes up its
 as `python script.py` or under `torchrun`, a script without `launch()` raises. fabric-lsp decides
 from what the code and the repository show: when the script itself (a comment, a docstring) or a
 text file of the workspace (README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a
-Makefile, a notebook) mentions `fabric run`, `lightning run model`, the `lightning.fabric.cli`
-module or `LT_CLI_USED`, a missing `launch()` is a **warning** (the script may be meant for the
-CLI; remember that `fabric run` sets the device count, default 1, so `devices=4` in the code
-needs `--devices=4`). Without any such mention it is an **error**. A late `launch()` is an error
+Makefile, a notebook) holds a Fabric CLI command line (`fabric run [options] some_script.py`,
+`lightning run model … script.py`), names the `lightning.fabric.cli` module or `LT_CLI_USED`, a
+missing `launch()` is a **warning** (the script may be meant for the CLI; remember that `fabric
+run` sets the device count, default 1, so `devices=4` in the code needs `--devices=4`). A sentence
+that merely names `fabric run` (or Lightning's own hint, `fabric run --help`) is not such
+evidence. Without any evidence it is an **error**. A late `launch()` is an error
 either way (under the CLI, the `launch()` call itself raises).
 
 ## Why is this bad?

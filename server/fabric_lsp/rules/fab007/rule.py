@@ -279,6 +279,8 @@ def _scenario_related(model: SemanticModel, judgement: Judgement, fabrics: list[
     out: list[Related] = []
     for s in judgement.failing:
         for name, origin in s.origins:
+            if name not in facts.PROCESS_ARGUMENTS:
+                continue
             r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
             if r not in out:
                 out.append(r)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine import launch
+from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span

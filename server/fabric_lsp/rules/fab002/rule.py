@@ -188,8 +188,11 @@ def _explain(
             break
     certainty = judgement.certainty
     verdict = (
-        {Certainty.CERTAIN: "hangs or crashes", Certainty.POSSIBLE: "may hang or crash"}.get(certainty, "runs")
+        {
+            Certainty.CERTAIN: "certainly hangs or crashes (several processes)",
+            Certainty.POSSIBLE: "possibly hangs or crashes (several processes on some configurations)",
+        }.get(certainty, "runs: one process, or a configuration not known statically")
         if certainty
-        else "runs: one process"
+        else "runs: one process, or a configuration not known statically"
     )
     return Explanation(f"**FAB002** — `{method}` on some ranks only: {verdict}", tuple(items), steps)

@@ -233,7 +233,8 @@ class FAB007(Rule):
                 if s.outcome
             ]
             items += [Located(f"not known statically: {s.describe()}") for s in judgement.unknown[:2]]
-        explanation = Explanation(f"**FAB007** — {message.split(':')[0]}", tuple(items))
+        how = "certainly" if certainty is Certainty.CERTAIN else "possibly"
+        explanation = Explanation(f"**FAB007** — {how} raises: {message.split(':')[0]}", tuple(items))
         return Verdict(self.code, model.span(call), finding, explanation)
 
 

@@ -41,16 +41,24 @@ class Judgement:
 def judge(
     model: SemanticModel, fabrics: list[FabricInst], unknown_receivers: int, fails: Callable[[Outcome], bool]
 ) -> Judgement:
-    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome."""
+    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome. Scenarios
+    that differ only in values assumed for arguments not known (``Scenario.group``) count as known
+    when ``fails`` gives them all the same answer, and as unknown when the answer depends on the
+    assumption."""
     out = Judgement(unknown_receivers=unknown_receivers)
+    groups: dict[tuple, list[Scenario]] = {}
     for fabric in fabrics:
         for s in model.scenarios(fabric):
             if s.outcome is None:
                 out.unknown.append(s)
-            elif s.outcome.error is not None:
-                continue
-            elif fails(s.outcome):
-                out.failing.append(s)
-            else:
-                out.passing.append(s)
+            elif s.outcome.error is None:  # a scenario whose Fabric(...) raises never gets here
+                groups.setdefault(s.group, []).append(s)
+    for group in groups.values():
+        answers = {fails(s.outcome) for s in group if s.outcome is not None}
+        if len(answers) > 1:
+            out.unknown += group
+        elif answers == {True}:
+            out.failing += group
+        else:
+            out.passing += group
     return out

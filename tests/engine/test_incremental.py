@@ -12,6 +12,8 @@ from fabric_lsp.rules import ALL_RULES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 BASE = textwrap.dedent(
     '''

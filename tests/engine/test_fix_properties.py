@@ -17,7 +17,6 @@ from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.rules import ALL_RULES
 from fabric_lsp.rules import RULES_BY_CODE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

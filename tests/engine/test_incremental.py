@@ -8,9 +8,6 @@ import textwrap
 
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.rules import ALL_RULES
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

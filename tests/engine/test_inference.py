@@ -16,10 +16,6 @@ from fabric_lsp.rules import RULES_BY_CODE
 
 #: FAB001's inference tests (other rules, e.g. FAB007's missing launch, also apply to these snippets)
 FAB001_ONLY = [RULES_BY_CODE["FAB001"]]
-from fabric_lsp import facts
-from fabric_lsp.engine import Analyzer, Severity
-from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.rules import ALL_RULES
 
 SEPARATED = """
 model = fabric.setup_module(model)

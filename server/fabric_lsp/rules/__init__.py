@@ -3,7 +3,6 @@
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
 from fabric_lsp.rules.fab002 import FAB002
-from fabric_lsp.rules.fab002 import FAB002
 from fabric_lsp.rules.fab007 import FAB007
 from fabric_lsp.rules.fab011 import FAB011
 

@@ -112,8 +112,8 @@ def test_cross_file_inference_from_the_common_root(tmp_path):
         "from lightning.fabric import Fabric\n\ndef make():\n    return Fabric(strategy='deepspeed')\n"
     )
     (tmp_path / "pkg" / "train.py").write_text(
-        "from pkg.factory import make\nfabric = make()\nm = fabric.setup(m)\no = fabric.setup_optimizers(o)\n"
+        "from pkg.factory import make\nfabric = make()\nfabric.launch()\nm = fabric.setup(m)\no = fabric.setup_optimizers(o)\n"
     )
     r = cli("check", "--format", "json", tmp_path / "pkg", cwd=REPO)
     rows = json.loads(r.stdout)
-    assert [(Path(x["filename"]).name, x["location"]["row"], x["severity"]) for x in rows] == [("train.py", 4, "error")]
+    assert [(Path(x["filename"]).name, x["location"]["row"], x["severity"]) for x in rows] == [("train.py", 5, "error")]

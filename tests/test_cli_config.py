@@ -31,9 +31,11 @@ TIMEOUT = 20
 
 DEEPSPEED = """\
 import torch
+from fabric_lsp.rules import RULES_BY_CODE
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
 model = torch.nn.Linear(4, 4)
 model = fabric.setup_module(model)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -46,6 +48,7 @@ CLEAN = """\
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="fsdp")
+fabric.launch()
 model = fabric.setup_module(model)
 optimizer = fabric.setup_optimizers(optimizer)
 """

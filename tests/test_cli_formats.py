@@ -27,6 +27,7 @@ import torch
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
 model = torch.nn.Linear(4, 4)
 model = fabric.setup_module(model)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -37,6 +38,7 @@ import torch
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
 model = torch.nn.Linear(4, 4)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 model, optimizer = fabric.setup(model, optimizer)
@@ -44,7 +46,7 @@ model, optimizer = fabric.setup(model, optimizer)
 MAYBE = DEEPSPEED.replace('strategy="deepspeed_stage_3"', 'strategy="deepspeed" if USE_DS else "ddp"')
 # a separated setup whose fix is unsafe: no automatic edit for a used-in-between model
 NOFIX = DEEPSPEED.replace("optimizer = torch.optim", "model(torch.randn(1, 4))\noptimizer = torch.optim")
-CLEAN = 'from lightning.fabric import Fabric\n\nfabric = Fabric(strategy="fsdp")\n'
+CLEAN = 'from lightning.fabric import Fabric\n\nfabric = Fabric(strategy="fsdp")\nfabric.launch()\n'
 
 
 def run(cwd: Path, *args: str, stdin: str | bytes | None = None, command: str = "check") -> subprocess.CompletedProcess:
@@ -84,8 +86,8 @@ def test_text_format(project):
     proc = run(project, "train.py")
     assert proc.returncode == 1
     text = out(proc)
-    assert text.startswith("train.py:8:13: FAB001 [error] `fabric.setup_optimizers(...)` raises RuntimeError")
-    assert "8 | optimizer = fabric.setup_optimizers(optimizer)\n" in text
+    assert text.startswith("train.py:9:13: FAB001 [error] `fabric.setup_optimizers(...)` raises RuntimeError")
+    assert "9 | optimizer = fabric.setup_optimizers(optimizer)\n" in text
     assert "  |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n" in text
     assert "= help: Set up model and optimizer jointly" in text and "[fix with `--fix`]" in text
     assert "Found 1 problem (1 error) in 1 file. 1 fixable with `--fix`." in text
@@ -98,7 +100,7 @@ def test_json_format_keeps_the_foundation_schema(project):
     assert {f["filename"] for f in findings} == {"train.py", "maybe.py", "nofix.py", os.path.join("sub dir", "ünï.py")}
     f = next(f for f in findings if f["filename"] == "train.py")
     assert set(f) >= {"filename", "code", "message", "severity", "location", "end_location", "fix", "url"}
-    assert f["location"] == {"row": 8, "column": 13} and f["end_location"] == {"row": 8, "column": 47}
+    assert f["location"] == {"row": 9, "column": 13} and f["end_location"] == {"row": 9, "column": 47}
     assert f["fix"]["applicability"] == "safe" and f["fix"]["edits"]
     assert f["url"].endswith("docs/rules/FAB001.md")
     assert next(f for f in findings if f["filename"] == "maybe.py")["severity"] == "warning"
@@ -139,7 +141,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(project):
     train = results["train.py"]
     assert train["ruleId"] == "FAB001" and train["ruleIndex"] == 0 and train["level"] == "error"
     assert train["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
-    assert train["locations"][0]["physicalLocation"]["region"] == {"startLine": 8, "startColumn": 13, "endLine": 8, "endColumn": 47}
+    assert train["locations"][0]["physicalLocation"]["region"] == {"startLine": 9, "startColumn": 13, "endLine": 9, "endColumn": 47}
     assert {r["message"]["text"] for r in train["relatedLocations"]} >= {"Model set up separately here"}
     assert train["fixes"][0]["artifactChanges"][0]["replacements"]
     assert results["maybe.py"]["level"] == "warning"
@@ -187,8 +189,8 @@ def test_github_annotations(project):
     assert proc.returncode == 1
     lines = out(proc).splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("::error file=train.py,line=8,col=13,endLine=8,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
-    assert lines[1].startswith("::warning file=maybe.py,line=8,col=13,endLine=8,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
+    assert lines[0].startswith("::error file=train.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
+    assert lines[1].startswith("::warning file=maybe.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
 
 
 def test_github_escaping_and_notice_levels():

@@ -353,6 +353,59 @@ LSF_VARIABLES = ("LSB_JOBID", "LSB_DJOB_RANKFILE", "JSM_NAMESPACE_LOCAL_RANK", "
 
 
 # --------------------------------------------------------------------------------------------------
+# Ranks, collectives and launch (``fabric.py`` 2.6.6; FAB002, FAB007)
+# --------------------------------------------------------------------------------------------------
+
+#: Fabric methods every rank must call: ``barrier``/``broadcast``/``all_gather``/``all_reduce``
+#: (fabric.py:629-705) and ``save``/``load``, which end in ``self.barrier()`` (fabric.py:867, 915).
+ALWAYS_COLLECTIVE = ("save", "load", "barrier", "broadcast", "all_gather", "all_reduce")
+#: Collectives that end in (or are) a barrier: one of them on the other ranks pairs with another.
+BARRIER_ENDING = ("save", "load", "barrier")
+#: ``load_raw`` is collective where the strategy's ``load_checkpoint`` broadcasts the path
+#: (strategies/deepspeed.py:501, fsdp.py:529, model_parallel.py:288).
+LOAD_RAW_COLLECTIVE_KINDS = (Kind.DEEPSPEED, Kind.FSDP, Kind.MODEL_PARALLEL)
+#: Attributes that hold a process's rank (Fabric's properties, and ``rank_zero_only.rank``).
+RANK_ATTRIBUTES = ("global_rank", "local_rank", "node_rank")
+#: Boolean attributes true on rank 0 only.
+RANK_ZERO_FLAGS = ("is_global_zero",)
+#: Functions returning the process's rank (``torch.distributed``).
+RANK_FUNCTIONS = ("get_rank",)
+#: Attributes holding the number of processes (a test on them is not a rank test).
+WORLD_SIZE_ATTRIBUTES = ("world_size",)
+#: Decorators that make a function run on rank 0 only (lightning_utilities' ``rank_zero_only``,
+#: re-exported by ``lightning.fabric.utilities`` and ``lightning.pytorch.utilities``).
+RANK_ZERO_ONLY = "rank_zero_only"
+#: ``with fabric.rank_zero_first():`` runs its body on rank 0 while the others wait at another
+#: barrier (fabric.py:711-731, an ``_InfiniteBarrier`` on its own process group).
+RANK_ZERO_FIRST = "rank_zero_first"
+#: The ``Fabric(...)`` arguments that decide how many processes run (the connector's strategy,
+#: accelerator, device and node choices).
+PROCESS_ARGUMENTS = ("accelerator", "strategy", "devices", "num_nodes")
+#: Methods that call ``_validate_launched()`` first (fabric.py:637-817, 1201-1245), and ``save``/
+#: ``load``, which reach it through their final ``barrier()``.
+NEEDS_LAUNCH = (
+    "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "barrier", "broadcast", "all_gather",
+    "all_reduce", "init_module", "sharded_model", "save", "load",
+)
+#: Strategies ``_validate_launched`` exempts (fabric.py:1194: SingleDeviceStrategy and its XLA
+#: subclass, DataParallelStrategy).
+LAUNCH_EXEMPT_KINDS = (Kind.SINGLE_DEVICE, Kind.SINGLE_XLA, Kind.DP)
+#: Launchers under which ``launch()`` needs a function (fabric.py:1005: ``_MultiProcessingLauncher``
+#: for every start method, ``_XLALauncher``).
+FUNCTION_LAUNCHERS = ("spawn", "fork", "forkserver", "xla")
+#: Strategy kinds whose launcher can be one of those (DDP's spawn/fork variants, XLA, XLAFSDP).
+SPAWNING_KINDS = (Kind.DDP, Kind.XLA, Kind.XLA_FSDP)
+#: What shows a script run by the Fabric CLI (``fabric run``, ``lightning run model`` before 2.2), which
+#: sets ``LT_CLI_USED=1`` (then ``launch()`` must not be called, fabric.py:989): a command line — the
+#: command followed by an option or a ``.py`` path — or the CLI module or variable named. A sentence
+#: that merely names ``fabric run`` is not a command line.
+CLI_RUN_PATTERN = (
+    r"\b(?:fabric\s+run|lightning\s+run\s+model)(?:\s+--?[\w-]+(?:[= ][^\s-][^\s]*)?)*\s+[\w./${}-]+\.py\b"
+    r"|\blightning(?:_fabric|\.fabric)\.cli\b|\bLT_CLI_USED\b"
+)
+
+
+# --------------------------------------------------------------------------------------------------
 # Per-version facts (the catalogue's version history, checked in the wheels); default 2.6.6.
 # --------------------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from fabric_lsp.engine import Analyzer, Certainty, Severity
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.model import Pos, resolve_severity
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.rules import ALL_RULES
+from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 PROJECTS = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").exists())
@@ -66,7 +66,7 @@ def test_guarded_else_branch_hover_is_silent_like_the_diagnostic():
             optimizer = fabric.setup_optimizers(optimizer)
         """
     ).lstrip()
-    analysis = Analyzer(Workspace(), ALL_RULES).analysis(src)
+    analysis = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analysis(src)  # FAB001's guard (no launch: FAB007 too)
     assert analysis.findings == []
     text = analysis.hover(Pos(7, 20))
     assert text is not None and "DDPStrategy" in text
@@ -75,7 +75,7 @@ def test_guarded_else_branch_hover_is_silent_like_the_diagnostic():
 
 def test_unknown_hint_is_a_hint_whatever_the_configuration():
     src = "from lightning.fabric import Fabric\nfabric = Fabric(strategy=args.strategy)\nopt = fabric.setup_optimizers(opt)\n"
-    (finding,) = Analyzer(Workspace(), ALL_RULES, report_unknown=True).analyze(src)
+    (finding,) = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]], report_unknown=True).analyze(src)
     assert finding.certainty is Certainty.UNKNOWN and finding.severity is Severity.HINT
     assert resolve_severity(finding.certainty, certain=Severity.WARNING, possible=Severity.ERROR, override=Severity.ERROR) is Severity.HINT
     assert resolve_severity(Certainty.POSSIBLE, possible=Severity.INFORMATION) is Severity.INFORMATION

@@ -401,7 +401,7 @@ async def test_analysing_a_workspace_never_executes_its_code(tmp_path):
     (tmp_path / "evil_pkg").mkdir()
     (tmp_path / "evil_pkg" / "__init__.py").write_text(f"open({str(canary)!r}, 'w').write('executed')\n")
     text = (
-        "import evil_pkg\nfrom evil import build_fabric\n\nfabric = build_fabric()\n"
+        "import evil_pkg\nfrom evil import build_fabric\n\nfabric = build_fabric()\nfabric.launch()\n"
         "model = fabric.setup_module(model)\nopt = fabric.setup_optimizers(opt)\n"
     )
     (tmp_path / "train.py").write_text(text)
@@ -411,7 +411,7 @@ async def test_analysing_a_workspace_never_executes_its_code(tmp_path):
     session.open(uri, text)
     diags = await session.until_version(uri, 1)
     assert [d.severity for d in diags] == [types.DiagnosticSeverity.Error]  # inferred through evil.py
-    await session.client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=5, character=8)))
+    await session.client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=6, character=8)))
     actions = await session.client.text_document_code_action_async(
         types.CodeActionParams(types.TextDocumentIdentifier(uri), diags[0].range, types.CodeActionContext(diags))
     )
@@ -433,4 +433,4 @@ def test_cli_survives_a_symlink_loop(tmp_path):
     )
     r = subprocess.run([sys.executable, "-m", "fabric_lsp", "check", "--format", "json", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
-    assert len(json.loads(r.stdout)) == 1
+    assert len([f for f in json.loads(r.stdout) if f["code"] == "FAB001"]) == 1  # FAB007: XLA needs launch(fn)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 
+from fabric_lsp.engine import launch
 from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 
@@ -99,3 +101,35 @@ class SemanticModel:
         ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`); in a notebook, on
         those machines in a notebook."""
         return scenarios(self.inference, fabric, self.interactive)
+
+    # -- ranks and launch ----------------------------------------------------------------------
+    def rank_guard(self, node: ast.AST) -> Optional[RankGuard]:
+        """Why ``node`` runs on some ranks only (a rank test, ``@rank_zero_only``, callers that
+        are all rank-guarded, ``rank_zero_first()``), or None (see :mod:`fabric_lsp.engine.ranks`)."""
+        return rank_guard(self.module, node, self.workspace)
+
+    def launches_of(self, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
+        """The ``launch()``/``run()`` calls on ``fabric`` in the workspace, and whether an
+        unresolved ``launch`` call may launch it (see :mod:`fabric_lsp.engine.launch`)."""
+        return launch.launches_of(self, fabric)
+
+    def may_be_launched(self, fabric: FabricInst) -> bool:
+        """Whether a ``launch()``/``run()`` call (or an unresolved ``launch``) may launch ``fabric``."""
+        return launch.may_be_launched(self, fabric)
+
+    def in_overridden_run(self, call: ast.Call) -> bool:
+        """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
+        return launch.in_overridden_run(self, call)
+
+    def launch_around(self, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+        """Whether ``call``'s receiver is launched before it in the same function, else the
+        ``launch()`` after it there."""
+        return launch.launch_around(self, call)
+
+    def first_needing_launch(self, fabric: FabricInst) -> Optional[ast.Call]:
+        """The document's first call of a method that needs ``fabric`` launched."""
+        return launch.first_needing_launch(self, fabric)
+
+    def cli_evidence(self) -> Optional[launch.Evidence]:
+        """Where the document or the repository shows scripts run by ``fabric run``."""
+        return launch.cli_evidence(self)

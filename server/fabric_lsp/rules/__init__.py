@@ -2,9 +2,11 @@
 
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
+from fabric_lsp.rules.fab002 import FAB002
+from fabric_lsp.rules.fab007 import FAB007
 from fabric_lsp.rules.fab011 import FAB011
 
-ALL_RULES: list[Rule] = [FAB001(), FAB011()]
+ALL_RULES: list[Rule] = [FAB001(), FAB002(), FAB007(), FAB011()]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

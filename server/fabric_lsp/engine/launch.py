@@ -1,0 +1,229 @@
+"""Where is a Fabric launched, and is the script meant for ``fabric run``? (FAB007's questions.)
+
+* :func:`launches_of` — the ``launch(...)`` calls (and ``run()`` calls, which a Fabric subclass's
+  overridden ``run`` turns into a launch: ``fabric.py:1185-1191``) whose receiver may be a given
+  Fabric, in the document and in every workspace module that mentions ``launch``; and whether a
+  ``launch`` call on a receiver inference cannot resolve could be it.
+* :func:`launch_around` — a ``launch()`` on the same receiver before the call in the same function
+  (launched), or only after it (the Fabric is used before it is launched).
+* :func:`first_needing_launch` — the first call in the document, in source order, of a method that
+  checks ``_validate_launched()`` on a given Fabric (where a missing launch is reported).
+* :func:`cli_evidence` — whether the repository shows the script may be run by the Fabric CLI
+  (``fabric run``, ``lightning run model``, ``LT_CLI_USED``): the document itself (comments,
+  docstrings) and the text files of the workspace (README, shell and batch scripts, configs,
+  Makefiles). Under the CLI, ``Fabric.__init__`` sets up the processes (``fabric.py:164``) and no
+  ``launch()`` is needed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple, Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine.flow import enclosing_function
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import FabricInst, Unknown
+
+if TYPE_CHECKING:
+    from fabric_lsp.engine.semantic import SemanticModel
+
+CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
+#: text files searched for CLI use: names and suffixes
+TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
+TEXT_SUFFIXES = (
+    ".md",
+    ".rst",
+    ".txt",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".slurm",
+    ".sbatch",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".json",
+    ".ipynb",
+)
+MAX_TEXT_FILES = 400
+MAX_TEXT_BYTES = 256 * 1024
+MAX_DEPTH = 4
+EVIDENCE_TTL = 10.0
+
+
+class Evidence(NamedTuple):
+    path: Optional[str]  # None: the analysed document
+    line: int  # 0-based
+    text: str
+
+
+_evidence_cache: dict[str, tuple[float, Optional[Evidence]]] = {}
+
+
+def fabric_key(fabric: FabricInst) -> Optional[tuple]:
+    return None if fabric.origin is None else (fabric.origin.path, fabric.origin.span)
+
+
+def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
+    assert isinstance(call.func, ast.Attribute)
+    values = model.inference.evaluate(call.func.value, module)
+    return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)
+
+
+def _launch_calls(model: SemanticModel, fabric: FabricInst) -> Iterator[tuple[ModuleInfo, ast.Call, bool]]:
+    """(module, call, certain) for each ``launch``/``run()`` call that launches ``fabric``
+    (certain) or a ``launch`` call on an unresolved receiver that may (not certain). The document
+    comes first; other modules are read only when needed."""
+    key = fabric_key(fabric)
+    yield from _launch_calls_in(model, model.module, key)
+    others = model.workspace.modules_mentioning("launch", exclude=model.path)
+    if fabric.class_name != "Fabric":  # a subclass: its overridden run() is wrapped in a launch
+        others += [m for m in model.workspace.modules_mentioning("run", exclude=model.path) if m not in others]
+    for module in others:
+        yield from _launch_calls_in(model, module, key)
+
+
+def _launch_calls_in(
+    model: SemanticModel, module: ModuleInfo, key: Optional[tuple]
+) -> Iterator[tuple[ModuleInfo, ast.Call, bool]]:
+    for name in ("launch", "run"):
+        for call in module.calls_named(name):
+            if not isinstance(call.func, ast.Attribute) or call.func.attr != name:
+                continue
+            fabrics, unknown = _receiver_fabrics(model, call, module)
+            if any(fabric_key(f) == key for f in fabrics):
+                yield module, call, True
+            elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
+                yield module, call, False
+
+
+def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
+    """The launch (and ``run()``) calls on ``fabric``, and whether an unresolved ``launch`` call
+    may launch it."""
+    found: list[tuple[ModuleInfo, ast.Call]] = []
+    maybe = False
+    for module, call, certain in _launch_calls(model, fabric):
+        if certain:
+            found.append((module, call))
+        else:
+            maybe = True
+    return found, maybe
+
+
+def may_be_launched(model: SemanticModel, fabric: FabricInst) -> bool:
+    """Whether some ``launch`` call may launch ``fabric`` (stops at the first)."""
+    return next(_launch_calls(model, fabric), None) is not None
+
+
+def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
+    """Whether ``call`` is on ``self`` in a method ``run`` of a class: a Fabric subclass's ``run``
+    runs launched (``fabric.py:1191`` wraps it in ``_wrap_and_launch``)."""
+    func = enclosing_function(model.module, call)
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return (
+        isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and func.name == "run"
+        and isinstance(model.module.parents.get(func), ast.ClassDef)
+        and isinstance(receiver, ast.Name)
+        and receiver.id == "self"
+    )
+
+
+def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+    """Whether a ``launch(...)`` on the receiver of ``call`` comes before it in the same function,
+    and else the first one after it there."""
+    assert isinstance(call.func, ast.Attribute)
+    receiver = ast.dump(call.func.value)
+    scope = enclosing_function(model.module, call)
+    later: Optional[ast.Call] = None
+    for launch in model.method_calls("launch"):
+        assert isinstance(launch.func, ast.Attribute)
+        if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
+            continue
+        if (launch.lineno, launch.col_offset) < (call.lineno, call.col_offset):
+            return True, None
+        later = later or launch
+    return False, later
+
+
+def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[ast.Call]:
+    """The first call in the document of a method that needs a launched ``fabric``."""
+    key = fabric_key(fabric)
+    calls = sorted(
+        (c for m in facts.NEEDS_LAUNCH for c in model.method_calls(m)), key=lambda c: (c.lineno, c.col_offset)
+    )
+    for call in calls:
+        fabrics, _ = _receiver_fabrics(model, call, model.module)
+        if any(fabric_key(f) == key for f in fabrics):
+            return call
+    return None
+
+
+# -- the Fabric CLI ----------------------------------------------------------------------------
+
+
+def cli_evidence(model: SemanticModel) -> Optional[Evidence]:
+    """Where the document or the repository mentions running scripts with the Fabric CLI."""
+    own = _search_text(model.module.text)
+    if own is not None:
+        return Evidence(None, *own)
+    root = model.workspace.root
+    if not root:
+        return None
+    now = time.monotonic()
+    cached = _evidence_cache.get(root)
+    if cached is not None and now - cached[0] < EVIDENCE_TTL:
+        return cached[1]
+    found = _search_repository(root)
+    _evidence_cache[root] = (now, found)
+    return found
+
+
+def _search_text(text: str) -> Optional[tuple[int, str]]:
+    match = CLI_RUN.search(text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start())
+    return line, text.splitlines()[line].strip()[:120]
+
+
+def _text_files(root: str) -> list[str]:
+    out: list[str] = []
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath.count(os.sep) - base_depth >= MAX_DEPTH:
+            dirnames[:] = []
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".") and d not in ("node_modules", "__pycache__", "venv", "site-packages")
+        )
+        for name in sorted(filenames):
+            lower = name.lower()
+            if lower in TEXT_NAMES or lower.endswith(TEXT_SUFFIXES) or lower.startswith("readme"):
+                out.append(os.path.join(dirpath, name))
+        if len(out) >= MAX_TEXT_FILES:
+            break
+    return out[:MAX_TEXT_FILES]
+
+
+def _search_repository(root: str) -> Optional[Evidence]:
+    for path in _text_files(root):
+        try:
+            if os.path.getsize(path) > MAX_TEXT_BYTES:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        found = _search_text(text)
+        if found is not None:
+            return Evidence(path, *found)
+    return None

@@ -1,0 +1,198 @@
+"""FAB002: a Fabric collective reached on some ranks only."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine.certainty import Judgement, judge
+from fabric_lsp.engine.lightning import Outcome
+from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
+from fabric_lsp.engine.ranks import RankGuard, paired
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.rules.base import Rule, RuleContext
+from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.fab002.fix import remove_guard
+
+METHODS = (*facts.ALWAYS_COLLECTIVE, "load_raw")
+
+
+def _collective(method: str, outcome: Outcome) -> bool:
+    if method == "load_raw":
+        return outcome.kind in facts.LOAD_RAW_COLLECTIVE_KINDS
+    return True
+
+
+def describe_guard(guard: RankGuard) -> str:
+    """Where the call runs: ``only where `fabric.global_rank == 0` is true`` …"""
+    if guard.how == "branch" or guard.how == "expression":
+        return f"it only runs where `{guard.text}` is {'true' if guard.truth else 'false'}"
+    if guard.how == "exit":
+        return f"it only runs on the ranks that pass the early exit on `{guard.text}`"
+    if guard.how == "assert":
+        return f"it only runs where `assert {guard.text}` holds"
+    if guard.how == "decorator":
+        return f"it is in `{guard.function.name}`, decorated with `@{facts.RANK_ZERO_ONLY}` (rank 0 only)"  # type: ignore[union-attr]
+    if guard.how == "callers":
+        tests = ", ".join(dict.fromkeys(f"`{g.text}`" for _, g in guard.callers))
+        return f"it is in `{guard.function.name}`, which is only called on some ranks ({tests})"  # type: ignore[union-attr]
+    return (
+        f"it is inside `with {guard.text}:`, whose body rank 0 runs while the other ranks wait at "
+        "the context's own barrier, so rank 0 waits in the collective for ranks that never join it"
+    )
+
+
+def _what(method: str) -> str:
+    if method in ("save", "load"):
+        return f"`{method}` is a collective every process must call (it ends in `barrier()`)"
+    if method == "load_raw":
+        return "`load_raw` is a collective under this strategy (it broadcasts the path from rank 0)"
+    return f"`{method}` is a collective every process must call"
+
+
+def _processes(judgement: Judgement) -> str:
+    sizes = sorted({s.outcome.world_size for s in judgement.failing if s.outcome is not None})
+    return " or ".join(str(n) for n in sizes) + " processes"
+
+
+class FAB002(Rule):
+    code = "FAB002"
+    name = "collective-on-some-ranks"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    fixable = True
+    #: a rank guard names a rank (``global_rank``, ``rank_zero_only``, ``get_rank``, ``LOCAL_RANK`` …),
+    #: ``is_global_zero`` or ``rank_zero_first``
+    #: (each branch starts with a literal, so that a file without them costs one fast scan)
+    prefilter = re.compile(r"rank(?<=_rank)\b|is_global_zero|rank_zero_|RANK\b|get_rank")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        return list(calls)
+
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        fabrics, unknown = model.fabrics(call.func.value)
+        if not fabrics:
+            return None
+        guard = model.rank_guard(call)
+        if guard is None or paired(
+            model.module,
+            call,
+            guard,
+            facts.BARRIER_ENDING if call.func.attr in facts.BARRIER_ENDING else (call.func.attr,),
+        ):
+            return None
+        method = call.func.attr
+        judgement = judge(model, fabrics, len(unknown), lambda o: o.world_size > 1 and _collective(method, o))
+        explanation = _explain(model, fabrics, guard, judgement, method)
+        certainty = judgement.certainty
+        if certainty is None:
+            return Verdict(self.code, model.span(call), None, explanation)
+        return Verdict(
+            self.code, model.span(call), self._finding(model, call, guard, judgement, certainty, fabrics), explanation
+        )
+
+    def _finding(
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        guard: RankGuard,
+        judgement: Judgement,
+        certainty: Certainty,
+        fabrics: list[FabricInst],
+    ) -> Finding:
+        assert isinstance(call.func, ast.Attribute)
+        rcv, method = model.segment(call.func.value), call.func.attr
+        consequence = "the other ranks hang until the process-group timeout (30 minutes by default) or crash"
+        consequence += " at their next collective"
+        if certainty is Certainty.CERTAIN:
+            message = (
+                f"`{rcv}.{method}(...)`: {_what(method)}, but {describe_guard(guard)}; "
+                f"with {_processes(judgement)} {consequence}."
+            )
+        else:
+            message = (
+                f"`{rcv}.{method}(...)`: {_what(method)}, but {describe_guard(guard)}; when this Fabric runs "
+                f"{_processes(judgement)}, which this code can choose, {consequence}."
+            )
+        fix, why_not = remove_guard(model, call, guard)
+        message += (
+            " Fix: remove the guard (Fabric already writes on the right ranks)."
+            if fix
+            else f" Move the call out of the guard{why_not}."
+        )
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(certainty),
+            message=message,
+            span=model.span(call),
+            related=_related(model, guard, judgement, fabrics),
+            fix=fix,
+            url=self.url,
+            certainty=certainty,
+        )
+
+
+def _related(
+    model: SemanticModel, guard: RankGuard, judgement: Judgement, fabrics: list[FabricInst]
+) -> tuple[Related, ...]:
+    here = model.path
+    out: list[Related] = [
+        Related(
+            "Only some ranks get past this", guard.module.span(guard.holder if guard.how != "branch" else guard.node)
+        )
+    ]
+    for call, g in guard.callers:
+        out.append(Related(f"Called here, under `{g.text}`", guard.module.span(call)))
+    for s in judgement.failing:
+        for name, origin in s.origins:
+            if name not in facts.PROCESS_ARGUMENTS:
+                continue
+            r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
+            if r not in out:
+                out.append(r)
+    for f in fabrics:
+        if f.origin is not None:
+            r = Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None)
+            if r not in out:
+                out.append(r)
+    return tuple(out)
+
+
+def _explain(
+    model: SemanticModel, fabrics: list[FabricInst], guard: RankGuard, judgement: Judgement, method: str
+) -> Explanation:
+    items = [Located(f"Reached on some ranks only: {describe_guard(guard)}", guard.module.span(guard.node), None)]
+    for call, g in guard.callers:
+        items.append(Located(f"called under `{g.text}`", guard.module.span(call)))
+    for s in judgement.failing[:4]:
+        assert s.outcome is not None
+        items.append(Located(f"{s.outcome.strategy} with {s.outcome.world_size} processes — {s.describe()}"))
+    for s in judgement.passing[:2]:
+        assert s.outcome is not None
+        items.append(Located(f"one process ({s.outcome.strategy}) — {s.describe()}: no hang"))
+    for s in judgement.unknown[:2]:
+        items.append(Located(f"not known statically: {s.describe()}"))
+    steps: tuple[Located, ...] = ()
+    for f in fabrics:
+        chain = ([f.origin] if f.origin else []) + list(f.via)
+        if len(chain) > 1:
+            steps = tuple(Located(o.text, o.span, o.path) for o in chain)
+            break
+    certainty = judgement.certainty
+    verdict = (
+        {
+            Certainty.CERTAIN: "certainly hangs or crashes (several processes)",
+            Certainty.POSSIBLE: "possibly hangs or crashes (several processes on some configurations)",
+        }.get(certainty, "runs: one process, or a configuration not known statically")
+        if certainty
+        else "runs: one process, or a configuration not known statically"
+    )
+    return Explanation(f"**FAB002** — `{method}` on some ranks only: {verdict}", tuple(items), steps)

@@ -1,0 +1,293 @@
+"""FAB007: ``launch()`` misuse — no function for a spawning launcher, ``launch(main())``, a function
+that cannot take the Fabric, and a missing or late ``launch()``."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Optional
+
+from fabric_lsp import facts
+from fabric_lsp.engine.certainty import Judgement, judge
+from fabric_lsp.engine.lightning import Outcome
+from fabric_lsp.engine.model import (
+    Applicability,
+    Certainty,
+    Edit,
+    Explanation,
+    Finding,
+    Fix,
+    Located,
+    Related,
+    Verdict,
+    resolve_severity,
+)
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst, FuncRef, Unknown
+from fabric_lsp.facts import Kind
+from fabric_lsp.rules.base import Rule, RuleContext
+from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.fab007.signature import Params, params, returns_none
+
+NOT_LAUNCHED = "To use Fabric with more than one device, you must call `.launch()` or use the CLI: `fabric run --help`."
+
+
+def _needs_function(outcome: Outcome) -> bool:
+    return outcome.launcher is not None and outcome.launcher.value in facts.FUNCTION_LAUNCHERS
+
+
+def _may_spawn(kind: Optional[Kind]) -> bool:
+    """Whether a strategy of this kind may have a launcher that needs a function (``ddp_spawn``,
+    ``ddp_fork``, ``xla`` … or a strategy not known statically)."""
+    return kind is None or kind in facts.SPAWNING_KINDS
+
+
+def _requires_launch(outcome: Outcome) -> bool:
+    return outcome.kind is not None and outcome.kind not in facts.LAUNCH_EXEMPT_KINDS
+
+
+def _strategies(judgement: Judgement) -> str:
+    names = dict.fromkeys(f"`{s.outcome.strategy}`" for s in judgement.failing if s.outcome is not None)
+    return " or ".join(names)
+
+
+def _function_arg(call: ast.Call) -> Optional[ast.expr]:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((kw.value for kw in call.keywords if kw.arg == "function"), None)
+
+
+class FAB007(Rule):
+    code = "FAB007"
+    name = "launch-misuse"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    fixable = True
+    #: method calls only (``.setup(``), so that the scan starts at each ``.``
+    prefilter = re.compile(r"\.(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        calls: list[ast.Call] = [c for m in ("launch", *facts.NEEDS_LAUNCH) for c in model.method_calls(m)]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        return list(calls)
+
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        fabrics, unknown = model.fabrics(call.func.value)
+        if not fabrics:
+            return None
+        if call.func.attr == "launch":
+            return self._launch(model, call, fabrics, len(unknown))
+        return self._needs_launch(model, call, fabrics, len(unknown))
+
+    # -- launch(...) itself --------------------------------------------------------------------
+    def _launch(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
+    ) -> Optional[Verdict]:
+        fn = _function_arg(call)
+        if fn is None:
+            if not any(_may_spawn(c.kind) for f in fabrics for c in f.choices):
+                return None  # no strategy this code can choose spawns (checked before the costlier scenarios)
+            judgement = judge(model, fabrics, unknown, _needs_function)
+            if judgement.certainty is None:
+                return None
+            rcv = model.segment(call.func.value)  # type: ignore[attr-defined]
+            message = (
+                f"`{rcv}.launch()` needs a function under {_strategies(judgement)}: the processes are spawned and "
+                "run only that function. Lightning raises TypeError: To spawn processes with the strategy, `.launch()` "
+                f"needs to be called with a function that contains the code to launch in processes. Move the code "
+                f"after `launch()` into `def main({rcv}): ...` and call `{rcv}.launch(main)`."
+            )
+            return self._verdict(
+                model,
+                call,
+                judgement.certainty,
+                message,
+                _scenario_related(model, judgement, fabrics),
+                judgement=judgement,
+            )
+        if isinstance(fn, ast.Call):
+            return self._called_function(model, call, fn)
+        return self._arity(model, call, fn)
+
+    def _called_function(self, model: SemanticModel, call: ast.Call, fn: ast.Call) -> Optional[Verdict]:
+        callees = model.values(fn.func)
+        if not callees or not all(returns_none(v) for v in callees):
+            return None
+        name = model.segment(fn.func)
+        message = (
+            f"`launch({model.segment(fn)})` calls `{name}` now, before `launch()`, in this one process (where a "
+            "strategy needs a launch, its first setup call raises `To use Fabric with more than one device, you must "
+            "call `.launch()``), then hands its result (None) to `launch`, which raises TypeError: "
+            f"`Fabric.launch(...)` needs to be a callable. Pass the function: `launch({name})`."
+        )
+        fix = self._fix_called(model, call, fn, callees)
+        if fix is None:
+            message += f" No automatic fix: `{name}` does not take exactly the Fabric."
+        related = tuple(_def_related(model, v, f"`{name}` defined here") for v in callees if isinstance(v, FuncRef))
+        return self._verdict(model, call, Certainty.CERTAIN, message, related, fix)
+
+    def _fix_called(self, model: SemanticModel, call: ast.Call, fn: ast.Call, callees: list) -> Optional[Fix]:
+        sigs = [params(v) for v in callees]
+        if len(sigs) != 1 or sigs[0] is None or sigs[0].total != 1 or sigs[0].positional != 1:
+            return None
+        receiver = ast.dump(call.func.value)  # type: ignore[attr-defined]
+        passes_fabric = len(fn.args) == 1 and ast.dump(fn.args[0]) == receiver
+        if fn.keywords or not (not fn.args or passes_fabric):
+            return None
+        edit = Edit(model.span(fn), model.segment(fn.func))
+        return Fix(f"Pass the function: launch({model.segment(fn.func)})", Applicability.SAFE, (edit,))
+
+    def _arity(self, model: SemanticModel, call: ast.Call, fn: ast.expr) -> Optional[Verdict]:
+        values = model.values(fn)
+        sigs = [params(v) for v in values]
+        if not sigs or any(s is None for s in sigs) or any(isinstance(v, Unknown) for v in values):
+            return None
+        extra = call.args[1:] if call.args and call.args[0] is fn else call.args
+        if any(isinstance(a, ast.Starred) for a in extra) or any(kw.arg is None for kw in call.keywords):
+            return None
+        given = 1 + len(extra)
+        keywords = any(kw.arg != "function" for kw in call.keywords)
+        problems = [_arity_problem(s, given, keywords) for s in sigs if s is not None]
+        if not all(problems):
+            return None
+        related = tuple(_def_related(model, v, "defined here") for v in values if isinstance(v, FuncRef))
+        return self._verdict(model, call, Certainty.CERTAIN, str(problems[0]), related)
+
+    # -- calls that need a launched Fabric -----------------------------------------------------
+    def _needs_launch(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
+    ) -> Optional[Verdict]:
+        before, late = model.launch_around(call)
+        if before or model.in_overridden_run(call):
+            return None
+        mine = [f for f in fabrics if model.first_needing_launch(f) is call]
+        if not mine:
+            return None
+        if late is None:
+            mine = [f for f in mine if _never_launched(model, f)]
+            if not mine:
+                return None
+        judgement = judge(model, mine, unknown, _requires_launch)
+        certainty = judgement.certainty
+        if certainty is None:
+            return None
+        rcv, method = model.segment(call.func.value), call.func.attr  # type: ignore[attr-defined]
+        related = _scenario_related(model, judgement, mine)
+        head = f"`{rcv}.{method}(...)` needs a launched Fabric under {_strategies(judgement)}"
+        if late is not None:
+            message = (
+                f"{head}, and `{rcv}.launch()` comes only later: Lightning raises RuntimeError: {NOT_LAUNCHED} "
+                f"Call `{rcv}.launch()` first."
+            )
+            related = (Related("launch() called only here", model.span(late)), *related)
+            return self._verdict(model, call, certainty, message, related, judgement=judgement)
+        message = (
+            f"{head}, and this Fabric is never launched: run as `python script.py` or under `torchrun`, "
+            "Lightning raises "
+            f"RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` after creating the Fabric."
+        )
+        evidence = model.cli_evidence()
+        if evidence is not None:
+            where = os.path.basename(evidence.path) if evidence.path else "this file"
+            message += (
+                f" ({where} mentions the Fabric CLI, `{evidence.text}`: under `fabric run` with matching options "
+                "the script needs no `launch()`.)"
+            )
+            certainty = Certainty.POSSIBLE
+        return self._verdict(model, call, certainty, message, related, judgement=judgement)
+
+    def _verdict(
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        certainty: Certainty,
+        message: str,
+        related: tuple[Related, ...],
+        fix: Optional[Fix] = None,
+        judgement: Optional[Judgement] = None,
+    ) -> Verdict:
+        finding = Finding(
+            code=self.code,
+            severity=resolve_severity(certainty),
+            message=message,
+            span=model.span(call),
+            related=related,
+            fix=fix,
+            url=self.url,
+            certainty=certainty,
+        )
+        items = [Located(r.message, r.span, r.path) for r in related]
+        if judgement is not None:
+            items += [
+                Located(f"{s.outcome.strategy} ({_launcher(s.outcome)} launcher) — {s.describe()}")
+                for s in judgement.failing[:4]
+                if s.outcome
+            ]
+            items += [
+                Located(f"not affected: {s.outcome.strategy} — {s.describe()}")
+                for s in judgement.passing[:2]
+                if s.outcome
+            ]
+            items += [Located(f"not known statically: {s.describe()}") for s in judgement.unknown[:2]]
+        how = "certainly" if certainty is Certainty.CERTAIN else "possibly"
+        explanation = Explanation(f"**FAB007** — {how} raises: {message.split(':')[0]}", tuple(items))
+        return Verdict(self.code, model.span(call), finding, explanation)
+
+
+def _launcher(outcome: Outcome) -> str:
+    return outcome.launcher.value if outcome.launcher else "no"
+
+
+def _never_launched(model: SemanticModel, fabric: FabricInst) -> bool:
+    if fabric.args is None:
+        return False
+    return not model.may_be_launched(fabric)
+
+
+def _arity_problem(sig: Params, given: int, keywords: bool) -> Optional[str]:
+    if sig.total == 0:
+        return (
+            f"`{sig.name}` takes no parameter, but `launch` passes the Fabric as its first argument: Lightning raises "
+            f"TypeError: `Fabric.launch(function=...)` needs to take at least one argument. Add a parameter: "
+            f"`def {sig.name}(fabric): ...`."
+        )
+    if not sig.star and sig.positional < given:
+        return (
+            f"`launch` calls `{sig.name}` with the Fabric and {given - 1} more argument(s), "
+            f"but it takes {sig.positional} "
+            f"positional parameter(s): TypeError in every process. Make the Fabric its first parameter."
+        )
+    if sig.required > given and not keywords:
+        return (
+            f"`{sig.name}` needs {sig.required} positional arguments but `launch` passes {given}: "
+            "TypeError in every process."
+        )
+    return None
+
+
+def _def_related(model: SemanticModel, value: FuncRef, text: str) -> Related:
+    path = value.module.path if value.module.path != model.path else None
+    node = value.node
+    return Related(text, value.module.span(node), path)
+
+
+def _scenario_related(model: SemanticModel, judgement: Judgement, fabrics: list[FabricInst]) -> tuple[Related, ...]:
+    here = model.path
+    out: list[Related] = []
+    for s in judgement.failing:
+        for name, origin in s.origins:
+            if name not in facts.PROCESS_ARGUMENTS:
+                continue
+            r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
+            if r not in out:
+                out.append(r)
+    for f in fabrics:
+        if f.origin is not None:
+            r = Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None)
+            if r not in out:
+                out.append(r)
+    return tuple(out)

@@ -11,6 +11,7 @@ from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
 from fabric_lsp.engine.workspace import Workspace
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -26,6 +27,7 @@ class SemanticModel:
         self.workspace = workspace
         self.inference = Inference(workspace)
         self._jedi_lookups = 0
+        self._setups: Setups | None = None
 
     @property
     def path(self) -> str | None:
@@ -99,3 +101,26 @@ class SemanticModel:
         ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`); in a notebook, on
         those machines in a notebook."""
         return scenarios(self.inference, fabric, self.interactive)
+
+    # -- set-up models (engine/setups.py) -------------------------------------------------------
+    @property
+    def setups(self) -> Setups:
+        if self._setups is None:
+            self._setups = Setups(self.inference, self.workspace)
+        return self._setups
+
+    def setup_calls(self) -> list[SetupCall]:
+        """The document's ``setup``/``setup_module`` calls on Lightning Fabrics, in order."""
+        return self.setups.setup_calls(self.module)
+
+    def setup_call(self, node: ast.AST) -> SetupCall | None:
+        """``node`` as a model setup call on a Lightning Fabric, or None."""
+        return self.setups.setup_call(node, self.module)
+
+    def models_computing(self, tensor: ast.expr) -> list[ModelUse]:
+        """The set-up models whose outputs ``tensor`` is computed from (see engine/setups.py)."""
+        return self.setups.models_computing(tensor, self.module)
+
+    def set_up_models(self, expr: ast.expr) -> list[SetupCall]:
+        """The setup calls whose model ``expr`` may be."""
+        return self.setups.models(expr, self.module)

@@ -291,6 +291,9 @@ def fabric_in_scope(setups: Setups, call: ast.AST, m: ModuleInfo, fabrics: list[
             if same(values):
                 return param.arg
     tried: set[str] = set()
+    for node in _self_attributes_of_class(m, scope):
+        if same(setups.inference.evaluate(node, m)):
+            return m.segment(node)
     for node in own_nodes(scope):
         # a Fabric is used as ``fabric.<method>``: only receivers of attribute reads are tried
         if not isinstance(node, ast.Attribute) or not _nameable(node.value, scope, line):
@@ -316,3 +319,24 @@ def _nameable(node: ast.AST, scope: ast.AST, line: int) -> bool:
     if not assigned:
         return True  # a global (or builtin: it will not evaluate to a Fabric)
     return all(getattr(v, "lineno", line) < line for v in assigned)
+
+
+def _self_attributes_of_class(m: ModuleInfo, scope: ast.AST) -> list[ast.Attribute]:
+    """``self.<attr>`` receivers of attribute reads in the other methods of ``scope``'s class
+    (``self.fabric.setup(...)`` in ``fit`` names the Fabric in ``training_step`` too)."""
+    cls = m.enclosing_class(scope) if isinstance(scope, FUNC_TYPES) else None
+    if cls is None or not scope.args.args:  # type: ignore[attr-defined]
+        return []
+    me = scope.args.args[0].arg  # type: ignore[attr-defined]
+    out: list[ast.Attribute] = []
+    seen: set[str] = set()
+    for item in cls.body:
+        if not isinstance(item, FUNC_TYPES) or item is scope or not item.args.args or item.args.args[0].arg != me:
+            continue
+        for node in own_nodes(item):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+                inner = node.value
+                if isinstance(inner.value, ast.Name) and inner.value.id == me and inner.attr not in seen:
+                    seen.add(inner.attr)
+                    out.append(inner)
+    return out

@@ -15,7 +15,10 @@ def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:
         o = s.outcome
         if o is None:
             continue
-        part = f"`{o.strategy}` with `{o.precision_plugin}` ({s.describe()})"
+        written = s.describe()
+        host = " " + o.host.describe()
+        written = written[: -len(host)] if written.endswith(host) else written
+        part = f"`{o.strategy}` with `{o.precision_plugin}` ({written})"
         if part not in parts:
             parts.append(part)
     shown = " or ".join(parts[:limit])

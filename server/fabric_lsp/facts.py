@@ -383,6 +383,22 @@ def precision_plugin_requires_fabric_backward(cls: str | None) -> bool | None:
     return False
 
 
+def deepspeed_stage(strategy: object) -> int | None:
+    """The ZeRO stage a DeepSpeed ``strategy`` argument gives: a registry name's stage (plain
+    ``"deepspeed"``: the constructor's default), or a ``stage=`` constant of a constructor (an
+    object with ``args``); None when not known (a constructor without a constant ``stage`` may
+    pass a ``config`` that sets it)."""
+    if isinstance(strategy, str):
+        entry = STRATEGY_REGISTRY.get(strategy.lower())
+        if entry is None or entry[0] != "DeepSpeedStrategy":
+            return None
+        stage = entry[1].get("stage", DEEPSPEED_DEFAULT_STAGE)
+        return stage if isinstance(stage, int) else None
+    args = dict(getattr(strategy, "args", ()) or ())
+    stage = args.get("stage")
+    return stage if isinstance(stage, int) else None
+
+
 LATEST_LIGHTNING = "2.6.6"
 #: Feature → the first version that has it.
 SINCE: dict[str, tuple[int, ...]] = {

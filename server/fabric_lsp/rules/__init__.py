@@ -3,9 +3,11 @@
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
 from fabric_lsp.rules.fab004 import FAB004
+from fabric_lsp.rules.fab004 import FAB004
+from fabric_lsp.rules.fab005 import FAB005
 from fabric_lsp.rules.fab011 import FAB011
 
-ALL_RULES: list[Rule] = [FAB001(), FAB004(), FAB011()]
+ALL_RULES: list[Rule] = [FAB001(), FAB004(), FAB005(), FAB011()]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

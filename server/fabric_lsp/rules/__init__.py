@@ -3,7 +3,6 @@
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
 from fabric_lsp.rules.fab004 import FAB004
-from fabric_lsp.rules.fab004 import FAB004
 from fabric_lsp.rules.fab005 import FAB005
 from fabric_lsp.rules.fab011 import FAB011
 

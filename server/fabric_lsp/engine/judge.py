@@ -5,11 +5,17 @@ which ``Fabric(...)`` itself raises are left out: the call the rule judges is ne
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from fabric_lsp.engine.configuration import Scenario
+from fabric_lsp.engine.guards import Narrower
+from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.model import Certainty
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.values import Origin
+from fabric_lsp.facts import Kind
 
 
 @dataclass(frozen=True)
@@ -44,3 +50,32 @@ def judge(scenarios: list[Scenario], fails: Callable[[Scenario], Optional[bool]]
     else:
         certainty = None
     return Judgement(certainty, tuple(failing), tuple(unknown))
+
+
+@dataclass(frozen=True)
+class _ScenarioChoice:
+    """A scenario seen as the strategy choice the guards narrow (``engine/guards.py``)."""
+
+    scenario: Scenario
+    kind: Optional[Kind]
+    class_name: str
+    label: str
+    origin: Optional[Origin]
+
+
+def narrow_scenarios(module: ModuleInfo, inference: Inference, receiver: ast.AST, call: ast.AST, scenarios: list[Scenario]) -> list[Scenario]:
+    """The scenarios that can reach ``call`` past the guards around it that test ``receiver``'s
+    strategy (``isinstance(fabric.strategy, DeepSpeedStrategy)``, comparisons of the value the
+    strategy was chosen from …), as FAB001's choices are narrowed."""
+    choices = [
+        _ScenarioChoice(
+            s,
+            s.outcome.kind if s.outcome is not None else None,
+            (s.outcome.strategy or "?") if s.outcome is not None else "?",
+            s.describe(),
+            s.origin("strategy"),
+        )
+        for s in scenarios
+    ]
+    kept = Narrower(module, inference, receiver).narrow(call, choices)  # type: ignore[arg-type]
+    return [c.scenario for c in kept]

@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Optional
 
-from fabric_lsp.engine.judge import Judgement, judge
+from fabric_lsp.engine.judge import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.model import (
     Applicability,
     Certainty,
@@ -52,6 +52,7 @@ class FAB005(Rule):
         if check is None:
             return None
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
+        scenarios = narrow_scenarios(model.module, model.inference, call.func.value, call, scenarios)
         j = judge(scenarios, check.fails)
         if j.certainty is Certainty.CERTAIN and unknown:
             j = Judgement(Certainty.POSSIBLE, j.failing, j.unknown)

@@ -28,6 +28,10 @@ from fabric_lsp.engine.workspace import Workspace
 MAX_DEPTH = 6
 
 FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: tensor methods whose result autograd does not follow back
+DETACHING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
+#: context managers under which no graph is recorded
+GRADLESS_CONTEXTS = frozenset({"no_grad", "inference_mode"})
 
 
 @dataclass(frozen=True)
@@ -114,11 +118,11 @@ class Setups:
         if depth > MAX_DEPTH or id(expr) in seen:
             return
         seen.add(id(expr))
-        for node in ast.walk(expr):
+        for node in graph_nodes(expr):
             if isinstance(node, ast.Call):
                 self._call_uses(node, m, scope, depth, out)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                for value in assigned_values(scope, node.id):
+                for value in assigned_values(scope, node.id, grad_only=True):
                     self._tensor(value, m, scope, depth + 1, seen, out)
 
     def _call_uses(self, call: ast.Call, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelUse]) -> None:
@@ -212,24 +216,44 @@ def is_param(func: ast.AST, name: str) -> bool:
     return any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
 
 
-def own_nodes(scope: ast.AST):
-    """The nodes of ``scope``'s own body (not of nested functions or classes)."""
+def own_nodes(scope: ast.AST, grad_only: bool = False):
+    """The nodes of ``scope``'s own body (not of nested functions or classes); with
+    ``grad_only``, not the bodies of ``with torch.no_grad():``/``torch.inference_mode():``."""
     body = scope.body if isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef)) else []
     stack = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
+        if grad_only and isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad(i.context_expr) for i in node.items):
+            continue
         for child in reversed(list(ast.iter_child_nodes(node))):
             if not isinstance(child, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
                 stack.append(child)
 
 
-def assigned_values(scope: ast.AST, name: str, targets: bool = False) -> list:
+def _no_grad(expr: ast.AST) -> bool:
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name in GRADLESS_CONTEXTS
+
+
+def graph_nodes(expr: ast.AST):
+    """The nodes of ``expr`` that autograd follows back: not below ``.detach()``."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DETACHING_METHODS:
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def assigned_values(scope: ast.AST, name: str, targets: bool = False, grad_only: bool = False) -> list:
     """The expressions assigned to ``name`` anywhere in ``scope``'s own body (flow-insensitive).
     With ``targets``, pairs (value, whether ``name`` is the first element of a tuple target, as
     the model is in ``model, opt = fabric.setup(...)``)."""
     out: list = []
-    for node in own_nodes(scope):
+    for node in own_nodes(scope, grad_only):
         for target, value in _assignments(node):
             if value is None:
                 continue

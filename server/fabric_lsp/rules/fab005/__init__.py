@@ -68,10 +68,11 @@ class FAB005(Rule):
         rcv = model.segment(call.func.value)
         verb = "warns" if check.warning_only else "raises"
         where = describe_failing(j.failing)
+        raised = check.raised.rstrip(".")
         if certainty is Certainty.CERTAIN:
-            message = f"`{rcv}.{call.func.attr}(...)`: {check.what} {verb} — {check.raised} ({where})."
+            message = f"`{rcv}.{call.func.attr}(...)` {verb} under {where} ({check.what}): {raised}."
         else:
-            message = f"`{rcv}.{call.func.attr}(...)`: {check.what} {verb} if {where}, which this code can choose — {check.raised}."
+            message = f"`{rcv}.{call.func.attr}(...)` {verb} if the Fabric is {where}, which this code can choose ({check.what}): {raised}."
         fix = None
         if call.func.attr == "backward":
             fix, reason = _model_fix(model, call)

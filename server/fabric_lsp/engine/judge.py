@@ -77,5 +77,5 @@ def narrow_scenarios(module: ModuleInfo, inference: Inference, receiver: ast.AST
         )
         for s in scenarios
     ]
-    kept = Narrower(module, inference, receiver).narrow(call, choices)  # type: ignore[arg-type]
+    kept: list = Narrower(module, inference, receiver).narrow(call, choices)  # type: ignore[arg-type]
     return [c.scenario for c in kept]

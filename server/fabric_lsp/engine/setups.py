@@ -165,6 +165,8 @@ class Setups:
             return out
         if is_param(scope, name):
             return self._param_models(scope, name, m, depth)
+        if m.tree is None:
+            return []
         return self._name_models(name, m, m.tree, depth + 1)  # a global read in a function
 
     def _param_models(self, func: ast.AST, name: str, m: ModuleInfo, depth: int) -> list[SetupCall]:
@@ -220,7 +222,7 @@ def own_nodes(scope: ast.AST, grad_only: bool = False):
     """The nodes of ``scope``'s own body (not of nested functions or classes); with
     ``grad_only``, not the bodies of ``with torch.no_grad():``/``torch.inference_mode():``."""
     body = scope.body if isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef)) else []
-    stack = list(reversed(body))
+    stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
@@ -322,13 +324,13 @@ def fabric_in_scope(setups: Setups, call: ast.AST, m: ModuleInfo, fabrics: list[
         # a Fabric is used as ``fabric.<method>``: only receivers of attribute reads are tried
         if not isinstance(node, ast.Attribute) or not _nameable(node.value, scope, line):
             continue
-        node = node.value
-        text = ast.dump(node)
+        receiver = node.value
+        text = ast.dump(receiver)
         if text in tried:
             continue
         tried.add(text)
-        if same(setups.inference.evaluate(node, m)):
-            return m.segment(node)
+        if same(setups.inference.evaluate(receiver, m)):
+            return m.segment(receiver)
     return None
 
 

@@ -73,7 +73,7 @@ class FAB004(Rule):
         return Verdict(self.code, model.span(call), finding, explanation)
 
     def _finding(self, model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst], j: Judgement) -> Finding:
-        tensor = model.segment(call.func.value)
+        tensor = model.segment(_receiver(call))
         models = ", ".join(dict.fromkeys(f"`{model_text(u)}`" for u in uses))
         why = describe_failing(j.failing)
         if j.certainty is Certainty.CERTAIN:
@@ -104,7 +104,7 @@ class FAB004(Rule):
         )
 
     def _unknown(self, model: SemanticModel, call: ast.Call, j: Judgement) -> Finding:
-        tensor = model.segment(call.func.value)
+        tensor = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(u for s in j.unknown for u in s.unknown)) or "not known statically"
         return Finding(
             code=self.code,
@@ -118,6 +118,11 @@ class FAB004(Rule):
             url=self.url,
             certainty=Certainty.UNKNOWN,
         )
+
+
+def _receiver(call: ast.Call) -> ast.expr:
+    assert isinstance(call.func, ast.Attribute)
+    return call.func.value
 
 
 def _path(model: SemanticModel, path: Optional[str]) -> Optional[str]:
@@ -172,7 +177,7 @@ def fix_text(model: SemanticModel, call: ast.Call, fabric: str, extra: str = "")
     if not (rest.startswith("(") and rest.endswith(")")):
         return None
     inner = rest[1:-1].strip().rstrip(",").strip()
-    tensor = model.segment(call.func.value)
+    tensor = model.segment(_receiver(call))
     args = tensor + (", " + inner if inner else "") + extra
     text = f"{fabric}.backward({args})"
     try:
@@ -186,7 +191,7 @@ def _explain(model: SemanticModel, uses: list[ModelUse], j: Judgement) -> Explan
     if j.certainty is Certainty.CERTAIN:
         head = "certainly raises: use `fabric.backward(loss)`"
     elif j.certainty is Certainty.POSSIBLE:
-        head = "raises for a configuration this code can choose"
+        head = "possibly raises: for a configuration this code can choose"
     elif j.certainty is Certainty.UNKNOWN:
         head = "precision/strategy not known statically"
     else:

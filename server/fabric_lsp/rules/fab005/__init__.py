@@ -40,8 +40,9 @@ class FAB005(Rule):
     prefilter = re.compile(r"\b(?:setup|setup_module|backward|clip_gradients|init_module|no_backward_sync)\s*\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        calls = [c for name in WATCHED for c in model.method_calls(name)]
-        return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+        calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name)]
+        calls.sort(key=_position)
+        return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
@@ -65,21 +66,22 @@ class FAB005(Rule):
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], check: Check, j: Judgement) -> Finding:
         certainty = j.certainty or Certainty.POSSIBLE
-        rcv = model.segment(call.func.value)
+        method = _method(call)
+        rcv = model.segment(method.value)
         verb = "warns" if check.warning_only else "raises"
         where = describe_failing(j.failing)
         raised = check.raised.rstrip(".")
         if certainty is Certainty.CERTAIN:
-            message = f"`{rcv}.{call.func.attr}(...)` {verb} under {where} ({check.what}): {raised}."
+            message = f"`{rcv}.{method.attr}(...)` {verb} under {where} ({check.what}): {raised}."
         else:
-            message = f"`{rcv}.{call.func.attr}(...)` {verb} if the Fabric is {where}, which this code can choose ({check.what}): {raised}."
+            message = f"`{rcv}.{method.attr}(...)` {verb} if the Fabric is {where}, which this code can choose ({check.what}): {raised}."
         fix = None
-        if call.func.attr == "backward":
+        if method.attr == "backward":
             fix, reason = _model_fix(model, call)
             if fix is None:
                 message += f" No automatic fix: {reason}."
         related = scenario_related(model, j.failing)
-        if call.func.attr == "backward":
+        if method.attr == "backward":
             related += [Related("Model set up here", model.span(c)) for c in models_set_up_on(model, fabrics)]
         certain_severity = Severity.WARNING if check.warning_only else Severity.ERROR
         return Finding(
@@ -105,6 +107,15 @@ class FAB005(Rule):
         )
 
 
+def _position(call: ast.Call) -> tuple[int, int]:
+    return call.lineno, call.col_offset
+
+
+def _method(call: ast.Call) -> ast.Attribute:
+    assert isinstance(call.func, ast.Attribute)
+    return call.func
+
+
 def _model_fix(model: SemanticModel, call: ast.Call) -> tuple[Optional[Fix], str]:
     """``backward(loss)`` → ``backward(loss, model=m)`` when exactly one set-up model computes
     ``loss`` and it is named in this function."""
@@ -126,8 +137,8 @@ def _explain(check: Check, j: Judgement) -> Explanation:
     items = [Located(f"fails: {s.describe()}") for s in j.failing]
     items += [Located(f"unknown: {s.describe()}") for s in j.unknown]
     heads = {
-        Certainty.CERTAIN: "fails on every configuration this code can choose",
-        Certainty.POSSIBLE: "fails for a configuration this code can choose",
+        Certainty.CERTAIN: "certainly fails: on every configuration this code can choose",
+        Certainty.POSSIBLE: "possibly fails: for a configuration this code can choose",
         Certainty.UNKNOWN: "the strategy or ZeRO stage is not known statically",
     }
     head = heads[j.certainty] if j.certainty is not None else "no configuration this code can choose fails"

@@ -175,3 +175,31 @@ def test_precision_plugin_facts_follow_the_source():
 )
 def test_deepspeed_stage(strategy, stage):
     assert facts.deepspeed_stage(strategy) == stage
+
+
+def test_relevant_setups_and_branches():
+    from fabric_lsp.engine.setups import relevant_setups, under_if
+
+    model = _model(
+        """
+        from lightning.fabric import Fabric
+        fabric = Fabric()
+
+        def gan(g, d):
+            g = fabric.setup(g)
+            if use_critic:
+                d = fabric.setup(d)
+            fabric.backward(d(g(z)).mean())
+
+        def other(c):
+            c = fabric.setup(c)
+            fabric.backward(c(x).sum())
+        """
+    )
+    gan_backward, other_backward = model.method_calls("backward")
+    fabrics = list(model.setup_calls()[0].fabrics)
+    gan = relevant_setups(model.setups, gan_backward, gan_backward.args[0], model.module, fabrics)
+    assert [model.segment(c.args[0]) for c in gan] == ["g", "d"]
+    assert [under_if(model.module, c) for c in gan] == [False, True]
+    other = relevant_setups(model.setups, other_backward, other_backward.args[0], model.module, fabrics)
+    assert [model.segment(c.args[0]) for c in other] == ["c"]

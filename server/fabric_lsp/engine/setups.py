@@ -366,3 +366,45 @@ def _self_attributes_of_class(m: ModuleInfo, scope: ast.AST) -> list[ast.Attribu
                     seen.add(inner.attr)
                     out.append(inner)
     return out
+
+
+def relevant_setups(setups: Setups, at: ast.AST, loss: Optional[ast.expr], m: ModuleInfo, fabrics: list[FabricInst]) -> list[ast.Call]:
+    """The model setups on ``fabrics`` in ``m`` that a run reaching ``at`` (a backward of ``loss``)
+    has made: those in ``at``'s function (its class, for a method) and in the functions that set
+    up the models computing the loss. Setups in unrelated functions (another experiment of the
+    same script) are not counted."""
+    wanted = {origin_key(f) for f in fabrics}
+    scopes = {id(m.scope_of(at))}
+    classes = {id(c) for c in [_class_of(m, at)] if c is not None}
+    if loss is not None:
+        for use in setups.models_computing(loss, m):
+            if use.setup.module is m:
+                scopes.add(id(m.scope_of(use.setup.call)))
+    out = []
+    for site in setups.setup_calls(m):
+        if not {origin_key(f) for f in site.fabrics} & wanted:
+            continue
+        cls = _class_of(m, site.call)
+        if id(m.scope_of(site.call)) in scopes or (cls is not None and id(cls) in classes):
+            out.append(site.call)
+    return out
+
+
+def _class_of(m: ModuleInfo, node: ast.AST) -> Optional[ast.ClassDef]:
+    scope = m.scope_of(node)
+    return m.enclosing_class(scope) if isinstance(scope, FUNC_TYPES) else None
+
+
+_BRANCHES = tuple(t for t in (ast.If, ast.IfExp, ast.Try, getattr(ast, "Match", None)) if t is not None)
+
+
+def under_if(m: ModuleInfo, node: ast.AST) -> bool:
+    """Whether ``node`` runs only on some paths through its function (under an ``if``, ``try``,
+    ``match``)."""
+    scope = m.scope_of(node)
+    cur = m.parents.get(node)
+    while cur is not None and cur is not scope:
+        if isinstance(cur, _BRANCHES):
+            return True
+        cur = m.parents.get(cur)
+    return False

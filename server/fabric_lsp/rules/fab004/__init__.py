@@ -22,7 +22,7 @@ from fabric_lsp.engine.model import (
     resolve_severity,
 )
 from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import ModelUse, fabric_in_scope, origin_key
+from fabric_lsp.engine.setups import ModelUse, fabric_in_scope, origin_key, relevant_setups
 from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
@@ -141,13 +141,13 @@ def _fabrics(uses: list[ModelUse]) -> list[FabricInst]:
     return list(out.values())
 
 
-def _several_deepspeed_models(model: SemanticModel, fabrics: list[FabricInst]) -> bool:
-    """Whether DeepSpeed is possible for ``fabrics`` and the document sets up several models on them
-    (then ``fabric.backward(loss)`` needs ``model=``)."""
-    wanted = {origin_key(f) for f in fabrics}
+def _several_deepspeed_models(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> bool:
+    """Whether DeepSpeed is possible for ``fabrics`` and several models are set up on them before
+    ``call`` (then ``fabric.backward(loss)`` needs ``model=``)."""
     deepspeed = any(s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy" for f in fabrics for s in model.scenarios(f))
-    count = sum(1 for s in model.setup_calls() if {origin_key(f) for f in s.fabrics} & wanted)
-    return deepspeed and count > 1
+    if not deepspeed:
+        return False
+    return len(relevant_setups(model.setups, call, _receiver(call), model.module, fabrics)) > 1
 
 
 def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst]) -> tuple[Optional[Fix], str]:
@@ -155,7 +155,7 @@ def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: li
     if fabric is None:
         return None, "no expression for the Fabric is in scope here; pass the Fabric in and call `fabric.backward(...)`"
     extra = ""
-    if _several_deepspeed_models(model, fabrics):
+    if _several_deepspeed_models(model, call, fabrics):
         direct = {model_text(u) for u in uses if u.module is model.module and model.module.scope_of(u.use) is model.module.scope_of(call)}
         if len(direct) != 1 or len({id(u.setup.call) for u in uses}) != 1:
             return None, "DeepSpeed is possible with several set-up models, and the loss does not come from exactly one of them (`fabric.backward` needs `model=`)"

@@ -24,7 +24,8 @@ from fabric_lsp.engine.model import (
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
-from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for, models_set_up_on
+from fabric_lsp.engine.setups import relevant_setups
+from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, scenario_related
 
@@ -55,7 +56,7 @@ class FAB005(Rule):
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
         scenarios = narrow_scenarios(model.module, model.inference, call.func.value, call, scenarios)
         j = judge(scenarios, check.fails)
-        if j.certainty is Certainty.CERTAIN and unknown:
+        if j.certainty is Certainty.CERTAIN and (unknown or check.conditional):
             j = Judgement(Certainty.POSSIBLE, j.failing, j.unknown)
         finding = None
         if j.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE):
@@ -82,7 +83,7 @@ class FAB005(Rule):
                 message += f" No automatic fix: {reason}."
         related = scenario_related(model, j.failing)
         if method.attr == "backward":
-            related += [Related("Model set up here", model.span(c)) for c in models_set_up_on(model, fabrics)]
+            related += [Related("Model set up here", model.span(c)) for c in relevant_setups(model.setups, call, call.args[0], model.module, fabrics)]
         certain_severity = Severity.WARNING if check.warning_only else Severity.ERROR
         return Finding(
             code=self.code,

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from fabric_lsp import facts
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import origin_key
+from fabric_lsp.engine.setups import origin_key, relevant_setups, under_if
 from fabric_lsp.engine.values import Const, FabricInst
 
 WATCHED = ("setup", "setup_module", "backward", "clip_gradients", "init_module", "no_backward_sync")
@@ -22,6 +22,8 @@ class Check:
     fails: Callable[[Scenario], Optional[bool]]
     raised: str  # what Lightning (or DeepSpeed) raises
     warning_only: bool = False  # Lightning only warns: never an error
+    #: the failure also needs a path the code may not take (a setup under an ``if``): at most a warning
+    conditional: bool = False
 
 
 def is_deepspeed(s: Scenario) -> bool:
@@ -113,17 +115,14 @@ def _optimizers_set_up_later(model: SemanticModel, fabrics: list[FabricInst]) ->
 def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Optional[Check]:
     if any(k.arg in ("model", None) for k in call.keywords) or not call.args:
         return None
-    if len(models_set_up_on(model, fabrics)) < 2:
+    setups = relevant_setups(model.setups, call, call.args[0], model.module, fabrics)
+    if len(setups) < 2:
         return None
+    unconditional = [s for s in setups if not under_if(model.module, s)]
     return Check(
         "`backward` without `model=` while several models are set up under DeepSpeed",
         is_deepspeed,
         "ValueError: When using multiple models + deepspeed, please provide the model used to perform the "
         "optimization: `self.backward(loss, model=model)`",
+        conditional=len(unconditional) < 2,
     )
-
-
-def models_set_up_on(model: SemanticModel, fabrics: list[FabricInst]) -> list[ast.Call]:
-    """The document's model setup calls on any of ``fabrics``."""
-    wanted = {origin_key(f) for f in fabrics}
-    return [s.call for s in model.setup_calls() if {origin_key(f) for f in s.fabrics} & wanted]

@@ -136,6 +136,24 @@ fabric.backward(model(x).sum())
     ),
 ]
 
+VALID.append(
+    Example(
+        "two experiments of one script, one model each",
+        """
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed_stage_3")
+
+def pretrain(encoder, opt):
+    encoder, opt = fabric.setup(encoder, opt)
+    fabric.backward(encoder(x).sum())
+
+def finetune(classifier, opt):
+    classifier, opt = fabric.setup(classifier, opt)
+    fabric.backward(classifier(x).sum())
+""",
+    )
+)
+
 INVALID = [
     Example(
         "several models, backward without model=",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.guards import Narrower
@@ -20,12 +20,12 @@ from fabric_lsp.facts import Kind
 
 @dataclass(frozen=True)
 class Judgement:
-    certainty: Optional[Certainty]  # None: no scenario fails and none is unknown
+    certainty: Certainty | None  # None: no scenario fails and none is unknown
     failing: tuple[Scenario, ...] = ()
     unknown: tuple[Scenario, ...] = ()
 
 
-def judge(scenarios: list[Scenario], fails: Callable[[Scenario], Optional[bool]]) -> Judgement:
+def judge(scenarios: list[Scenario], fails: Callable[[Scenario], bool | None]) -> Judgement:
     """``fails(scenario)``: True when Lightning fails there, False when it does not, None when
     this scenario's facts do not say (an unknown)."""
     failing: list[Scenario] = []
@@ -42,7 +42,7 @@ def judge(scenarios: list[Scenario], fails: Callable[[Scenario], Optional[bool]]
         else:
             passing += 1
     if failing and not unknown and not passing:
-        certainty: Optional[Certainty] = Certainty.CERTAIN
+        certainty: Certainty | None = Certainty.CERTAIN
     elif failing:
         certainty = Certainty.POSSIBLE
     elif unknown:
@@ -57,10 +57,10 @@ class _ScenarioChoice:
     """A scenario seen as the strategy choice the guards narrow (``engine/guards.py``)."""
 
     scenario: Scenario
-    kind: Optional[Kind]
+    kind: Kind | None
     class_name: str
     label: str
-    origin: Optional[Origin]
+    origin: Origin | None
 
 
 def narrow_scenarios(module: ModuleInfo, inference: Inference, receiver: ast.AST, call: ast.AST, scenarios: list[Scenario]) -> list[Scenario]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine import calls
@@ -45,7 +44,7 @@ class SetupCall:
     unknown: bool
 
     @property
-    def optimizers(self) -> Optional[int]:
+    def optimizers(self) -> int | None:
         """How many optimizers ``setup`` is given (None: unpacked, not countable)."""
         if self.call.func.attr != "setup":  # type: ignore[attr-defined]
             return 0
@@ -74,13 +73,13 @@ class ModelUse:
 class Setups:
     """The set-up questions for one analysis (the evaluator and workspace of a SemanticModel)."""
 
-    def __init__(self, inference, workspace: Optional[Workspace] = None) -> None:
+    def __init__(self, inference, workspace: Workspace | None = None) -> None:
         self.inference = inference
         self.workspace = workspace
-        self._setup_cache: dict[int, Optional[SetupCall]] = {}
+        self._setup_cache: dict[int, SetupCall | None] = {}
 
     # -- setup calls -----------------------------------------------------------------------
-    def setup_call(self, node: ast.AST, m: ModuleInfo) -> Optional[SetupCall]:
+    def setup_call(self, node: ast.AST, m: ModuleInfo) -> SetupCall | None:
         """``node`` as a model setup call on a Lightning Fabric, or None."""
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             return None
@@ -138,7 +137,7 @@ class Setups:
                     out.append(ModelUse(setup, call, cand, m))
 
     # -- which setup calls a model expression comes from ------------------------------------
-    def models(self, expr: ast.expr, m: ModuleInfo, scope: Optional[ast.AST] = None, depth: int = 0) -> list[SetupCall]:
+    def models(self, expr: ast.expr, m: ModuleInfo, scope: ast.AST | None = None, depth: int = 0) -> list[SetupCall]:
         """The setup calls whose model ``expr`` (a name or ``self.<attr>``) may be."""
         if depth > MAX_DEPTH:
             return []
@@ -275,7 +274,7 @@ def _in_tuple(target: ast.AST, name: str) -> bool:
     )
 
 
-def _assignments(node: ast.AST) -> list[tuple[ast.AST, Optional[ast.AST]]]:
+def _assignments(node: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
     if isinstance(node, ast.Assign):
         return [(t, node.value) for t in node.targets]
     if isinstance(node, ast.AnnAssign):
@@ -295,7 +294,7 @@ def origin_key(fabric: FabricInst) -> tuple:
     return (id(fabric),) if o is None else (o.path, o.span)
 
 
-def fabric_in_scope(setups: Setups, call: ast.AST, m: ModuleInfo, fabrics: list[FabricInst]) -> Optional[str]:
+def fabric_in_scope(setups: Setups, call: ast.AST, m: ModuleInfo, fabrics: list[FabricInst]) -> str | None:
     """An expression that denotes one of ``fabrics`` at ``call`` (a name or ``self.<attr>`` of
     ``call``'s function read in it, a parameter, or a global), or None: the Fabric a fix can
     name there."""
@@ -368,7 +367,7 @@ def _self_attributes_of_class(m: ModuleInfo, scope: ast.AST) -> list[ast.Attribu
     return out
 
 
-def relevant_setups(setups: Setups, at: ast.AST, loss: Optional[ast.expr], m: ModuleInfo, fabrics: list[FabricInst]) -> list[ast.Call]:
+def relevant_setups(setups: Setups, at: ast.AST, loss: ast.expr | None, m: ModuleInfo, fabrics: list[FabricInst]) -> list[ast.Call]:
     """The model setups on ``fabrics`` in ``m`` that a run reaching ``at`` (a backward of ``loss``)
     has made: those in ``at``'s function (its class, for a method) and in the functions that set
     up the models computing the loss. Setups in unrelated functions (another experiment of the
@@ -390,7 +389,7 @@ def relevant_setups(setups: Setups, at: ast.AST, loss: Optional[ast.expr], m: Mo
     return out
 
 
-def _class_of(m: ModuleInfo, node: ast.AST) -> Optional[ast.ClassDef]:
+def _class_of(m: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:
     scope = m.scope_of(node)
     return m.enclosing_class(scope) if isinstance(scope, FUNC_TYPES) else None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.configuration import Scenario
@@ -33,7 +32,7 @@ LIGHTNING_MESSAGE = (
 )
 
 
-def _fails(s: Scenario) -> Optional[bool]:
+def _fails(s: Scenario) -> bool | None:
     assert s.outcome is not None
     return facts.precision_plugin_requires_fabric_backward(s.outcome.precision_plugin)
 
@@ -51,7 +50,7 @@ class FAB004(Rule):
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("backward"))
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         if not facts.has_feature("backward_check", ctx.lightning_version):
             return None
@@ -125,7 +124,7 @@ def _receiver(call: ast.Call) -> ast.expr:
     return call.func.value
 
 
-def _path(model: SemanticModel, path: Optional[str]) -> Optional[str]:
+def _path(model: SemanticModel, path: str | None) -> str | None:
     return None if path == model.path else path
 
 
@@ -150,7 +149,7 @@ def _several_deepspeed_models(model: SemanticModel, call: ast.Call, fabrics: lis
     return len(relevant_setups(model.setups, call, _receiver(call), model.module, fabrics)) > 1
 
 
-def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst]) -> tuple[Optional[Fix], str]:
+def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst]) -> tuple[Fix | None, str]:
     fabric = fabric_in_scope(model.setups, call, model.module, fabrics)
     if fabric is None:
         return None, "no expression for the Fabric is in scope here; pass the Fabric in and call `fabric.backward(...)`"
@@ -167,7 +166,7 @@ def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: li
     return fix, ""
 
 
-def fix_text(model: SemanticModel, call: ast.Call, fabric: str, extra: str = "") -> Optional[str]:
+def fix_text(model: SemanticModel, call: ast.Call, fabric: str, extra: str = "") -> str | None:
     """``t.backward(a, k=v)`` → ``fabric.backward(t, a, k=v)`` (the call's own argument text kept)."""
     whole = model.segment(call)
     head = model.segment(call.func)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from fabric_lsp.engine.judge import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.model import (
@@ -22,9 +21,9 @@ from fabric_lsp.engine.model import (
     resolve_severity,
 )
 from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.setups import relevant_setups
 from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
-from fabric_lsp.engine.setups import relevant_setups
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, scenario_related
@@ -45,7 +44,7 @@ class FAB005(Rule):
         calls.sort(key=_position)
         return list(calls)
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:
@@ -117,7 +116,7 @@ def _method(call: ast.Call) -> ast.Attribute:
     return call.func
 
 
-def _model_fix(model: SemanticModel, call: ast.Call) -> tuple[Optional[Fix], str]:
+def _model_fix(model: SemanticModel, call: ast.Call) -> tuple[Fix | None, str]:
     """``backward(loss)`` → ``backward(loss, model=m)`` when exactly one set-up model computes
     ``loss`` and it is named in this function."""
     uses = model.models_computing(call.args[0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine.configuration import Scenario
@@ -19,7 +19,7 @@ WATCHED = ("setup", "setup_module", "backward", "clip_gradients", "init_module",
 @dataclass(frozen=True)
 class Check:
     what: str  # the misuse, in the message's words
-    fails: Callable[[Scenario], Optional[bool]]
+    fails: Callable[[Scenario], bool | None]
     raised: str  # what Lightning (or DeepSpeed) raises
     warning_only: bool = False  # Lightning only warns: never an error
     #: the failure also needs a path the code may not take (a setup under an ``if``): at most a warning
@@ -30,8 +30,8 @@ def is_deepspeed(s: Scenario) -> bool:
     return s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy"
 
 
-def _stage_in(stages: tuple[int, ...]) -> Callable[[Scenario], Optional[bool]]:
-    def fails(s: Scenario) -> Optional[bool]:
+def _stage_in(stages: tuple[int, ...]) -> Callable[[Scenario], bool | None]:
+    def fails(s: Scenario) -> bool | None:
         if not is_deepspeed(s):
             return False
         stage = facts.deepspeed_stage(s.args.strategy) if s.args is not None else None
@@ -40,7 +40,7 @@ def _stage_in(stages: tuple[int, ...]) -> Callable[[Scenario], Optional[bool]]:
     return fails
 
 
-def check_for(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Optional[Check]:
+def check_for(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:
     """The check that applies to ``call`` (a call of one of ``WATCHED`` on ``fabrics``), or None
     where no DeepSpeed configuration makes it fail."""
     name = call.func.attr  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ def _empty_init_false(model: SemanticModel, call: ast.Call) -> bool:
     return bool(values) and all(isinstance(v, Const) and v.value is False for v in values)
 
 
-def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Optional[Check]:
+def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:
     setup = model.setup_call(call)
     if setup is None or setup.optimizers is None:
         return None
@@ -112,7 +112,7 @@ def _optimizers_set_up_later(model: SemanticModel, fabrics: list[FabricInst]) ->
     return False
 
 
-def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Optional[Check]:
+def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:
     if any(k.arg in ("model", None) for k in call.keywords) or not call.args:
         return None
     setups = relevant_setups(model.setups, call, call.args[0], model.module, fabrics)

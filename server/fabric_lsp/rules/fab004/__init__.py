@@ -25,7 +25,7 @@ from fabric_lsp.engine.setups import ModelUse, fabric_in_scope, origin_key, rele
 from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
-from fabric_lsp.rules.scenario_text import describe_failing, scenario_related
+from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
 LIGHTNING_MESSAGE = (
     "The current strategy and precision selection requires you to call `fabric.backward(loss)` instead of `loss.backward()`."
@@ -63,7 +63,7 @@ class FAB004(Rule):
         judgement = judge(scenarios, _fails)
         if judgement.certainty is Certainty.CERTAIN and any(u.setup.unknown for u in uses):
             judgement = Judgement(Certainty.POSSIBLE, judgement.failing, judgement.unknown)
-        explanation = _explain(model, uses, judgement)
+        explanation = _explain(model, uses, fabrics, judgement)
         finding = None
         if judgement.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE):
             finding = self._finding(model, call, uses, fabrics, judgement)
@@ -186,7 +186,7 @@ def fix_text(model: SemanticModel, call: ast.Call, fabric: str, extra: str = "")
     return text
 
 
-def _explain(model: SemanticModel, uses: list[ModelUse], j: Judgement) -> Explanation:
+def _explain(model: SemanticModel, uses: list[ModelUse], fabrics: list[FabricInst], j: Judgement) -> Explanation:
     if j.certainty is Certainty.CERTAIN:
         head = "certainly raises: use `fabric.backward(loss)`"
     elif j.certainty is Certainty.POSSIBLE:
@@ -199,8 +199,10 @@ def _explain(model: SemanticModel, uses: list[ModelUse], j: Judgement) -> Explan
     for u in uses:
         items.append(Located(f"computed by the set-up model `{model_text(u)}`", u.module.span(u.use), _path(model, u.module.path)))
         items.append(Located(f"set up by `{u.setup.module.segment(u.setup.call)[:60]}`", u.setup.module.span(u.setup.call), _path(model, u.setup.module.path)))
+    created, steps = fabric_lines(model, fabrics)
+    items += created
     for s in j.failing:
         items.append(Located(f"raises: {s.describe()} → `{s.outcome.precision_plugin}`" if s.outcome else s.describe()))
     for s in j.unknown:
         items.append(Located(f"unknown: {s.describe()}"))
-    return Explanation(f"**`.backward()` on a set-up model's output** — {head}", tuple(dict.fromkeys(items)))
+    return Explanation(f"**`.backward()` on a set-up model's output** — {head}", tuple(dict.fromkeys(items)), steps)

@@ -26,7 +26,7 @@ from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
-from fabric_lsp.rules.scenario_text import describe_failing, scenario_related
+from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
 
 class FAB005(Rule):
@@ -62,7 +62,7 @@ class FAB005(Rule):
             finding = self._finding(model, call, fabrics, check, j)
         elif j.certainty is Certainty.UNKNOWN and ctx.report_unknown:
             finding = self._unknown(model, call, check, j)
-        return Verdict(self.code, model.span(call), finding, _explain(check, j))
+        return Verdict(self.code, model.span(call), finding, _explain(model, fabrics, check, j))
 
     def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], check: Check, j: Judgement) -> Finding:
         certainty = j.certainty or Certainty.POSSIBLE
@@ -133,8 +133,9 @@ def _model_fix(model: SemanticModel, call: ast.Call) -> tuple[Fix | None, str]:
     return Fix("Pass the model that computes the loss (`model=`)", Applicability.SAFE, (edit,)), ""
 
 
-def _explain(check: Check, j: Judgement) -> Explanation:
-    items = [Located(f"fails: {s.describe()}") for s in j.failing]
+def _explain(model: SemanticModel, fabrics: list[FabricInst], check: Check, j: Judgement) -> Explanation:
+    items, steps = fabric_lines(model, fabrics)
+    items += [Located(f"fails: {s.describe()}") for s in j.failing]
     items += [Located(f"unknown: {s.describe()}") for s in j.unknown]
     heads = {
         Certainty.CERTAIN: "certainly fails: on every configuration this code can choose",
@@ -142,4 +143,4 @@ def _explain(check: Check, j: Judgement) -> Explanation:
         Certainty.UNKNOWN: "the strategy or ZeRO stage is not known statically",
     }
     head = heads[j.certainty] if j.certainty is not None else "no configuration this code can choose fails"
-    return Explanation(f"**DeepSpeed's contract** — {check.what}: {head}", tuple(dict.fromkeys(items)))
+    return Explanation(f"**DeepSpeed's contract** — {check.what}: {head}", tuple(dict.fromkeys(items)), steps)

@@ -115,7 +115,7 @@ def test_reused_verdicts_equal_a_fresh_analysis(data):
 
 
 def test_an_edit_inside_one_function_recomputes_only_that_function():
-    analyzer = Analyzer(Workspace(), ALL_RULES)
+    analyzer = Analyzer(Workspace(), [r for r in ALL_RULES if r.code == "FAB001"])  # FAB001's sites are counted
     analyzer.analysis(BASE, "/work/train.py")
     before = dict(analyzer.stats)
     edited = BASE.replace("    optimizer = fabric.setup_optimizers(optimizer)\n\n\ndef train_guarded", "    optimizer = fabric.setup_optimizers(optimizer)\n    tick = 1\n\n\ndef train_guarded")

@@ -203,3 +203,19 @@ def test_relevant_setups_and_branches():
     assert [under_if(model.module, c) for c in gan] == [False, True]
     other = relevant_setups(model.setups, other_backward, other_backward.args[0], model.module, fabrics)
     assert [model.segment(c.args[0]) for c in other] == ["c"]
+
+
+def test_module_level_names_do_not_see_function_bodies():
+    # `model` inside `helper` is a local of helper, not the module's set-up model
+    model = _model(
+        """
+        from lightning.fabric import Fabric
+        fabric = Fabric(precision="bf16-mixed")
+
+        def helper():
+            model = fabric.setup(net)
+
+        model(x).sum().backward()
+        """
+    )
+    assert _models(model) == []

@@ -121,7 +121,7 @@ class Setups:
             if isinstance(node, ast.Call):
                 self._call_uses(node, m, scope, depth, out)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                for value in assigned_values(scope, node.id, grad_only=True):
+                for value in assigned_values(scope, node.id, grad_only=True, m=m):
                     self._tensor(value, m, scope, depth + 1, seen, out)
 
     def _call_uses(self, call: ast.Call, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelUse]) -> None:
@@ -152,7 +152,7 @@ class Setups:
         return []
 
     def _name_models(self, name: str, m: ModuleInfo, scope: ast.AST, depth: int) -> list[SetupCall]:
-        values = assigned_values(scope, name, targets=True)
+        values = assigned_values(scope, name, targets=True, m=m)
         out: list[SetupCall] = []
         for value, first in values:
             setup = self.setup_call(value, m) if first else None
@@ -225,11 +225,11 @@ def own_nodes(scope: ast.AST, grad_only: bool = False):
     while stack:
         node = stack.pop()
         yield node
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
+            continue  # a nested scope: its name is bound here, its body is not ours
         if grad_only and isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad(i.context_expr) for i in node.items):
             continue
-        for child in reversed(list(ast.iter_child_nodes(node))):
-            if not isinstance(child, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _no_grad(expr: ast.AST) -> bool:
@@ -249,12 +249,18 @@ def graph_nodes(expr: ast.AST):
         stack.extend(ast.iter_child_nodes(node))
 
 
-def assigned_values(scope: ast.AST, name: str, targets: bool = False, grad_only: bool = False) -> list:
+def assigned_values(
+    scope: ast.AST, name: str, targets: bool = False, grad_only: bool = False, m: ModuleInfo | None = None
+) -> list:
     """The expressions assigned to ``name`` anywhere in ``scope``'s own body (flow-insensitive).
     With ``targets``, pairs (value, whether ``name`` is the first element of a tuple target, as
     the model is in ``model, opt = fabric.setup(...)``)."""
     out: list = []
-    for node in own_nodes(scope, grad_only):
+    nodes = own_nodes(scope, grad_only)
+    if isinstance(scope, ast.Module) and m is not None:
+        # module level: only the statements that mention the name (recorded for incremental reuse)
+        nodes = (n for top in m.tops_with(name) for n in own_nodes(_Block([top]), grad_only))
+    for node in nodes:
         for target, value in _assignments(node):
             if value is None:
                 continue
@@ -264,6 +270,13 @@ def assigned_values(scope: ast.AST, name: str, targets: bool = False, grad_only:
                 first = isinstance(target.elts[0], ast.Name) and target.elts[0].id == name
                 out.append((value, first) if targets else value)
     return out
+
+
+class _Block(ast.Module):
+    """A list of statements walked as a scope body."""
+
+    def __init__(self, body: list) -> None:
+        super().__init__(body=body, type_ignores=[])
 
 
 def _in_tuple(target: ast.AST, name: str) -> bool:

@@ -410,6 +410,48 @@ CLI_RUN_PATTERN = (
 # --------------------------------------------------------------------------------------------------
 
 #: The newest Lightning release the rules know about: the default when none is installed.
+#: Precision plugins that override ``pre_backward``/``backward``/``post_backward``: with one of them
+#: (or a subclass) ``_FabricModule.forward`` hooks its outputs so that ``loss.backward()`` raises
+#: unless it runs inside ``fabric.backward`` (wrappers.py:230-240, 368-373). No strategy of 2.6.6
+#: overrides ``Strategy.backward``, so the precision plugin alone decides (FAB004).
+PRECISION_PLUGINS_REQUIRING_FABRIC_BACKWARD = frozenset({"MixedPrecision", "DeepSpeedPrecision", "FSDPPrecision"})
+#: Fabric methods that set up a model and count it in ``Fabric._models_setup`` (fabric.py:300, 373).
+MODEL_SETUP_METHODS = ("setup", "setup_module")
+#: ``DeepSpeedStrategy(stage=2)`` is the constructor's default (strategies/deepspeed.py).
+DEEPSPEED_DEFAULT_STAGE = 2
+
+
+def precision_plugin_requires_fabric_backward(cls: str | None) -> bool | None:
+    """Whether a precision plugin class (or a subclass known here) makes ``loss.backward()`` raise;
+    None for a class this table does not know."""
+    seen = set()
+    while cls is not None and cls not in seen:
+        if cls in PRECISION_PLUGINS_REQUIRING_FABRIC_BACKWARD:
+            return True
+        seen.add(cls)
+        entry = PLUGIN_CLASSES.get(cls)
+        if entry is None:
+            return None
+        cls = entry.parent
+    return False
+
+
+def deepspeed_stage(strategy: object) -> int | None:
+    """The ZeRO stage a DeepSpeed ``strategy`` argument gives: a registry name's stage (plain
+    ``"deepspeed"``: the constructor's default), or a ``stage=`` constant of a constructor (an
+    object with ``args``); None when not known (a constructor without a constant ``stage`` may
+    pass a ``config`` that sets it)."""
+    if isinstance(strategy, str):
+        entry = STRATEGY_REGISTRY.get(strategy.lower())
+        if entry is None or entry[0] != "DeepSpeedStrategy":
+            return None
+        stage = entry[1].get("stage", DEEPSPEED_DEFAULT_STAGE)
+        return stage if isinstance(stage, int) else None
+    args = dict(getattr(strategy, "args", ()) or ())
+    stage = args.get("stage")
+    return stage if isinstance(stage, int) else None
+
+
 LATEST_LIGHTNING = "2.6.6"
 #: Feature → the first version that has it.
 SINCE: dict[str, tuple[int, ...]] = {

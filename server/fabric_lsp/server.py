@@ -270,6 +270,7 @@ class FabricLanguageServer(LanguageServer):
                 config = self.config_for(path)
                 if path and config.is_excluded(path, root=config.root or self.root):
                     return Analysis(text, path)
+                analyzer.ctx.lightning_version = config.effective_lightning_version
                 analysis = analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
                 analysis.findings = config.apply(analysis.findings)
                 return analysis

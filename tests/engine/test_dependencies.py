@@ -14,6 +14,7 @@ from lightning.fabric import Fabric
 from {module} import STRATEGY
 
 fabric = Fabric(strategy=STRATEGY)
+fabric.launch()
 model = fabric.setup_module(model)
 optimizer = fabric.setup_optimizers(optimizer)
 """
@@ -37,7 +38,7 @@ def test_an_analysis_records_the_modules_it_read_and_the_ones_it_missed(tmp_path
     assert "settings" in missing.missing
 
     # the file appears: the cached "not found" is dropped and the module resolves
-    (tmp_path / "settings.py").write_text('STRATEGY = "xla"\n')
+    (tmp_path / "settings.py").write_text('STRATEGY = "deepspeed_stage_2"\n')
     workspace.invalidate(str(tmp_path / "settings.py"), appeared_or_vanished=True)
     assert [f.code for f in analyzer.analyze(TRAIN.format(module="settings"), str(tmp_path / "train.py"))] == ["FAB001"]
 
@@ -54,7 +55,7 @@ def test_unsaved_buffers_win_over_the_disk(tmp_path: Path):
     assert [f.code for f in analyzer.analyze(train, str(tmp_path / "train.py"))] == ["FAB001"]
     del buffers[str(config)]
     assert analyzer.analyze(train, str(tmp_path / "train.py")) == []
-    buffers[str(tmp_path / "new.py")] = 'STRATEGY = "xla"\n'  # a buffer never saved is a module too
+    buffers[str(tmp_path / "new.py")] = 'STRATEGY = "deepspeed_stage_2"\n'  # a buffer never saved is a module too
     assert [f.code for f in analyzer.analyze(TRAIN.format(module="new"), str(tmp_path / "train.py"))] == ["FAB001"]
 
 

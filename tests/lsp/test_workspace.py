@@ -21,6 +21,7 @@ from lightning.fabric import Fabric
 from {module} import STRATEGY
 
 fabric = Fabric(strategy=STRATEGY)
+fabric.launch()
 model = fabric.setup_module(model)
 optimizer = fabric.setup_optimizers(optimizer)
 """
@@ -201,7 +202,7 @@ async def test_files_changed_created_and_deleted_on_disk(session: Session, tmp_p
     session.files_changed((settings, types.FileChangeType.Changed))
     await session.codes_become(train_uri, [])
 
-    settings.write_text(config_text("xla"))
+    settings.write_text(config_text("deepspeed_stage_3"))
     session.files_changed((settings, types.FileChangeType.Changed))
     await session.codes_become(train_uri, ["FAB001"])
 
@@ -296,7 +297,7 @@ async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_v
     train = tmp_path / "train.py"
     text = (
         "from lightning.fabric import Fabric\nfrom config import STRATEGY\n\n\n"
-        "def main(model, optimizer):\n    fabric = Fabric(strategy=STRATEGY)\n"
+        "def main(model, optimizer):\n    fabric = Fabric(strategy=STRATEGY)\n    fabric.launch()\n"
         "    model = fabric.setup_module(model)\n    optimizer = fabric.setup_optimizers(optimizer)\n\n\n"
         "def helper():\n    return {}\n"
     )

@@ -52,12 +52,20 @@ class Analysis:
     model: SemanticModel | None = None
     rules: Sequence[Rule] = ()
 
+    def verdict_at(self, pos: Pos) -> Verdict | None:
+        """The verdict hover shows at ``pos``: of the sites under the cursor, one where a rule
+        reports something (several rules may judge the same call), else the first."""
+        covering = [v for v in self.verdicts if v.explanation is not None and v.span.start <= pos <= v.span.end]
+        reported = [v for v in covering if v.finding is not None]
+        chosen = reported or covering
+        return chosen[0] if chosen else None
+
     def hover(self, pos: Pos) -> str | None:
         """Markdown for hover at ``pos``: the verdict of the site under the cursor (the same one
         the diagnostic shows), else what a rule says about the expression there."""
-        for verdict in self.verdicts:
-            if verdict.explanation is not None and verdict.span.start <= pos <= verdict.span.end:
-                return render(verdict.explanation, self.path)
+        verdict = self.verdict_at(pos)
+        if verdict is not None and verdict.explanation is not None:
+            return render(verdict.explanation, self.path)
         if self.model is None:
             return None
         for rule in self.rules:
@@ -78,12 +86,15 @@ class Analyzer:
         *,
         log: Callable[[str], None] = lambda m: None,
         report_unknown: bool = False,
+        lightning_version: str | None = None,
     ):
         from fabric_lsp.rules.base import RuleContext  # the context type only: no rule is imported
 
         self.workspace = workspace or Workspace()
         self.rules = list(rules)
         self.ctx: RuleContext = RuleContext(log=log, report_unknown=report_unknown)
+        if lightning_version is not None:
+            self.ctx.lightning_version = lightning_version
         self.workspace.log = log
         #: per document path, what its last analysis left for the next (incremental reuse)
         self._memos: dict[str, DocumentMemo] = {}

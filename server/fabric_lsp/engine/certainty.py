@@ -10,7 +10,7 @@ scenario (or a receiver that may not be a Fabric) never makes a finding certain.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.lightning import Outcome
@@ -30,7 +30,7 @@ class Judgement:
     unknown_receivers: int = 0
 
     @property
-    def certainty(self) -> Optional[Certainty]:
+    def certainty(self) -> Certainty | None:
         if not self.failing:
             return None
         if self.passing or self.unknown or self.unknown_receivers:

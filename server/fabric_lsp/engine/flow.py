@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 
@@ -33,19 +33,29 @@ class Condition(NamedTuple):
     how: str
 
 
+def ends_process(stmt: ast.stmt) -> bool:
+    """``sys.exit(...)``, ``exit()``, ``quit()``, ``os._exit(...)``: the process ends here."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    if isinstance(func, ast.Name):
+        return func.id in ("exit", "quit")
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (func.value.id, func.attr) in (("sys", "exit"), ("os", "_exit"))
+
+
 def always_leaves(block: list) -> bool:
     """Whether running ``block`` always leaves the enclosing block."""
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, LEAVES):
+    if isinstance(last, LEAVES) or ends_process(last):
         return True
     if isinstance(last, ast.If):
         return always_leaves(last.body) and always_leaves(last.orelse)
     return False
 
 
-def _in_expression(module: ModuleInfo, node: ast.AST, stmt: Optional[ast.stmt]) -> Iterator[Condition]:
+def _in_expression(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | None) -> Iterator[Condition]:
     """Conditions from conditional expressions and short-circuit operators around ``node``."""
     child = node
     parent = module.parents.get(child)
@@ -76,7 +86,7 @@ def conditions_at(module: ModuleInfo, node: ast.AST) -> Iterator[Condition]:
     """The conditions that hold whenever ``node`` runs, innermost first."""
     stmt = module.stmt_of(node)
     yield from _in_expression(module, node, stmt)
-    child: Optional[ast.AST] = stmt
+    child: ast.AST | None = stmt
     while child is not None:
         parent, block, idx = module.block_of(child)
         if idx >= 0:
@@ -97,7 +107,7 @@ def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, boo
             yield c.test, c.truth
 
 
-def enclosing_function(module: ModuleInfo, node: ast.AST) -> Optional[ast.AST]:
+def enclosing_function(module: ModuleInfo, node: ast.AST) -> ast.AST | None:
     """The innermost ``def`` (or lambda) holding ``node``; None at module level or in a class body."""
     cur = module.parents.get(node)
     while cur is not None:

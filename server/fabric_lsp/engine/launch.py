@@ -22,7 +22,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple
 
 from fabric_lsp import facts
 from fabric_lsp.engine.flow import enclosing_function
@@ -59,15 +59,15 @@ EVIDENCE_TTL = 10.0
 
 
 class Evidence(NamedTuple):
-    path: Optional[str]  # None: the analysed document
+    path: str | None  # None: the analysed document
     line: int  # 0-based
     text: str
 
 
-_evidence_cache: dict[str, tuple[float, Optional[Evidence]]] = {}
+_evidence_cache: dict[str, tuple[float, Evidence | None]] = {}
 
 
-def fabric_key(fabric: FabricInst) -> Optional[tuple]:
+def fabric_key(fabric: FabricInst) -> tuple | None:
     return None if fabric.origin is None else (fabric.origin.path, fabric.origin.span)
 
 
@@ -91,7 +91,7 @@ def _launch_calls(model: SemanticModel, fabric: FabricInst) -> Iterator[tuple[Mo
 
 
 def _launch_calls_in(
-    model: SemanticModel, module: ModuleInfo, key: Optional[tuple]
+    model: SemanticModel, module: ModuleInfo, key: tuple | None
 ) -> Iterator[tuple[ModuleInfo, ast.Call, bool]]:
     for name in ("launch", "run"):
         for call in module.calls_named(name):
@@ -136,13 +136,13 @@ def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
     )
 
 
-def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, ast.Call | None]:
     """Whether a ``launch(...)`` on the receiver of ``call`` comes before it in the same function,
     and else the first one after it there."""
     assert isinstance(call.func, ast.Attribute)
     receiver = ast.dump(call.func.value)
     scope = enclosing_function(model.module, call)
-    later: Optional[ast.Call] = None
+    later: ast.Call | None = None
     for launch in model.method_calls("launch"):
         assert isinstance(launch.func, ast.Attribute)
         if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
@@ -153,7 +153,7 @@ def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, Optional[
     return False, later
 
 
-def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[ast.Call]:
+def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> ast.Call | None:
     """The first call in the document of a method that needs a launched ``fabric``."""
     key = fabric_key(fabric)
     calls = sorted(
@@ -169,7 +169,7 @@ def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> Optional[a
 # -- the Fabric CLI ----------------------------------------------------------------------------
 
 
-def cli_evidence(model: SemanticModel) -> Optional[Evidence]:
+def cli_evidence(model: SemanticModel) -> Evidence | None:
     """Where the document or the repository mentions running scripts with the Fabric CLI."""
     own = _search_text(model.module.text)
     if own is not None:
@@ -186,7 +186,7 @@ def cli_evidence(model: SemanticModel) -> Optional[Evidence]:
     return found
 
 
-def _search_text(text: str) -> Optional[tuple[int, str]]:
+def _search_text(text: str) -> tuple[int, str] | None:
     match = CLI_RUN.search(text)
     if match is None:
         return None
@@ -214,7 +214,7 @@ def _text_files(root: str) -> list[str]:
     return out[:MAX_TEXT_FILES]
 
 
-def _search_repository(root: str) -> Optional[Evidence]:
+def _search_repository(root: str) -> Evidence | None:
     for path in _text_files(root):
         try:
             if os.path.getsize(path) > MAX_TEXT_BYTES:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.flow import Condition, conditions_at, enclosing_function, enclosing_withs
@@ -44,7 +43,7 @@ class RankGuard:
     module: ModuleInfo
     truth: bool = True
     #: for "callers": the function and the guard of each of its call sites
-    function: Optional[ast.AST] = None
+    function: ast.AST | None = None
     callers: tuple[tuple[ast.Call, RankGuard], ...] = field(default=())
 
     @property
@@ -53,8 +52,8 @@ class RankGuard:
 
 
 def rank_guard(
-    module: ModuleInfo, node: ast.AST, workspace: Optional[Workspace] = None, depth: int = 0
-) -> Optional[RankGuard]:
+    module: ModuleInfo, node: ast.AST, workspace: Workspace | None = None, depth: int = 0
+) -> RankGuard | None:
     """Why ``node`` runs on some ranks only, or None when nothing says so."""
     for cond in conditions_at(module, node):
         if restricts_ranks(module, cond.test, cond.truth):
@@ -83,8 +82,8 @@ def _from_condition(module: ModuleInfo, cond: Condition) -> RankGuard:
 
 
 def _guarded_callers(
-    module: ModuleInfo, func: ast.AST, workspace: Optional[Workspace], depth: int
-) -> Optional[RankGuard]:
+    module: ModuleInfo, func: ast.AST, workspace: Workspace | None, depth: int
+) -> RankGuard | None:
     """A guard when every reference to ``func`` is a call reached on some ranks only."""
     assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
     refs = _references(module, func)
@@ -179,7 +178,7 @@ def _always_true(op: ast.cmpop, number: int, flipped: bool) -> bool:
     return (isinstance(op, ast.GtE) and number <= 0) or (isinstance(op, ast.Gt) and number < 0)
 
 
-def _int_constant(node: ast.AST) -> Optional[int]:
+def _int_constant(node: ast.AST) -> int | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = _int_constant(node.operand)
         return None if inner is None else -inner
@@ -220,7 +219,7 @@ def is_rank_expr(module: ModuleInfo, expr: ast.AST, depth: int = 0) -> bool:
 
 def _is_rank_env(expr: ast.AST) -> bool:
     """``os.environ["LOCAL_RANK"]`` / ``os.environ.get("RANK")`` / ``os.getenv("NODE_RANK")``."""
-    key: Optional[ast.AST] = None
+    key: ast.AST | None = None
     if isinstance(expr, ast.Subscript) and _name_of(expr.value) == "environ":
         key = expr.slice
     elif isinstance(expr, ast.Call) and _name_of(expr.func) in ("get", "getenv") and expr.args:
@@ -250,7 +249,7 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
     return out
 
 
-def _name_of(node: ast.AST) -> Optional[str]:
+def _name_of(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):

@@ -12,6 +12,7 @@ from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
+from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 
@@ -28,6 +29,7 @@ class SemanticModel:
         self.workspace = workspace
         self.inference = Inference(workspace)
         self._jedi_lookups = 0
+        self._setups: Setups | None = None
 
     @property
     def path(self) -> str | None:
@@ -103,7 +105,7 @@ class SemanticModel:
         return scenarios(self.inference, fabric, self.interactive)
 
     # -- ranks and launch ----------------------------------------------------------------------
-    def rank_guard(self, node: ast.AST) -> Optional[RankGuard]:
+    def rank_guard(self, node: ast.AST) -> RankGuard | None:
         """Why ``node`` runs on some ranks only (a rank test, ``@rank_zero_only``, callers that
         are all rank-guarded, ``rank_zero_first()``), or None (see :mod:`fabric_lsp.engine.ranks`)."""
         return rank_guard(self.module, node, self.workspace)
@@ -121,15 +123,38 @@ class SemanticModel:
         """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
         return launch.in_overridden_run(self, call)
 
-    def launch_around(self, call: ast.Call) -> tuple[bool, Optional[ast.Call]]:
+    def launch_around(self, call: ast.Call) -> tuple[bool, ast.Call | None]:
         """Whether ``call``'s receiver is launched before it in the same function, else the
         ``launch()`` after it there."""
         return launch.launch_around(self, call)
 
-    def first_needing_launch(self, fabric: FabricInst) -> Optional[ast.Call]:
+    def first_needing_launch(self, fabric: FabricInst) -> ast.Call | None:
         """The document's first call of a method that needs ``fabric`` launched."""
         return launch.first_needing_launch(self, fabric)
 
-    def cli_evidence(self) -> Optional[launch.Evidence]:
+    def cli_evidence(self) -> launch.Evidence | None:
         """Where the document or the repository shows scripts run by ``fabric run``."""
         return launch.cli_evidence(self)
+
+    # -- set-up models (engine/setups.py) -------------------------------------------------------
+    @property
+    def setups(self) -> Setups:
+        if self._setups is None:
+            self._setups = Setups(self.inference, self.workspace)
+        return self._setups
+
+    def setup_calls(self) -> list[SetupCall]:
+        """The document's ``setup``/``setup_module`` calls on Lightning Fabrics, in order."""
+        return self.setups.setup_calls(self.module)
+
+    def setup_call(self, node: ast.AST) -> SetupCall | None:
+        """``node`` as a model setup call on a Lightning Fabric, or None."""
+        return self.setups.setup_call(node, self.module)
+
+    def models_computing(self, tensor: ast.expr) -> list[ModelUse]:
+        """The set-up models whose outputs ``tensor`` is computed from (see engine/setups.py)."""
+        return self.setups.models_computing(tensor, self.module)
+
+    def set_up_models(self, expr: ast.expr) -> list[SetupCall]:
+        """The setup calls whose model ``expr`` may be."""
+        return self.setups.models(expr, self.module)

@@ -8,6 +8,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Callable, ClassVar
 
+from fabric_lsp import facts
 from fabric_lsp.engine.model import Explanation, Pos, Severity, Verdict
 from fabric_lsp.engine.semantic import SemanticModel
 
@@ -37,6 +38,8 @@ class RuleContext:
     log: Callable[[str], None] = lambda msg: None
     #: report a hint where a Fabric's strategy cannot be determined statically
     report_unknown: bool = False
+    #: the Lightning version whose behaviour rules apply (``Config.effective_lightning_version``)
+    lightning_version: str = facts.LATEST_LIGHTNING
 
 
 class Rule:

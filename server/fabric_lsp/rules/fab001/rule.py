@@ -6,6 +6,7 @@ import ast
 import re
 
 from fabric_lsp import facts
+from fabric_lsp.engine.guards import Narrower
 from fabric_lsp.engine.model import (
     Certainty,
     Explanation,
@@ -27,7 +28,6 @@ from fabric_lsp.rules.fab001.fix import (
     find_module_setup,
     plan_joint_setup,
 )
-from fabric_lsp.rules.fab001.guards import Narrower
 
 DOC = '''
 ## What it does

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Span
 from fabric_lsp.engine.ranks import RankGuard, is_rank_expr
@@ -13,7 +12,7 @@ from fabric_lsp.engine.text import apply_edits
 FIXABLE = ("save", "load")
 
 
-def _checkpoint_call(stmt: ast.stmt) -> Optional[ast.Call]:
+def _checkpoint_call(stmt: ast.stmt) -> ast.Call | None:
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in FIXABLE:
         return value
@@ -32,7 +31,7 @@ def _pure_rank_test(model: SemanticModel, test: ast.AST) -> bool:
     return False
 
 
-def remove_guard(model: SemanticModel, call: ast.Call, guard: RankGuard) -> tuple[Optional[Fix], str]:
+def remove_guard(model: SemanticModel, call: ast.Call, guard: RankGuard) -> tuple[Fix | None, str]:
     """The fix, or (None, why not) — the reason is appended to the message."""
     holder = guard.holder
     if guard.how != "branch" or not isinstance(holder, ast.If) or guard.module is not model.module:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.certainty import Judgement, judge
@@ -76,7 +75,7 @@ class FAB002(Rule):
         calls.sort(key=lambda c: (c.lineno, c.col_offset))
         return list(calls)
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.certainty import Judgement, judge
@@ -37,7 +36,7 @@ def _needs_function(outcome: Outcome) -> bool:
     return outcome.launcher is not None and outcome.launcher.value in facts.FUNCTION_LAUNCHERS
 
 
-def _may_spawn(kind: Optional[Kind]) -> bool:
+def _may_spawn(kind: Kind | None) -> bool:
     """Whether a strategy of this kind may have a launcher that needs a function (``ddp_spawn``,
     ``ddp_fork``, ``xla`` … or a strategy not known statically)."""
     return kind is None or kind in facts.SPAWNING_KINDS
@@ -52,7 +51,7 @@ def _strategies(judgement: Judgement) -> str:
     return " or ".join(names)
 
 
-def _function_arg(call: ast.Call) -> Optional[ast.expr]:
+def _function_arg(call: ast.Call) -> ast.expr | None:
     if call.args and not isinstance(call.args[0], ast.Starred):
         return call.args[0]
     return next((kw.value for kw in call.keywords if kw.arg == "function"), None)
@@ -74,7 +73,7 @@ class FAB007(Rule):
         calls.sort(key=lambda c: (c.lineno, c.col_offset))
         return list(calls)
 
-    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Optional[Verdict]:
+    def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:
@@ -86,7 +85,7 @@ class FAB007(Rule):
     # -- launch(...) itself --------------------------------------------------------------------
     def _launch(
         self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
-    ) -> Optional[Verdict]:
+    ) -> Verdict | None:
         fn = _function_arg(call)
         if fn is None:
             if not any(_may_spawn(c.kind) for f in fabrics for c in f.choices):
@@ -113,7 +112,7 @@ class FAB007(Rule):
             return self._called_function(model, call, fn)
         return self._arity(model, call, fn)
 
-    def _called_function(self, model: SemanticModel, call: ast.Call, fn: ast.Call) -> Optional[Verdict]:
+    def _called_function(self, model: SemanticModel, call: ast.Call, fn: ast.Call) -> Verdict | None:
         callees = model.values(fn.func)
         if not callees or not all(returns_none(v) for v in callees):
             return None
@@ -130,7 +129,7 @@ class FAB007(Rule):
         related = tuple(_def_related(model, v, f"`{name}` defined here") for v in callees if isinstance(v, FuncRef))
         return self._verdict(model, call, Certainty.CERTAIN, message, related, fix)
 
-    def _fix_called(self, model: SemanticModel, call: ast.Call, fn: ast.Call, callees: list) -> Optional[Fix]:
+    def _fix_called(self, model: SemanticModel, call: ast.Call, fn: ast.Call, callees: list) -> Fix | None:
         sigs = [params(v) for v in callees]
         if len(sigs) != 1 or sigs[0] is None or sigs[0].total != 1 or sigs[0].positional != 1:
             return None
@@ -141,7 +140,7 @@ class FAB007(Rule):
         edit = Edit(model.span(fn), model.segment(fn.func))
         return Fix(f"Pass the function: launch({model.segment(fn.func)})", Applicability.SAFE, (edit,))
 
-    def _arity(self, model: SemanticModel, call: ast.Call, fn: ast.expr) -> Optional[Verdict]:
+    def _arity(self, model: SemanticModel, call: ast.Call, fn: ast.expr) -> Verdict | None:
         values = model.values(fn)
         sigs = [params(v) for v in values]
         if not sigs or any(s is None for s in sigs) or any(isinstance(v, Unknown) for v in values):
@@ -160,7 +159,7 @@ class FAB007(Rule):
     # -- calls that need a launched Fabric -----------------------------------------------------
     def _needs_launch(
         self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
-    ) -> Optional[Verdict]:
+    ) -> Verdict | None:
         before, late = model.launch_around(call)
         if before or model.in_overridden_run(call):
             return None
@@ -207,8 +206,8 @@ class FAB007(Rule):
         certainty: Certainty,
         message: str,
         related: tuple[Related, ...],
-        fix: Optional[Fix] = None,
-        judgement: Optional[Judgement] = None,
+        fix: Fix | None = None,
+        judgement: Judgement | None = None,
     ) -> Verdict:
         finding = Finding(
             code=self.code,
@@ -248,7 +247,7 @@ def _never_launched(model: SemanticModel, fabric: FabricInst) -> bool:
     return not model.may_be_launched(fabric)
 
 
-def _arity_problem(sig: Params, given: int, keywords: bool) -> Optional[str]:
+def _arity_problem(sig: Params, given: int, keywords: bool) -> str | None:
     if sig.total == 0:
         return (
             f"`{sig.name}` takes no parameter, but `launch` passes the Fabric as its first argument: Lightning raises "

@@ -4,7 +4,7 @@ whether it certainly returns None."""
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from fabric_lsp.engine.modules import FUNC_TYPES
 from fabric_lsp.engine.values import FuncRef, Value
@@ -18,7 +18,7 @@ class Params(NamedTuple):
     total: int  # every parameter (``inspect.signature(fn).parameters``)
 
 
-def params(value: Value) -> Optional[Params]:
+def params(value: Value) -> Params | None:
     """The parameters of a resolved ``def``/lambda (a method looked up on an instance: without
     ``self``)."""
     if not isinstance(value, FuncRef) or not isinstance(value.node, (*FUNC_TYPES, ast.Lambda)):

@@ -1,8 +1,8 @@
 """Narrowing by guards: which strategy choices can still reach a call, given the tests around it.
 
-A call is reached only when every enclosing ``if`` test has the branch's truth value, and when
-every earlier ``if`` whose branch always leaves the block (``return``, ``raise``, ``continue`` …)
-did not take that branch; ``assert`` adds its test. Each such test narrows the choices:
+The tests that hold whenever a call runs come from :mod:`fabric_lsp.engine.flow` (enclosing
+``if`` branches, earlier branches that always leave, ``assert``). Each such test narrows the
+choices:
 
 - ``isinstance(fabric.strategy, classes)`` (or ``fabric._strategy``) — classes resolved by
   inference, so aliases and project subclasses count; also through a helper function whose body
@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Callable
 
 from fabric_lsp import facts
+from fabric_lsp.engine.flow import conditions
 from fabric_lsp.engine.infer import (
     ClassRef,
     Const,
@@ -33,52 +34,6 @@ from fabric_lsp.engine.infer import (
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
 
 _UNKNOWN = object()
-_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-
-
-def _exits(stmt: ast.stmt) -> bool:
-    """``sys.exit(...)``, ``exit()``, ``quit()``, ``os._exit(...)``: the process ends here."""
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    func = stmt.value.func
-    if isinstance(func, ast.Name):
-        return func.id in ("exit", "quit")
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (func.value.id, func.attr) in (("sys", "exit"), ("os", "_exit"))
-
-
-def _always_leaves(block: list) -> bool:
-    if not block:
-        return False
-    last = block[-1]
-    if isinstance(last, _LEAVES) or _exits(last):
-        return True
-    if isinstance(last, ast.If):
-        return _always_leaves(last.body) and _always_leaves(last.orelse)
-    return False
-
-
-def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
-    """(test, truth) pairs that hold whenever ``node`` runs."""
-    parents = module.parents
-    child: ast.AST | None = module.stmt_of(node)
-    while child is not None:
-        parent, block, idx = module.block_of(child)
-        if idx >= 0:
-            for prev in reversed(block[:idx]):
-                if isinstance(prev, ast.If):
-                    if _always_leaves(prev.body) and not _always_leaves(prev.orelse):
-                        yield prev.test, False
-                    elif _always_leaves(prev.orelse) and not _always_leaves(prev.body):
-                        yield prev.test, True
-                elif isinstance(prev, ast.Assert):
-                    yield prev.test, True
-        if parent is None or isinstance(parent, (ast.Module, *FUNC_TYPES, ast.ClassDef, ast.Lambda)):
-            return
-        if isinstance(parent, ast.If):
-            yield parent.test, any(child is s for s in parent.body)
-        if isinstance(parent, ast.ExceptHandler):
-            parent = parents.get(parent)
-        child = parent
 
 
 class Narrower:

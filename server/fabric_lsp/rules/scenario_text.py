@@ -1,0 +1,55 @@
+"""Wording shared by the rules that judge scenarios (FAB004, FAB005): which configurations fail,
+and where their values were written."""
+
+from __future__ import annotations
+
+from fabric_lsp.engine.configuration import Scenario
+from fabric_lsp.engine.model import Located, Related
+from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.values import FabricInst
+
+
+def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:
+    """``the precision plugin `MixedPrecision` (precision='bf16-mixed' on CPU)``, at most ``limit`` shown."""
+    parts: list[str] = []
+    for s in failing:
+        o = s.outcome
+        if o is None:
+            continue
+        written = s.describe()
+        host = " " + o.host.describe()
+        written = written[: -len(host)] if written.endswith(host) else written
+        part = f"`{o.strategy}` with `{o.precision_plugin}` ({written})"
+        if part not in parts:
+            parts.append(part)
+    shown = " or ".join(parts[:limit])
+    if len(parts) > limit:
+        shown += f" (and {len(parts) - limit} more)"
+    return shown or "the configuration"
+
+
+def fabric_lines(model: SemanticModel, fabrics: list[FabricInst]) -> tuple[list[Located], tuple[Located, ...]]:
+    """Hover lines for where each Fabric was created, and the steps inference took from the first
+    Fabric's ``Fabric(...)`` call to the expression (assignments, calls, parameters)."""
+    here = model.path
+    items: list[Located] = []
+    steps: tuple[Located, ...] = ()
+    for f in fabrics:
+        if f.origin is not None:
+            items.append(Located(f"`{f.class_name}` created here", f.origin.span, f.origin.path if f.origin.path != here else None))
+        chain = ([f.origin] if f.origin else []) + list(f.via)
+        if len(chain) > 1 and not steps:
+            steps = tuple(Located(o.text, o.span, o.path if o.path != here else None) for o in chain)
+    return items, steps
+
+
+def scenario_related(model: SemanticModel, failing: tuple[Scenario, ...]) -> list[Related]:
+    out: list[Related] = []
+    here = model.path
+    for s in failing:
+        for name, origin in s.origins:
+            if name in ("precision", "strategy", "accelerator", "plugins"):
+                r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
+                if r not in out:
+                    out.append(r)
+    return out

@@ -314,11 +314,16 @@ def _analyzer(config):
     from fabric_lsp.engine import Analyzer
 
     rules = config.enabled_rules()
-    key = (tuple(r.code for r in rules), bool(config.report_unknown))
+    version = config.effective_lightning_version
+    key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
     analyzer = _STATE["analyzers"].get(key)
     if analyzer is None:
         analyzer = _STATE["analyzers"][key] = Analyzer(
-            _STATE["workspace"], rules=rules, log=_STATE["log"], report_unknown=bool(config.report_unknown)
+            _STATE["workspace"],
+            rules=rules,
+            log=_STATE["log"],
+            report_unknown=bool(config.report_unknown),
+            lightning_version=version,
         )
     return analyzer
 

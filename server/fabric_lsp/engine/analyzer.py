@@ -78,12 +78,15 @@ class Analyzer:
         *,
         log: Callable[[str], None] = lambda m: None,
         report_unknown: bool = False,
+        lightning_version: Optional[str] = None,
     ):
         from fabric_lsp.rules.base import RuleContext  # the context type only: no rule is imported
 
         self.workspace = workspace or Workspace()
         self.rules = list(rules)
         self.ctx: RuleContext = RuleContext(log=log, report_unknown=report_unknown)
+        if lightning_version is not None:
+            self.ctx.lightning_version = lightning_version
         self.workspace.log = log
         #: per document path, what its last analysis left for the next (incremental reuse)
         self._memos: dict[str, DocumentMemo] = {}

@@ -7,12 +7,14 @@ import ast
 from typing import Optional
 
 from fabric_lsp.engine.configuration import Scenario, scenarios
+from fabric_lsp.engine.constructions import Judgement, configuration_problems, constructions, workspace_file_exists
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.facts import LATEST_LIGHTNING
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -42,6 +44,11 @@ class SemanticModel:
     def method_calls(self, name: str) -> list[ast.Call]:
         """Calls ``<receiver>.name(...)`` in the document, in order."""
         return [c for c in self.module.calls_by_name.get(name, []) if isinstance(c.func, ast.Attribute) and c.func.attr == name]
+
+    def fabric_constructions(self) -> list[ast.Call]:
+        """The calls in the document that construct a Lightning Fabric (any spelling, a subclass,
+        a ``functools.partial`` of one), in order."""
+        return constructions(self.module, self.inference)
 
     def span(self, node: ast.AST) -> Span:
         return self.module.span(node)
@@ -100,3 +107,10 @@ class SemanticModel:
         ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.configuration`); in a notebook, on
         those machines in a notebook."""
         return scenarios(self.inference, fabric, self.interactive)
+
+    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:
+        """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at
+        construction or at launch, or changes with a warning, judged on every machine each
+        configuration can mean."""
+        exists = workspace_file_exists(self.module.path, self.workspace.root)
+        return configuration_problems(self.scenarios(fabric), lightning_version, exists)

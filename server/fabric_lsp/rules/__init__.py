@@ -2,9 +2,10 @@
 
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
+from fabric_lsp.rules.fab008 import FAB008
 from fabric_lsp.rules.fab011 import FAB011
 
-ALL_RULES: list[Rule] = [FAB001(), FAB011()]
+ALL_RULES: list[Rule] = [FAB001(), FAB008(), FAB011()]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

@@ -10,6 +10,7 @@ from typing import Callable, ClassVar, Optional
 
 from fabric_lsp.engine.model import Explanation, Pos, Severity, Verdict
 from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.facts import LATEST_LIGHTNING
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Which strategies")
@@ -37,6 +38,8 @@ class RuleContext:
     log: Callable[[str], None] = lambda msg: None
     #: report a hint where a Fabric's strategy cannot be determined statically
     report_unknown: bool = False
+    #: the Lightning release whose facts apply (``Config.effective_lightning_version``)
+    lightning_version: str = LATEST_LIGHTNING
 
 
 class Rule:

@@ -69,7 +69,7 @@ class FAB008(Rule):
         total = _merge(judgements)
         problem = next((p for p in total.problems if p.error is not None), None) or next(iter(total.problems), None)
         if problem is None:
-            return Verdict(self.code, here, None, _accepted(fabrics[0], total))
+            return None  # no verdict: hover on the call stays with the rules that have something to say
         finding = self._finding(model, call, fabrics[0], total, problem)
         return Verdict(self.code, here, finding, _explain(fabrics[0], problem, finding))
 
@@ -251,17 +251,6 @@ def _headline(fabric: FabricInst, problem: Problem, finding: Finding) -> str:
     how = "certainly" if finding.certainty is Certainty.CERTAIN else "possibly"
     what = "fails before training starts" if problem.error is not None else "runs another configuration than written"
     return f"**FAB008** — this `{fabric.class_name}(...)` {how} {what}"
-
-
-def _accepted(fabric: FabricInst, total: Judgement) -> Explanation:
-    if total.unknown:
-        why = "; ".join(dict.fromkeys(u for s in total.unknown for u in s.unknown))
-        headline = f"**FAB008** — some arguments of this `{fabric.class_name}` are not known statically ({why})"
-    else:
-        headline = (
-            f"**FAB008** — Lightning accepts every configuration of this `{fabric.class_name}` the code can choose"
-        )
-    return Explanation(headline, (), _steps(fabric))
 
 
 def _steps(fabric: FabricInst) -> tuple[Located, ...]:

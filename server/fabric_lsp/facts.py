@@ -12,6 +12,7 @@ class they name.
 from __future__ import annotations
 
 import enum
+import re
 from typing import NamedTuple
 
 
@@ -461,8 +462,14 @@ SINCE: dict[str, tuple[int, ...]] = {
     "mark_forward_method": (2, 3),
     # calling a non-forward method of a wrapped module raises (2.0–2.1 only warn) (FAB003)
     "forward_redirection_error": (2, 2),
-    # DeepSpeedPrecision accepts "bf16-true"
+    # DeepSpeedPrecision accepts "bf16-true" (and "16-true")
     "deepspeed_bf16_true": (2, 1),
+}
+#: What a precision plugin accepted before a release (feature of ``SINCE`` → accepted precisions):
+#: DeepSpeedPrecision's ``_PRECISION_INPUT`` in 2.0.9 (``plugins/precision/deepspeed.py:31``);
+#: 2.1.0 added "16-true" and "bf16-true".
+PRECISION_ACCEPTED_BEFORE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "DeepSpeedPrecision": ("deepspeed_bf16_true", ("32-true", "16-mixed", "bf16-mixed")),
 }
 
 
@@ -593,3 +600,132 @@ def joint_setup_known(kind: Kind | None, arguments: dict[str, tuple[object, ...]
     if kind is None or kind in JOINT_SETUP_UNDECIDED:
         return False
     return all(arguments.get(name, ()) is not None for name in strategy_arguments_of_interest(kind))
+
+
+# --------------------------------------------------------------------------------------------------
+# FAB008: which ``Fabric(...)`` argument each configuration error is about.
+# --------------------------------------------------------------------------------------------------
+
+
+class ConfigCheck(NamedTuple):
+    """One check ``Fabric(...)`` makes before anything runs (the connector at construction, the
+    strategy's ``setup_environment`` at launch): how its message starts, the arguments it is about
+    (every argument it reads; the first one the code writes is where FAB008 reports), and its
+    place in the 2.6.6 source."""
+
+    pattern: str  # a regular expression matched at the start of Lightning's message
+    arguments: tuple[str, ...]
+    where: str
+    #: the check depends on the machine (devices present, torch_xla installed, the platform), which
+    #: static analysis does not know: a configuration failing it is not judged
+    machine: bool = False
+
+
+CONFIG_CHECKS: tuple[ConfigCheck, ...] = (
+    ConfigCheck(r"You selected an invalid strategy name", ("strategy",), "connector.py:192"),
+    ConfigCheck(r"You selected an invalid accelerator name", ("accelerator",), "connector.py:204"),
+    ConfigCheck(r"You set `strategy=.*MPS accelerator", ("strategy", "accelerator"), "connector.py:218"),
+    ConfigCheck(r"Found invalid type for plugin", ("plugins",), "connector.py:240"),
+    ConfigCheck(r"Received multiple values for", ("plugins",), "connector.py:247"),
+    ConfigCheck(r"Received both `precision=", ("precision", "plugins"), "connector.py:253"),
+    ConfigCheck(r"accelerator set through both strategy class", ("accelerator", "strategy"), "connector.py:265"),
+    ConfigCheck(r"precision set through both strategy class", ("plugins", "strategy"), "connector.py:270"),
+    ConfigCheck(r"checkpoint_io set through both strategy class", ("plugins", "strategy"), "connector.py:274"),
+    ConfigCheck(r"cluster_environment set through both", ("plugins", "strategy"), "connector.py:278"),
+    ConfigCheck(r"(CPU|GPU) parallel_devices set through", ("accelerator", "strategy"), "connector.py:284"),
+    ConfigCheck(r"`num_nodes` must be a positive integer", ("num_nodes",), "connector.py:300"),
+    ConfigCheck(r"invalid literal for int\(\)", ("num_nodes",), "connector.py:113"),
+    ConfigCheck(r"`Fabric\(devices=", ("devices",), "connector.py:311"),
+    ConfigCheck(r"No supported gpu backend found", ("accelerator",), "connector.py:333", machine=True),
+    ConfigCheck(r"`\w+` can not run on your system", ("accelerator",), "connector.py:349", machine=True),
+    ConfigCheck(r"`devices` selected with `CPUAccelerator`", ("devices", "accelerator"), "accelerators/cpu.py:99"),
+    ConfigCheck(
+        r"GPUs requested but none are available",
+        ("devices", "accelerator"),
+        "utilities/device_parser.py:89",
+        machine=True,
+    ),
+    ConfigCheck(r"You requested gpu:", ("devices", "accelerator"), "utilities/device_parser.py:136", machine=True),
+    ConfigCheck(r"Device ID's \(GPU\) must be unique", ("devices", "accelerator"), "utilities/device_parser.py:183"),
+    ConfigCheck(r"Device IDs \(GPU/TPU\) must be", ("devices", "accelerator"), "utilities/device_parser.py:197"),
+    ConfigCheck(r"`devices` can only be 'auto'", ("devices", "accelerator"), "accelerators/xla.py:166", machine=True),
+    ConfigCheck(r"Could not parse the selected TPU devices", ("devices", "accelerator"), "accelerators/xla.py:179"),
+    ConfigCheck(
+        r"Requirement 'torch_xla", ("accelerator", "strategy", "plugins"), "accelerators/xla.py:35", machine=True
+    ),
+    ConfigCheck(r"You selected `Fabric\(strategy=.*forking", ("strategy",), "connector.py:429", machine=True),
+    ConfigCheck(r"You selected the FSDP strategy", ("strategy", "accelerator"), "connector.py:436"),
+    ConfigCheck(r"Bitsandbytes is only supported", ("plugins", "accelerator"), "connector.py:457"),
+    ConfigCheck(r"The `ModelParallelStrategy` does not support", ("precision", "strategy"), "connector.py:467"),
+    ConfigCheck(
+        r"`precision=.*is not supported in DeepSpeed", ("precision", "strategy"), "plugins/precision/deepspeed.py:49"
+    ),
+    ConfigCheck(r"`precision=.*is not supported in FSDP", ("precision", "strategy"), "plugins/precision/fsdp.py:56"),
+    ConfigCheck(
+        r"`precision=.*is not supported in XLA", ("precision", "strategy", "accelerator"), "plugins/precision/xla.py:44"
+    ),
+    ConfigCheck(r"No precision set", ("precision", "strategy", "accelerator"), "connector.py:498"),
+    ConfigCheck(r"`Fabric\(strategy=.*interactive environment", ("strategy",), "connector.py:523", machine=True),
+    ConfigCheck(r"The `XLAAccelerator` can only be used", ("strategy", "accelerator"), "connector.py:536"),
+    ConfigCheck(r"Precision .* is invalid", ("precision",), "connector.py:565"),
+    ConfigCheck(r"\w+\.__init__\(\) missing 1 required", ("strategy",), "strategies/single_xla.py:31"),
+    ConfigCheck(
+        r"The .* strategy can only work with the `", ("plugins", "precision", "strategy"), "strategies/fsdp.py:243"
+    ),
+    ConfigCheck(
+        r"The `\w+` does not support setting a `CheckpointIO`", ("plugins", "strategy"), "strategies/fsdp.py:192"
+    ),
+    ConfigCheck(
+        r"The XLA strategy can only work with the `XLACheckpointIO`", ("plugins", "strategy"), "strategies/xla.py:88"
+    ),
+    ConfigCheck(r"The start method '", ("strategy",), "strategies/launchers/multiprocessing.py:71", machine=True),
+    # ``setup_environment`` at launch (engine/launch_checks.py)
+    ConfigCheck(
+        r"The DeepSpeed strategy is only supported on CUDA GPUs",
+        ("accelerator", "strategy"),
+        "strategies/deepspeed.py:641",
+    ),
+    ConfigCheck(r"The selected device indices", ("devices", "strategy", "accelerator"), "strategies/deepspeed.py:881"),
+    ConfigCheck(
+        r"You passed in a path to a DeepSpeed config but the path does not exist",
+        ("strategy",),
+        "strategies/deepspeed.py:834",
+    ),
+    ConfigCheck(
+        r"The sizes `data_parallel_size=",
+        ("strategy", "devices", "num_nodes", "accelerator"),
+        "strategies/model_parallel.py:514",
+    ),
+)
+
+#: Lightning's warnings that change the configuration the code asked for (FAB008 reports them as
+#: warnings): message start → (argument, place in the 2.6.6 source).
+CONFIG_WARNINGS: tuple[ConfigCheck, ...] = (
+    ConfigCheck(r"`precision=.*is supported for historical reasons", ("precision",), "connector.py:571"),
+    ConfigCheck(
+        r"You passed `Fabric\(accelerator='cpu', precision='16-mixed'\)`",
+        ("precision", "accelerator"),
+        "connector.py:483",
+    ),
+    ConfigCheck(r"'dp' is not supported on CPUs", ("strategy", "accelerator"), "connector.py:426"),
+)
+#: What ``precision="16-mixed"`` becomes on CPU (``connector.py:483``).
+CPU_FP16_FALLBACK = "bf16-mixed"
+
+
+def config_check(message: str, table: tuple[ConfigCheck, ...] = CONFIG_CHECKS) -> ConfigCheck | None:
+    """The check in ``table`` whose message ``message`` is."""
+    return next((c for c in table if re.match(c.pattern, message)), None)
+
+
+#: Accelerator names ``Fabric`` accepts besides the registry's.
+ACCELERATOR_EXTRA_NAMES = ("auto", "gpu")
+#: DeepSpeed runs only on CUDA (``DeepSpeedStrategy.setup_environment``).
+CUDA_ONLY_STRATEGIES = ("DeepSpeedStrategy",)
+#: Strategies whose processes take their device by local rank: the indices must be ``0..n-1``.
+RANK_INDEXED_DEVICE_STRATEGIES = ("DeepSpeedStrategy",)
+#: Strategies that read a JSON config file given by path at construction, and the argument
+#: (``DeepSpeedStrategy._load_config``, ``strategies/deepspeed.py:828``).
+CONFIG_FILE_ARGUMENTS = {"DeepSpeedStrategy": "config"}
+#: ``ModelParallelStrategy``'s size arguments, in constructor order after ``parallelize_fn``.
+MODEL_PARALLEL_SIZES = ("data_parallel_size", "tensor_parallel_size")

@@ -130,7 +130,9 @@ class FabricLanguageServer(LanguageServer):
 
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
-        self.analyzer = Analyzer(self.workspace_model, ALL_RULES, log=self.log_message)
+        self.analyzer = Analyzer(
+            self.workspace_model, ALL_RULES, log=self.log_message, lightning_version=self.options.effective_lightning_version
+        )
         self.configs.set_overrides(self.client_layers())
 
     def _overlay(self, path: str) -> str | None:
@@ -223,8 +225,9 @@ class FabricLanguageServer(LanguageServer):
             self.settings = layer
         if problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
-        old_env, self.options = self.options.environment_path, Config.build(self.client_layers()[1:])
-        if self.workspace_model is not None and self.options.environment_path != old_env:
+        old = (self.options.environment_path, self.options.effective_lightning_version)
+        self.options = Config.build(self.client_layers()[1:])
+        if self.workspace_model is not None and (self.options.environment_path, self.options.effective_lightning_version) != old:
             self.setup_engine()
         self.configs.set_overrides(self.client_layers())
 

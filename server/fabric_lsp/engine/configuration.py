@@ -192,7 +192,8 @@ def concrete(ev: Evaluator, v: Value) -> tuple[Any, str | None]:
             items.append(values[0].value)
         return items, None
     if isinstance(v, StrategyInst):
-        return lightning.Obj(v.class_name, _constructor_args(ev, v), base=v.base if v.base != v.class_name else None), None
+        known, unknown = _constructor_args(ev, v)
+        return lightning.Obj(v.class_name, known, base=v.base if v.base != v.class_name else None, unknown=unknown), None
     if isinstance(v, AcceleratorInst) and v.class_name:
         return lightning.Obj(v.class_name, base=v.base if v.base != v.class_name else None), None
     if isinstance(v, Unknown):
@@ -200,22 +201,28 @@ def concrete(ev: Evaluator, v: Value) -> tuple[Any, str | None]:
     return None, "not a value fabric-lsp can follow"
 
 
-def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[str, Any], ...]:
-    """The keyword arguments of a strategy's constructor whose values are plain constants."""
+def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
+    """The keyword arguments of a strategy's constructor whose values are plain constants (the
+    decisive ones for joint setup as ``facts.NOT_KNOWN`` when they are not), and the names of
+    those that are not known (``"*"`` for positional arguments after the first and ``**``)."""
     if v.call is None or v.ctx is None:
-        return ()
+        return (), ()
     out = []
+    unknown = ["*"] if len(v.call.args) > 1 else []
     decisive = facts.strategy_arguments_of_interest(v.kind)  # joint setup depends on them (FAB001)
     for kw in v.call.keywords:
         if kw.arg is None:
             out += [(name, facts.NOT_KNOWN) for name in decisive]
+            unknown.append("*")
             continue
         values = ev.ev(kw.value, v.ctx)
         if len(values) == 1 and isinstance(values[0], Const):
             out.append((kw.arg, values[0].value))
-        elif kw.arg in decisive:
+            continue
+        unknown.append(kw.arg)
+        if kw.arg in decisive:
             out.append((kw.arg, facts.NOT_KNOWN))
-    return tuple(out)
+    return tuple(out), tuple(dict.fromkeys(unknown))
 
 
 def _resolved(combo: tuple[_Choice, ...], interactive: bool = False) -> list[Scenario]:

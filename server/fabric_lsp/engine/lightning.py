@@ -51,6 +51,9 @@ class Obj:
     base: str | None = None
     module: str | None = None
     fabric: bool = True
+    #: constructor arguments written but not known statically (keyword names; ``"*"`` for
+    #: positional arguments after the first and ``**`` unpacking): checks that read them must not guess
+    unknown: tuple[str, ...] = ()
 
     def arg(self, name: str, default: Any = None) -> Any:
         return dict(self.args).get(name, default)

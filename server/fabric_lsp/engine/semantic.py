@@ -7,6 +7,7 @@ import ast
 
 from fabric_lsp.engine import launch
 from fabric_lsp.engine.configuration import Scenario, scenarios
+from fabric_lsp.engine.constructions import Judgement, configuration_problems, constructions, workspace_file_exists
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
@@ -15,6 +16,7 @@ from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.facts import LATEST_LIGHTNING
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -45,6 +47,11 @@ class SemanticModel:
     def method_calls(self, name: str) -> list[ast.Call]:
         """Calls ``<receiver>.name(...)`` in the document, in order."""
         return [c for c in self.module.calls_by_name.get(name, []) if isinstance(c.func, ast.Attribute) and c.func.attr == name]
+
+    def fabric_constructions(self) -> list[ast.Call]:
+        """The calls in the document that construct a Lightning Fabric (any spelling, a subclass,
+        a ``functools.partial`` of one), in order."""
+        return constructions(self.module, self.inference)
 
     def span(self, node: ast.AST) -> Span:
         return self.module.span(node)
@@ -158,3 +165,11 @@ class SemanticModel:
     def set_up_models(self, expr: ast.expr) -> list[SetupCall]:
         """The setup calls whose model ``expr`` may be."""
         return self.setups.models(expr, self.module)
+
+    # -- configurations (engine/constructions.py) ----------------------------------------------
+    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:
+        """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at
+        construction or at launch, or changes with a warning, judged on every machine each
+        configuration can mean."""
+        exists = workspace_file_exists(self.module.path, self.workspace.root)
+        return configuration_problems(self.scenarios(fabric), lightning_version, exists)

@@ -136,3 +136,38 @@ def test_a_fabric_subclass_run_is_a_launch(tmp_path):
     fabrics, _ = model.fabrics(barrier.func.value)
     found, _ = model.launches_of(fabrics[0])
     assert [m.path.endswith("main.py") for m, _ in found] == [True]
+
+
+MISSING_LAUNCH = """
+{doc}
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(accelerator="cuda", devices=4, strategy="ddp")
+model = fabric.setup_module(torch.nn.Linear(2, 2))
+"""
+
+
+def _fab007(tmp_path, doc: str):
+    from fabric_lsp.engine import Analyzer
+    from fabric_lsp.rules import RULES_BY_CODE
+
+    (tmp_path / "train.py").write_text(textwrap.dedent(MISSING_LAUNCH.format(doc=doc)).lstrip("\n"))
+    launch._evidence_cache.clear()
+    analyzer = Analyzer(Workspace(root=str(tmp_path)), [RULES_BY_CODE["FAB007"]])
+    return analyzer.analyze((tmp_path / "train.py").read_text(), str(tmp_path / "train.py"))
+
+
+def test_a_missing_launch_is_an_error_without_cli_evidence(tmp_path):
+    [finding] = _fab007(tmp_path, '"""Train a model."""')
+    assert finding.severity.name == "ERROR"
+
+
+def test_a_script_that_says_it_runs_under_fabric_run_needs_no_launch(tmp_path):
+    assert _fab007(tmp_path, '"""Run with: fabric run --accelerator=cuda --devices=4 --strategy=ddp train.py"""') == []
+
+
+def test_a_readme_that_runs_the_script_with_fabric_run_makes_it_a_warning(tmp_path):
+    (tmp_path / "README.md").write_text("```\nfabric run --devices=4 --strategy=ddp train.py\n```\n")
+    [finding] = _fab007(tmp_path, '"""Train a model."""')
+    assert finding.severity.name == "WARNING" and "README.md" in finding.message

@@ -36,12 +36,13 @@ GPU machine, a command-line `--strategy`).
 Under `fabric run` (`LT_CLI_USED=1`) `Fabric.__init__` sets the processes up itself
 (`fabric.py:164-168`) and a missing `launch()` is correct — while calling `launch()` raises. Run
 as `python script.py` or under `torchrun`, a script without `launch()` raises. fabric-lsp decides
-from what the code and the repository show: when the script itself (a comment, a docstring) or a
-text file of the workspace (README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a
-Makefile, a notebook) holds a Fabric CLI command line (`fabric run [options] some_script.py`,
-`lightning run model … script.py`), names the `lightning.fabric.cli` module or `LT_CLI_USED`, a
-missing `launch()` is a **warning** (the script may be meant for the CLI; remember that `fabric
-run` sets the device count, default 1, so `devices=4` in the code needs `--devices=4`). A sentence
+from what the code and the repository show: when the script itself (a comment, a docstring) holds
+a Fabric CLI command line (`fabric run [options] some_script.py`, `lightning run model …
+script.py`), names the `lightning.fabric.cli` module or `LT_CLI_USED`, the script says how it is
+run and a missing `launch()` is **not reported**; when only another text file of the workspace
+(README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a Makefile, a notebook) holds
+one, a missing `launch()` is a **warning** (the script may be meant for the CLI; remember that
+`fabric run` sets the device count, default 1, so `devices=4` in the code needs `--devices=4`). A sentence
 that merely names `fabric run` (or Lightning's own hint, `fabric run --help`) is not such
 evidence. Without any evidence it is an **error**. A late `launch()` is an error
 either way (under the CLI, the `launch()` call itself raises).

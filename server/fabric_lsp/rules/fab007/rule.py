@@ -190,8 +190,10 @@ class FAB007(Rule):
             f"RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` after creating the Fabric."
         )
         evidence = model.cli_evidence()
+        if evidence is not None and evidence.path is None:
+            return None  # the script itself says it runs under `fabric run`, which launches it
         if evidence is not None:
-            where = os.path.basename(evidence.path) if evidence.path else "this file"
+            where = os.path.basename(evidence.path or "")
             message += (
                 f" ({where} mentions the Fabric CLI, `{evidence.text}`: under `fabric run` with matching options "
                 "the script needs no `launch()`.)"

@@ -493,10 +493,28 @@ def has_feature(feature: str, version: str | None = None) -> bool:
     return version_tuple(version or LATEST_LIGHTNING) >= SINCE[feature]
 
 
+#: environment path -> (when read, version): the metadata is read at most every few seconds
+_VERSION_CACHE: dict[str | None, tuple[float, str | None]] = {}
+VERSION_TTL = 5.0
+
+
 def installed_lightning_version(environment_path: str | None = None) -> str | None:
     """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment (a
     virtualenv folder or an interpreter inside one), else in the running interpreter — read from
-    the package metadata, never by importing the package."""
+    the package metadata, never by importing the package (at most every :data:`VERSION_TTL`
+    seconds: a workspace check asks once per file)."""
+    import time
+
+    now = time.monotonic()
+    cached = _VERSION_CACHE.get(environment_path)
+    if cached is not None and now - cached[0] < VERSION_TTL:
+        return cached[1]
+    version = _read_lightning_version(environment_path)
+    _VERSION_CACHE[environment_path] = (now, version)
+    return version
+
+
+def _read_lightning_version(environment_path: str | None) -> str | None:
     from importlib import metadata
 
     search = _site_packages(environment_path) if environment_path else None

@@ -619,7 +619,7 @@ class Inference:
         modules = [cls.module]
         if self.workspace is not None and cls.module.path:
             self.external_lookups += 1
-            modules += self.workspace.modules_mentioning(cls.name, exclude=cls.module.path)
+            modules += self.workspace.modules_mentioning(cls.name, exclude=cls.module.path, importing=cls.module.path)
         out: list[ClassRef] = []
         for m in modules:
             for node in m.classes():

@@ -15,14 +15,27 @@ if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.engine.workspace import Workspace
 
 
-def infers_fabric(workspace: Workspace, module: ModuleInfo, node: ast.AST) -> bool:
-    """Whether jedi infers the expression ``node`` (its last name) to be a Lightning Fabric."""
-    if module.tree is None or not hasattr(node, "end_lineno"):
-        return False
+def script_for(workspace: Workspace, module: ModuleInfo):
+    """A jedi Script of the module's text in the analysed environment (one per analysis: jedi
+    parses the whole text when the Script is made), or None where jedi cannot make one."""
     try:
         import jedi
 
-        script = jedi.Script(module.text, path=module.path, project=workspace.jedi_project, environment=workspace.jedi_environment)
+        return jedi.Script(module.text, path=module.path, project=workspace.jedi_project, environment=workspace.jedi_environment)
+    except Exception as exc:  # jedi fails on odd code: the answer is "not known"
+        workspace.log(f"fabric-lsp: jedi could not read {module.path or 'the document'}: {type(exc).__name__}: {exc}")
+        return None
+
+
+def infers_fabric(workspace: Workspace, module: ModuleInfo, node: ast.AST, script=None) -> bool:
+    """Whether jedi infers the expression ``node`` (its last name) to be a Lightning Fabric;
+    ``script`` is the module's Script when the caller keeps one."""
+    if module.tree is None or not hasattr(node, "end_lineno"):
+        return False
+    script = script or script_for(workspace, module)
+    if script is None:
+        return False
+    try:
         end = module.lines.node_end(node)
         names = script.infer(end.line + 1, max(end.col - 1, 0))
     except Exception as exc:  # jedi fails on odd code: the answer is "not known"

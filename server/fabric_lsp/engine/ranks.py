@@ -97,7 +97,7 @@ def _guarded_callers(
         if guard is None:
             return None
         guards.append((call, guard))
-    if workspace is not None and workspace.modules_mentioning(func.name, exclude=module.path):
+    if workspace is not None and workspace.modules_mentioning(func.name, exclude=module.path, importing=module.path):
         return None  # another module may call it on every rank
     return RankGuard("callers", func, func, module, function=func, callers=tuple(guards))
 

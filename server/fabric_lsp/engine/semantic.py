@@ -9,7 +9,7 @@ from fabric_lsp.engine import launch
 from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.constructions import Judgement, configuration_problems, constructions, workspace_file_exists
 from fabric_lsp.engine.infer import Inference
-from fabric_lsp.engine.jedi_types import infers_fabric
+from fabric_lsp.engine.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
@@ -31,6 +31,7 @@ class SemanticModel:
         self.workspace = workspace
         self.inference = Inference(workspace)
         self._jedi_lookups = 0
+        self._jedi_script = None  # made at the first jedi look-up, then reused
         self._setups: Setups | None = None
 
     @property
@@ -102,7 +103,9 @@ class SemanticModel:
             return False
         self._jedi_lookups += 1
         self.inference.external_lookups += 1  # jedi reads the environment: a workspace dependency
-        return infers_fabric(self.workspace, self.module, expr)
+        if self._jedi_script is None:
+            self._jedi_script = script_for(self.workspace, self.module)
+        return infers_fabric(self.workspace, self.module, expr, self._jedi_script)
 
     def scenarios(self, fabric: FabricInst) -> list[Scenario]:
         """What Lightning makes of ``fabric`` on each path and kind of machine the code can

@@ -15,6 +15,7 @@ Pure functions over the parsed modules and the evaluator (no pygls, no rule impo
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass
 
 from fabric_lsp import facts
@@ -255,20 +256,65 @@ def assigned_values(
     """The expressions assigned to ``name`` anywhere in ``scope``'s own body (flow-insensitive).
     With ``targets``, pairs (value, whether ``name`` is the first element of a tuple target, as
     the model is in ``model, opt = fabric.setup(...)``)."""
-    out: list = []
-    nodes = own_nodes(scope, grad_only)
     if isinstance(scope, ast.Module) and m is not None:
         # module level: only the statements that mention the name (recorded for incremental reuse)
-        nodes = (n for top in m.tops_with(name) for n in own_nodes(_Block([top]), grad_only))
+        found = _assigned_in((n for top in m.tops_with(name) for n in own_nodes(_Block([top]), grad_only)), name)
+    else:
+        found = _assignment_index(scope, grad_only).get(name, [])
+    return list(found) if targets else [value for value, _ in found]
+
+
+#: scope -> grad_only -> name -> [(value, whether the name is the target or a tuple's first element)]
+_ASSIGNMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _assignment_index(scope: ast.AST, grad_only: bool) -> dict[str, list[tuple[ast.AST, bool]]]:
+    """Every assignment of ``scope``'s own body by the names it binds, built once per scope (the
+    rules ask about many names in the same function)."""
+    per_scope = _ASSIGNMENTS.setdefault(scope, {})
+    index = per_scope.get(grad_only)
+    if index is None:
+        index = {}
+        for node in own_nodes(scope, grad_only):
+            for target, value in _assignments(node):
+                if value is not None:
+                    for name, first in _bound_names(target):
+                        index.setdefault(name, []).append((value, first))
+        per_scope[grad_only] = index
+    return index
+
+
+def _bound_names(target: ast.AST) -> list[tuple[str, bool]]:
+    if isinstance(target, ast.Name):
+        return [(target.id, True)]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        head = target.elts[0] if target.elts else None
+        names = {n for n in _tuple_names(target)}
+        return [(n, isinstance(head, ast.Name) and head.id == n) for n in sorted(names)]
+    return []
+
+
+def _tuple_names(target: ast.AST):
+    for e in target.elts:  # type: ignore[attr-defined]
+        if isinstance(e, ast.Name):
+            yield e.id
+        elif isinstance(e, (ast.Tuple, ast.List)):
+            yield from _tuple_names(e)
+        elif isinstance(e, ast.Starred) and isinstance(e.value, ast.Name):
+            yield e.value.id
+
+
+def _assigned_in(nodes, name: str) -> list[tuple[ast.AST, bool]]:
+    out: list[tuple[ast.AST, bool]] = []
     for node in nodes:
         for target, value in _assignments(node):
             if value is None:
                 continue
             if isinstance(target, ast.Name) and target.id == name:
-                out.append((value, True) if targets else value)
+                out.append((value, True))
             elif isinstance(target, (ast.Tuple, ast.List)) and _in_tuple(target, name):
                 first = isinstance(target.elts[0], ast.Name) and target.elts[0].id == name
-                out.append((value, first) if targets else value)
+                out.append((value, first))
     return out
 
 

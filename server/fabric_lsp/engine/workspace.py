@@ -60,6 +60,8 @@ def _discover_environment(root: str | None) -> str | None:
     return None
 
 
+_WORD = re.compile(r"\w+")
+
 class Workspace:
     def __init__(
         self,
@@ -81,6 +83,12 @@ class Workspace:
         self.log: Callable[[str], None] = lambda msg: None
         #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
         self._epoch = 0
+        #: the workspace's word index: path -> (text, its words), word -> paths, path -> listing position
+        self._words: dict[str, tuple[str, frozenset[str]]] = {}
+        self._indexed: dict[str, frozenset[str]] = {}
+        self._index: dict[str, set[str]] = {}
+        self._positions: dict[str, int] = {}
+        self._index_key: tuple[int, list[str]] | None = None
         self._changes_of: dict[str, int] = {}
 
     # -- dependencies --------------------------------------------------------------------------
@@ -298,23 +306,103 @@ class Workspace:
             self._texts[path] = (stamp, text)
         return text
 
-    def modules_mentioning(self, name: str, exclude: str | None = None) -> list[ModuleInfo]:
-        """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``)."""
+    def _words_of(self, path: str) -> frozenset[str]:
+        """The identifier-like words of ``path``'s text (code, comments and strings alike), kept
+        with the text they were read from."""
+        text = self.text_of(path)
+        if text is None:
+            return frozenset()
+        with self._lock:
+            cached = self._words.get(path)
+        if cached is not None and cached[0] is text:
+            return cached[1]
+        words = frozenset(_WORD.findall(text))
+        with self._lock:
+            self._words[path] = (text, words)
+        return words
+
+    def modules_mentioning(self, name: str, exclude: str | None = None, importing: str | None = None) -> list[ModuleInfo]:
+        """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``).
+        With ``importing`` (the path of the module that defines ``name``), only the modules that
+        can import it: those that also mention its module's name (``from pkg.mod import name``,
+        ``import mod``, ``from .mod import name``) or, for a package's ``__init__.py``, that lie
+        in the package (``from . import name``)."""
         recorder = self._recorder()
         if recorder is not None:
             recorder.mentions.add(name)
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
         skip = os.path.abspath(exclude) if exclude else None
+        paths = self._paths_mentioning(name)
+        if importing:
+            paths = self._importers(paths, os.path.abspath(importing))
         out = []
-        for path in self.python_files():
-            if path == skip:
-                continue
-            text = self.text_of(path)
-            if text is not None and pattern.search(text):
+        for path in paths:
+            if path != skip:
                 module = self.load_path(path)
                 if module is not None:
                     out.append(module)
         return out
+
+    def _importers(self, paths: list[str], defining: str) -> list[str]:
+        """Of ``paths``, those that name the module at ``defining`` or one of its packages (a
+        re-export through ``pkg/__init__.py`` is imported as ``from pkg import name``), or, for
+        a package's ``__init__.py``, that lie in the package (``from . import name``)."""
+        folder, file = os.path.split(defining)
+        package = file == "__init__.py"
+        names = [] if package else [file[:-3]]
+        inside = folder + os.sep if package else None
+        root = os.path.abspath(self.root) if self.root else os.path.dirname(folder)
+        while folder.startswith(root) and folder != root:
+            folder, name = os.path.split(folder)
+            names.append(name)
+        recorder = self._recorder()
+        naming: set[str] = set()
+        for name in names:
+            if name.isidentifier():
+                if recorder is not None:
+                    recorder.mentions.add(name)
+                naming.update(self._paths_mentioning(name))
+        return [p for p in paths if p in naming or (inside is not None and p.startswith(inside))]
+
+    def _paths_mentioning(self, name: str) -> list[str]:
+        """The workspace files whose text mentions ``name``, in listing order. Identifiers are
+        looked up in a word index of the workspace, brought up to date (by file stamp) once per
+        announced change or new listing: a scan per look-up would make a workspace's analysis
+        quadratic."""
+        if not name.isidentifier():
+            pattern = re.compile(rf"\b{re.escape(name)}\b")
+            return [path for path in self.python_files() if pattern.search(self.text_of(path) or "")]
+        index, position = self._word_index()
+        return sorted(index.get(name, ()), key=position.__getitem__)
+
+    def _word_index(self) -> tuple[dict[str, set[str]], dict[str, int]]:
+        listing = self.python_files()
+        with self._lock:
+            if self._index_key is not None and self._index_key[0] == self._epoch and self._index_key[1] is listing:
+                return self._index, self._positions
+            key = (self._epoch, listing)
+            position = {path: i for i, path in enumerate(listing)}
+            for path in [p for p in self._indexed if p not in position]:
+                self._reindex(path, frozenset())
+            for path in listing:
+                self._reindex(path, self._words_of(path))
+            self._positions = position
+            self._index_key = key
+            return self._index, self._positions
+
+    def _reindex(self, path: str, words: frozenset[str]) -> None:
+        old = self._indexed.get(path)
+        if old is words:
+            return
+        for word in old or ():
+            paths = self._index.get(word)
+            if paths is not None:
+                paths.discard(path)
+        for word in words:
+            self._index.setdefault(word, set()).add(path)
+        if words:
+            self._indexed[path] = words
+        else:
+            self._indexed.pop(path, None)
 
     def changed(self, path: str | None = None) -> None:
         """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created

@@ -29,6 +29,12 @@ from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
 
+def _tensor_backward(call: ast.Call) -> bool:
+    """``loss.backward()``, ``loss.backward(retain_graph=True)``: a tensor's backward, never
+    ``Fabric.backward(tensor, ...)``, which needs the tensor (FAB004 watches these)."""
+    return call.func.attr == "backward" and not call.args and all(k.arg != "tensor" for k in call.keywords)  # type: ignore[attr-defined]
+
+
 class FAB005(Rule):
     code = "FAB005"
     name = "deepspeed-contract"
@@ -40,7 +46,7 @@ class FAB005(Rule):
     prefilter = re.compile(r"\b(?:setup|setup_module|backward|clip_gradients|init_module|no_backward_sync)\s*\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name)]
+        calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name) if not _tensor_backward(c)]
         calls.sort(key=_position)
         return list(calls)
 

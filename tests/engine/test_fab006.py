@@ -152,3 +152,9 @@ def test_message_names_lightnings_error_and_source():
     src = 'fabric = Fabric(strategy="fsdp")\nfabric.launch()\nmodel, o = fabric.setup(model, o)\nfabric.load("c")\n'
     (finding,) = findings(src)
     assert "state=None" in finding.message and "strategies/fsdp.py:522-527" in finding.message
+
+
+def test_state_dict_as_the_whole_state_under_fsdp():
+    src = 'fabric = Fabric(strategy="fsdp")\nfabric.launch()\nmodel, o = fabric.setup(model, o)\nfabric.save("m.pt", model.state_dict())\n'
+    (finding,) = findings(src)
+    assert finding.severity is Severity.ERROR and "Could not find a FSDP model" in finding.message

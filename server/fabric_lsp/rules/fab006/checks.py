@@ -259,11 +259,14 @@ def not_callable(model: SemanticModel, expr: ast.expr) -> bool:
 
 def state_checks(model: SemanticModel, state: ast.expr | None, load: bool) -> list[Check]:
     """The state must hold exactly one set-up model under the strategies that checkpoint through it."""
+    verb = "load" if load else "save"
+    if state is not None and is_state_dict_call(state):
+        what = "a state that is `.state_dict()` (tensors, not the set-up model)"
+        return [Check(what, "ValueError: Could not find a {model} in the provided checkpoint state.", verb, model_state_fails(load), kind="model")]
     display = dict_display(model, state)
     if display is None or any(k is None for k in display.keys):
         return []
     values = list(display.values)
-    verb = "load" if load else "save"
     if load and not values:
         return []  # `load(path, {})`: the "no state" check
     if values and all(not_a_module(model, v) for v in values):

@@ -92,8 +92,34 @@ def not_a_module(model: SemanticModel, expr: ast.expr) -> bool:
         return True
     if not isinstance(expr, (ast.Name, ast.Attribute)):
         return False
+    if isinstance(expr, ast.Name) and counts_over_range(model, expr):
+        return True
     values = model.values(expr)
     return bool(values) and all(isinstance(v, (Const, Seq, DictVal)) for v in values)
+
+
+def counts_over_range(model: SemanticModel, name: ast.Name) -> bool:
+    """``name`` is bound only by ``for name in range(...)`` loops of its scope (an int)."""
+    scope = model.module.scope_of(name)
+    loops = [n for n in ast.walk(scope) if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name.id]
+    if not loops or not all(_is_range(n.iter) for n in loops):
+        return False
+    assigned = [
+        n for n in ast.walk(scope)
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+        and any(isinstance(t, ast.Name) and t.id == name.id for t in _targets(n))
+    ]
+    return not assigned
+
+
+def _is_range(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range"
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return [t for target in node.targets for t in ast.walk(target)]
+    return [node.target]  # type: ignore[attr-defined]
 
 
 def dict_display(model: SemanticModel, expr: ast.expr | None) -> ast.Dict | None:

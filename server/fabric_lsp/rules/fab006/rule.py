@@ -52,7 +52,7 @@ class FAB006(Rule):
                     j = Judgement(Certainty.POSSIBLE, j.failing, j.unknown)
             if j.certainty is None:
                 continue
-            if best is None or _rank(j) < _rank(best[1]):
+            if best is None or (_rank(j), check.warning_only) < (_rank(best[1]), best[0].warning_only):
                 best = (check, j)
         if best is None:
             return Verdict(self.code, model.span(call), None, _explain(model, fabrics, None, Judgement(None)))

@@ -2,7 +2,7 @@ import torch
 from lightning.fabric import Fabric
 
 
-def test_adapter_v2_filter(tmp_path):
+def check_adapter_v2_filter(tmp_path):
     from lit_gpt.adapter_v2 import GPT, adapter_filter
 
     fabric = Fabric(devices=1)

@@ -747,3 +747,148 @@ RANK_INDEXED_DEVICE_STRATEGIES = ("DeepSpeedStrategy",)
 CONFIG_FILE_ARGUMENTS = {"DeepSpeedStrategy": "config"}
 #: ``ModelParallelStrategy``'s size arguments, in constructor order after ``parallelize_fn``.
 MODEL_PARALLEL_SIZES = ("data_parallel_size", "tensor_parallel_size")
+
+
+# -- checkpoints: Fabric.save / Fabric.load / Fabric.load_raw (FAB006) ---------------------------
+#: ``Fabric.save(path, state, filter=None)`` (``fabric.py:820-825``); its filter checks, in order:
+#: not a dict (``fabric.py:858``), keys not in the state (``fabric.py:860``), a value that is not
+#: callable (``fabric.py:865``). Swapped arguments reach ``state.items()`` on the path
+#: (``strategies/strategy.py:410``: ``AttributeError: 'str' object has no attribute 'items'``).
+SAVE_PARAMETERS = ("path", "state", "filter")
+LOAD_PARAMETERS = ("path", "state", "strict")  # ``fabric.py:869-876``
+LOAD_RAW_PARAMETERS = ("path", "obj", "strict")  # ``fabric.py:926-933``
+SAVE_FILTER_ERRORS = {
+    "not_dict": ("TypeError: Filter should be a dictionary, given {filter!r}", "fabric.py:858"),
+    "missing_keys": ("ValueError: The filter keys {missing} are not present in the state keys {keys}.", "fabric.py:860"),
+    "not_callable": (
+        "TypeError: Expected `fabric.save(filter=...)` for key {key!r} to be a callable, given {value!r}",
+        "fabric.py:865",
+    ),
+}
+SWAPPED_SAVE_ERROR = ("AttributeError: 'str' object has no attribute 'items'", "strategies/strategy.py:410")
+
+
+class CheckpointFacts(NamedTuple):
+    """How a strategy that saves and loads through its set-up model treats ``Fabric.save``/``load``."""
+
+    label: str  # the name Lightning's messages use
+    model_word: str  # "DeepSpeed model", "FSDP model" …: what the state must hold exactly one of
+    multiple_word: str  # how "Found multiple …" names them
+    #: ``save(filter=...)`` raises: always (None) or when the constructor argument has one of the
+    #: values (argument, its default, the rejected values)
+    filter_rejected_when: tuple[str, object, tuple[object, ...]] | None
+    filter_error: str | None  # None: ``filter=`` is accepted
+    filter_where: str | None
+    model_where: tuple[str, str]  # the "Could not find …" / "Found multiple …" raises (save, load)
+    load_state_where: str  # ``load(path)`` without a state
+    #: ``load_raw(path, obj)`` raises for an optimizer ("optimizer") or for any object ("any");
+    #: None: it is accepted
+    load_raw_rejects: str | None
+    load_raw_error: str | None
+    load_raw_where: str | None
+
+
+#: The strategies whose ``save_checkpoint``/``load_checkpoint`` need the set-up model in the state
+#: (Lightning 2.6.6; class name → facts). Other strategies (single device, DP, DDP, XLA) save and load
+#: any dict through ``Strategy.save_checkpoint``/``load_checkpoint`` (``strategies/strategy.py:260,308``).
+CHECKPOINT_STRATEGIES: dict[str, CheckpointFacts] = {
+    "DeepSpeedStrategy": CheckpointFacts(
+        "DeepSpeedStrategy",
+        "DeepSpeed model",
+        "DeepSpeed engine modules",
+        None,
+        "TypeError: `DeepSpeedStrategy.save_checkpoint(..., filter=...)` is not supported because "
+        "`DeepSpeedStrategy` manages the state serialization internally.",
+        "strategies/deepspeed.py:433-437",
+        ("strategies/deepspeed.py:440-451", "strategies/deepspeed.py:513-524"),
+        "strategies/deepspeed.py:504-509",
+        None,
+        None,
+        None,
+    ),
+    "FSDPStrategy": CheckpointFacts(
+        "FSDPStrategy",
+        "FSDP model",
+        "FSDP models",
+        ("state_dict_type", "sharded", ("sharded",)),
+        "NotImplementedError: FSDP doesn't support loading sharded filtered checkpoints, so saving them is disabled.",
+        "strategies/fsdp.py:434-438",
+        ("strategies/fsdp.py:448-459", "strategies/fsdp.py:546-558"),
+        "strategies/fsdp.py:522-527",
+        "optimizer",
+        "NotImplementedError: Loading a single optimizer object from a checkpoint is not supported yet with the FSDP strategy.",
+        "strategies/fsdp.py:537-540",
+    ),
+    "ModelParallelStrategy": CheckpointFacts(
+        "ModelParallelStrategy",
+        "distributed model",
+        "distributed models",
+        ("save_distributed_checkpoint", True, (True,)),
+        "NotImplementedError: ModelParallelStrategy doesn't support loading distributed filtered checkpoints, "
+        "so saving them is disabled.",
+        "strategies/model_parallel.py:256-261",
+        ("strategies/model_parallel.py:360-371", "strategies/model_parallel.py:425-437"),
+        "strategies/model_parallel.py:281-286",
+        "optimizer",
+        "NotImplementedError: Loading a single optimizer object from a checkpoint is not supported yet with "
+        "ModelParallelStrategy.",
+        "strategies/model_parallel.py:294-297",
+    ),
+    "XLAFSDPStrategy": CheckpointFacts(
+        "XLAFSDPStrategy",
+        "XLAFSDP model",
+        "XLAFSDP modules",
+        None,
+        None,
+        None,
+        ("strategies/xla_fsdp.py:431-442", "strategies/xla_fsdp.py:549-558"),
+        "strategies/xla_fsdp.py:527-532",
+        "any",
+        "NotImplementedError: Loading a single module or optimizer object from a checkpoint is not supported yet "
+        "with the XLAFSDP strategy.",
+        "strategies/xla_fsdp.py:537-541",
+    ),
+}
+#: ``DeepSpeedStrategy.load_checkpoint`` takes the plain ``Strategy`` path (any state, or none) when
+#: ``load_full_weights=True`` at ZeRO stage 3 (``strategies/deepspeed.py:498-502``).
+DEEPSPEED_FULL_WEIGHTS = ("load_full_weights", False)
+#: Keys of DeepSpeed's engine state: a user key among them (other than the engine and its optimizer,
+#: which Lightning removes first) is warned about at ``save`` (``strategies/deepspeed.py:850-873``,
+#: ``rank_zero_warn``; called from ``save_checkpoint``, ``deepspeed.py:464``).
+DEEPSPEED_INTERNAL_KEYS = frozenset(
+    {
+        "module",
+        "buffer_names",
+        "optimizer",
+        "param_shapes",
+        "lr_scheduler",
+        "sparse_tensor_module_names",
+        "skipped_steps",
+        "global_steps",
+        "global_samples",
+        "dp_world_size",
+        "mp_world_size",
+        "ds_config",
+        "ds_version",
+    }
+)
+DEEPSPEED_KEYS_WARNING = (
+    "UserWarning: Your state has keys that collide with DeepSpeed's internal engine state. This could result in "
+    "your values being overwritten by DeepSpeed. Consider changing the name of these keys to something else: {keys}"
+)
+
+
+def strategy_argument(strategy: object, name: str, default: object) -> object:
+    """The value a ``strategy`` argument of ``Fabric`` gives its constructor argument ``name``: a
+    registry name's (or the constructor's ``default``), a constant keyword of a constructor call;
+    ``NOT_KNOWN`` when it is not known (not a constant, ``**`` unpacking, positional arguments, a
+    user's subclass whose ``__init__`` may pass anything)."""
+    if isinstance(strategy, str):
+        entry = STRATEGY_REGISTRY.get(strategy.strip().lower())
+        return NOT_KNOWN if entry is None else entry[1].get(name, default)
+    if getattr(strategy, "base", None) is not None:
+        return NOT_KNOWN
+    unknown = getattr(strategy, "unknown", ())
+    if name in unknown or "*" in unknown:
+        return NOT_KNOWN
+    return dict(getattr(strategy, "args", ()) or ()).get(name, default)

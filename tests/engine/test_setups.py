@@ -219,3 +219,19 @@ def test_module_level_names_do_not_see_function_bodies():
         """
     )
     assert _models(model) == []
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("model, opt = fabric.setup(model, opt)\nuse(opt)\n", 1),  # after the model in setup's result
+        ("model = fabric.setup_module(model)\nopt = fabric.setup_optimizers(opt)\nuse(opt)\n", 1),
+        ("model, opt = fabric.setup(model, opt)\nuse(model)\n", 0),  # the model is not an optimizer
+        ("opt = torch.optim.SGD(params)\nuse(opt)\n", 0),  # not set up through Fabric
+        ("opt = other.setup_optimizers(opt)\nuse(opt)\n", 0),  # not a Fabric
+    ],
+)
+def test_set_up_optimizers(body, expected):
+    model = _model(HEAD + body)
+    (use,) = [c for c in ast.walk(model.module.tree) if isinstance(c, ast.Call) and getattr(c.func, "id", "") == "use"]
+    assert len(model.set_up_optimizers(use.args[0])) == expected

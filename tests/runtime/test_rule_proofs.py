@@ -1,4 +1,4 @@
-"""Runtime proof for FAB002, FAB004, FAB005 and FAB007: each INVALID example fails with the error
+"""Runtime proof for FAB002, FAB004, FAB005, FAB006 and FAB007: each INVALID example fails with the error
 Lightning 2.6.6 raises, and its fixed / VALID form runs.
 
 Layout: ``rules/FAB00N/<case>.py`` is the INVALID script; ``<case>.fixed.py`` is what the rule's
@@ -125,6 +125,42 @@ CASES = [
             " Remove `.no_backward_sync()` from your code or choose a different strategy."
         ),
         "fabric.py:778 (rank_zero_warn; the context is a no-op)",
+        warns=True,
+    ),
+    # FAB006: checkpoint calls (one CPU device, or the DeepSpeed CPU test subclass)
+    Case(
+        "FAB006",
+        "swapped_save",
+        re.escape("AttributeError: 'str' object has no attribute 'items'"),
+        "strategies/strategy.py:410 (Python's, from state.items() on the path)",
+    ),
+    Case("FAB006", "filter_lambda", re.escape("TypeError: Filter should be a dictionary, given <function"), "fabric.py:858"),
+    Case(
+        "FAB006",
+        "deepspeed_filter",
+        re.escape(
+            "TypeError: `DeepSpeedStrategy.save_checkpoint(..., filter=...)` is not supported because"
+            " `DeepSpeedStrategy` manages the state serialization internally."
+        ),
+        "strategies/deepspeed.py:434",
+    ),
+    Case(
+        "FAB006",
+        "deepspeed_state_dict_in_state",
+        re.escape("ValueError: Could not find a DeepSpeed model in the provided checkpoint state."),
+        "strategies/deepspeed.py:441",
+    ),
+    Case(
+        "FAB006",
+        "deepspeed_load_without_state",
+        re.escape("ValueError: Got DeepSpeedStrategy.load_checkpoint(..., state=None) but a state with at least "),
+        "strategies/deepspeed.py:505",
+    ),
+    Case(
+        "FAB006",
+        "deepspeed_scheduler_key",
+        re.escape("Your state has keys that collide with DeepSpeed's internal engine state.") + r".*lr_scheduler",
+        "strategies/deepspeed.py:870 (rank_zero_warn; the save goes on)",
         warns=True,
     ),
     # FAB007: launch() misuse (DDP, 2 processes)

@@ -169,6 +169,10 @@ class SemanticModel:
         """The setup calls whose model ``expr`` may be."""
         return self.setups.models(expr, self.module)
 
+    def set_up_optimizers(self, expr: ast.expr) -> list[ast.Call]:
+        """The ``setup``/``setup_optimizers`` calls whose optimizer ``expr`` may be."""
+        return self.setups.optimizer_setups(expr, self.module)
+
     # -- configurations (engine/constructions.py) ----------------------------------------------
     def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:
         """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at

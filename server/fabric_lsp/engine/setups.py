@@ -104,6 +104,26 @@ class Setups:
                     out.append(found)
         return sorted(out, key=lambda s: (s.call.lineno, s.call.col_offset))
 
+    def optimizer_setups(self, expr: ast.expr, m: ModuleInfo) -> list[ast.Call]:
+        """The calls that set up the optimizer ``expr`` (a name) may be: a ``setup(model, opt)``
+        whose result is unpacked with the name after the model (``model, opt = fabric.setup(...)``),
+        or a ``setup_optimizers(opt)`` on a Lightning Fabric assigned to the name. Assignments
+        in ``expr``'s own scope only (flow-insensitive)."""
+        if not isinstance(expr, ast.Name):
+            return []
+        out: list[ast.Call] = []
+        for value, first in assigned_values(m.scope_of(expr), expr.id, targets=True, m=m):
+            if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+                continue
+            joint = value.func.attr == "setup" and not first and self.setup_call(value, m) is not None
+            if joint or (value.func.attr == "setup_optimizers" and first and self._on_fabric(value, m)):
+                out.append(value)
+        return out
+
+    def _on_fabric(self, call: ast.Call, m: ModuleInfo) -> bool:
+        values = self.inference.evaluate(call.func.value, m)  # type: ignore[attr-defined]
+        return any(isinstance(v, FabricInst) for v in values)
+
     # -- which set-up models compute a tensor -----------------------------------------------
     def models_computing(self, expr: ast.expr, m: ModuleInfo) -> list[ModelUse]:
         """The set-up models whose outputs ``expr`` (a tensor) is computed from."""

@@ -105,3 +105,89 @@ def _meta_item(expr: ast.expr) -> MetaContext | None:
     if isinstance(value, ast.Constant):
         return MetaContext(expr, True) if value.value else None
     return MetaContext(expr, False)
+
+
+@dataclass(frozen=True)
+class MetaParameters:
+    """An optimizer built from the parameters of a model created on the meta device."""
+
+    context: MetaContext
+    model: ast.expr  # the model whose ``.parameters()`` the optimizer takes
+    created: ast.stmt  # where that model was created
+    #: the model certainly holds meta-device parameters at the call: the context is certain, and
+    #: the model's one assignment before the call is reached on every path to it
+    certain: bool
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _assignments(module: ModuleInfo, name: str, before: ast.AST) -> list[ast.stmt]:
+    """The statements of ``before``'s scope that assign the plain name ``name`` before it, in order."""
+    scope = module.scope_of(before)
+    limit = _position(before)
+    found: list[ast.stmt] = []
+    for node in ast.walk(scope):
+        end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or end > limit:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        stored = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if name in stored and module.scope_of(node) is scope:
+            found.append(node)
+    return sorted(found, key=_position)
+
+
+def _unconditional(module: ModuleInfo, stmt: ast.stmt, scope: ast.AST) -> bool:
+    """Only ``with`` blocks lie between ``stmt`` and its scope (no branch, loop or ``try``)."""
+    cur = module.parents.get(stmt)
+    while cur is not None and cur is not scope:
+        if not isinstance(cur, (ast.With, ast.AsyncWith)):
+            return False
+        cur = module.parents.get(cur)
+    return True
+
+
+def _parameter_sources(expr: ast.AST) -> list[ast.expr]:
+    """``m`` of every ``m.parameters()`` / ``m.named_parameters()`` in ``expr`` (``m`` a plain name)."""
+    return [
+        n.func.value
+        for n in ast.walk(expr)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("parameters", "named_parameters")
+        and isinstance(n.func.value, ast.Name)
+    ]
+
+
+def optimizer_construction(module: ModuleInfo, optimizer: ast.expr, at: ast.AST) -> tuple[ast.stmt | None, ast.expr]:
+    """Where the optimizer passed as ``optimizer`` at ``at`` is built: (the assignment of the plain
+    name ``optimizer`` in the scope before ``at``, its value), or (None, ``optimizer``) for an
+    optimizer built in the call itself or not found."""
+    if isinstance(optimizer, ast.Name):
+        assigned = _assignments(module, optimizer.id, at)
+        if assigned and getattr(assigned[-1], "value", None) is not None:
+            return assigned[-1], assigned[-1].value  # type: ignore[attr-defined]
+    return None, optimizer
+
+
+def meta_parameters(module: ModuleInfo, optimizer: ast.expr, at: ast.AST) -> MetaParameters | None:
+    """Whether the optimizer passed as ``optimizer`` at ``at`` is built from the parameters of a
+    model created inside a ``with`` that puts parameters on the meta device (see :func:`meta_context`)."""
+    stmt, value = optimizer_construction(module, optimizer, at)
+    built_at = stmt if stmt is not None else at
+    scope = module.scope_of(at)
+    for source in _parameter_sources(value):
+        assert isinstance(source, ast.Name)
+        created = _assignments(module, source.id, built_at)
+        if not created:
+            continue
+        context = meta_context(module, created[-1])
+        if context is None:
+            continue
+        certain = context.certain and len(created) == 1 and _unconditional(module, created[-1], scope)
+        if stmt is not None:
+            certain = certain and _unconditional(module, stmt, scope)
+        return MetaParameters(context, source, created[-1], certain)
+    return None

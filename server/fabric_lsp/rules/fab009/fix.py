@@ -64,13 +64,13 @@ def _setup_statement(module: ModuleInfo, call: ast.Call) -> tuple[ast.Assign, as
     stmt = module.stmt_of(call)
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.value is call):
         raise NoFix("the `setup` call is not a plain assignment `model, optimizer = fabric.setup(model, optimizer)`")
-    target = stmt.targets[0]
-    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and all(is_ref_chain(e) for e in target.elts)):
-        raise NoFix("the set-up objects are not assigned to two names")
     if len(call.args) != 2 or any(isinstance(a, ast.Starred) for a in call.args):
         raise NoFix("several optimizers are passed; split the setup by hand")
     if any(kw.arg not in MODULE_SETUP_KEYWORDS for kw in call.keywords):
         raise NoFix("`setup` gets a keyword argument `setup_module` does not take (a scheduler is built from the optimizer)")
+    target = stmt.targets[0]
+    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and all(is_ref_chain(e) for e in target.elts)):
+        raise NoFix("the set-up objects are not assigned to two names")
     return stmt, target.elts[0], target.elts[1]
 
 

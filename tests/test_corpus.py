@@ -68,6 +68,7 @@ FINDING_CALLS: dict[str, tuple[str, ...]] = {
     "FAB011": ("Fabric(", "fabric(", "Lite("),  # the Fabric(...) call, or the factory call that returns it
     # the offending argument's value, or the Fabric(...) call when the value is written elsewhere
     "FAB008": ("=", "Fabric("),
+    "FAB009": ("setup(",),
     "FAB005": ("setup(", "backward(", "clip_gradients(", "init_module(", "no_backward_sync(", "setup_module("),
     "FAB007": (
         "launch(", "setup(", "setup_module(", "setup_optimizers(", "setup_dataloaders(", "barrier(", "broadcast(",

@@ -38,12 +38,22 @@ def _meta(model: SemanticModel, call: ast.Call) -> MetaParameters | None:
     return None
 
 
+def _meta_doubt(failing: list[Failing], meta: MetaParameters | None) -> bool:
+    """A failure rests on a meta-device model that exists only on some paths or for some value."""
+    return meta is not None and not meta.certain and any(f.failure is facts.META_PARAMETERS_FAILURE for f in failing)
+
+
+def _every_path_fails(choices: list[StrategyChoice], failing: list[Failing], meta: MetaParameters | None) -> bool:
+    return len(failing) == len(choices) and not _meta_doubt(failing, meta)
+
+
 def _certainty(choices: list[StrategyChoice], failing: list[Failing], meta: MetaParameters | None) -> Certainty | None:
+    """Error where every path raises; a warning where one the code can choose fails, or where the
+    failure is silent (ModelParallel trains nothing: Lightning raises no error)."""
     if not failing:
         return None
-    every = len(failing) == len(choices) and all(f.failure.raises for f in failing)
-    meta_doubt = meta is not None and not meta.certain and any(f.failure is facts.META_PARAMETERS_FAILURE for f in failing)
-    return Certainty.CERTAIN if every and not meta_doubt else Certainty.POSSIBLE
+    raises = all(f.failure.raises for f in failing)
+    return Certainty.CERTAIN if raises and _every_path_fails(choices, failing, meta) else Certainty.POSSIBLE
 
 
 class FAB009(Rule):
@@ -103,7 +113,7 @@ class FAB009(Rule):
             f"set up the model first with `{rcv}.setup_module(model)`, then create the optimizer from the set-up "
             f"model's parameters and pass it to `{rcv}.setup_optimizers(optimizer)`"
         )
-        if certainty is Certainty.CERTAIN:
+        if _every_path_fails(choices, failing, meta):
             message = f"Joint `{rcv}.setup(model, optimizer)` fails: {what}; {advice}."
         else:
             message = f"Joint `{rcv}.setup(model, optimizer)` fails for a configuration this code can choose: {what}; {advice}."

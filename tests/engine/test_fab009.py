@@ -164,3 +164,15 @@ fabric = Fabric(strategy="xla_fsdp")
 model, optimizer = fabric.setup(model, make(model))
 """)
     assert f.fix is None
+
+
+@pytest.mark.parametrize("materialize", ["model.to_empty(device=fabric.device)", "model.load_state_dict(sd, assign=True)"])
+def test_a_model_materialized_before_the_optimizer_is_not_on_the_meta_device(materialize):
+    assert run(HEAD + f"""
+fabric = Fabric(strategy="fsdp")
+with fabric.init_module(empty_init=True):
+    model = torch.nn.Linear(4, 2)
+{materialize}
+optimizer = torch.optim.AdamW(model.parameters())
+model, optimizer = fabric.setup(model, optimizer)
+""") == []

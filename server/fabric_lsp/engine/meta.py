@@ -161,6 +161,26 @@ def _parameter_sources(expr: ast.AST) -> list[ast.expr]:
     ]
 
 
+#: Module methods that give meta-device parameters real storage in place.
+MATERIALIZING_METHODS = frozenset({"to_empty"})
+
+
+def _materialized(module: ModuleInfo, name: str, created: ast.stmt, before: ast.AST) -> bool:
+    """Whether ``name.to_empty(...)`` or ``name.load_state_dict(..., assign=True)`` runs in the
+    scope between the model's creation and ``before`` (the parameters are then real)."""
+    lo = (getattr(created, "end_lineno", 0) or 0, getattr(created, "end_col_offset", 0) or 0)
+    hi = _position(before)
+    for node in ast.walk(module.scope_of(before)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and lo <= _position(node) < hi):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+            continue
+        assign = any(kw.arg == "assign" and not (isinstance(kw.value, ast.Constant) and not kw.value.value) for kw in node.keywords)
+        if node.func.attr in MATERIALIZING_METHODS or (node.func.attr == "load_state_dict" and assign):
+            return True
+    return False
+
+
 def optimizer_construction(module: ModuleInfo, optimizer: ast.expr, at: ast.AST) -> tuple[ast.stmt | None, ast.expr]:
     """Where the optimizer passed as ``optimizer`` at ``at`` is built: (the assignment of the plain
     name ``optimizer`` in the scope before ``at``, its value), or (None, ``optimizer``) for an
@@ -184,7 +204,7 @@ def meta_parameters(module: ModuleInfo, optimizer: ast.expr, at: ast.AST) -> Met
         if not created:
             continue
         context = meta_context(module, created[-1])
-        if context is None:
+        if context is None or _materialized(module, source.id, created[-1], built_at):
             continue
         certain = context.certain and len(created) == 1 and _unconditional(module, created[-1], scope)
         if stmt is not None:

@@ -87,7 +87,8 @@ Flagged: `xla_fsdp`, `XLAFSDPStrategy(...)`, `strategy="fsdp"` with `accelerator
 meta-device model, `ModelParallelStrategy(...)` (warning), and their subclasses. Silent: joint
 setup under `fsdp` (its default `use_orig_params=True` keeps the optimizer's parameters),
 `FSDPStrategy(use_orig_params=True)`, a model built under `init_module()` or
-`init_module(empty_init=False)`, `ddp*`, `dp`, `deepspeed*`, `xla`, single-device strategies, the
+`init_module(empty_init=False)`, a meta-device model materialized (`model.to_empty(...)`,
+`model.load_state_dict(..., assign=True)`) before the optimizer is built, `ddp*`, `dp`, `deepspeed*`, `xla`, single-device strategies, the
 default strategy, `setup(model)` alone, and separate `setup_module` + `setup_optimizers`.
 '''
 

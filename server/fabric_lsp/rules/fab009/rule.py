@@ -181,8 +181,10 @@ def _explain(
 ) -> Explanation:
     if certainty is Certainty.CERTAIN:
         head = "certainly fails: set up the model, then build and set up the optimizer"
+    elif certainty is Certainty.POSSIBLE and _every_path_fails(choices, failing, meta):
+        head = "possibly trains nothing: Lightning raises no error, the strategy replaces the optimizer's parameters"
     elif certainty is Certainty.POSSIBLE:
-        head = "fails for a configuration this code can choose"
+        head = "possibly fails: for a configuration this code can choose"
     elif any(c.kind is None for c in choices):
         head = "strategy not known statically"
     else:

@@ -28,6 +28,11 @@ when the model is on the meta device only on some paths or for a value not known
 (`empty_init=flag`). This is FAB001's mirror image: FAB001 reports separate setup where the
 strategy (DeepSpeed, XLA) needs joint setup.
 
+Not reported by this rule: *separate* setup with the optimizer built before `setup_module`, which
+fails later, in `setup_optimizers` (XLAFSDP: `ValueError` at `strategies/xla_fsdp.py:267`;
+`FSDPStrategy(use_orig_params=False)`: `ValueError` at `strategies/fsdp.py:327`; an optimizer over
+meta-device parameters under any strategy: `RuntimeError` at `fabric.py:1238`).
+
 ## Why is this bad?
 Lightning 2.6.6 stops (or silently trains nothing) only after the job has been queued, launched and
 has built the model. The messages it gives:

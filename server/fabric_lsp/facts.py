@@ -620,6 +620,79 @@ def joint_setup_known(kind: Kind | None, arguments: dict[str, tuple[object, ...]
     return all(arguments.get(name, ()) is not None for name in strategy_arguments_of_interest(kind))
 
 
+# -- FAB009: joint ``fabric.setup(model, optimizer)`` where the strategy needs separate setup ----
+# The same knowledge as above, read from the other side: which kinds *fail* on joint setup, how
+# (raises, or trains nothing), and the message Lightning 2.6.6 gives, with its place.
+
+
+class JointSetupFailure(NamedTuple):
+    """How ``setup(model, optimizer)`` fails under one strategy."""
+
+    raises: bool  # False: it returns, and training silently changes no weights
+    why: str  # for a message: "raises …" / "keeps the optimizer on …"
+    lightning_message: str
+    where: str  # lightning/fabric 2.6.6 file:line
+
+
+#: Kinds that refuse joint setup under any arguments (``JOINT_SETUP_REFUSED``), with Lightning's message.
+JOINT_SETUP_FAILURES: dict[Kind, JointSetupFailure] = {
+    Kind.XLA_FSDP: JointSetupFailure(
+        True,
+        JOINT_SETUP_REFUSED[Kind.XLA_FSDP],
+        "The `XLAFSDPStrategy` does not support the joint setup of module and optimizer(s). Please do it in this "
+        "order: Create the model, call `setup_module`, create the optimizer, call `setup_optimizer`.",
+        "strategies/xla_fsdp.py:203",
+    ),
+    # ModelParallelStrategy does not override ``Strategy.setup_module_and_optimizers``
+    # (strategy.py:150-161): ``setup_module`` runs ``parallelize_fn`` (model_parallel.py:185), which
+    # (``fully_shard``, ``parallelize_module``) replaces the parameters the optimizer holds.
+    Kind.MODEL_PARALLEL: JointSetupFailure(
+        False,
+        JOINT_SETUP_REFUSED[Kind.MODEL_PARALLEL],
+        "(no error: the optimizer keeps the parameters from before `parallelize_fn`)",
+        "strategies/strategy.py:159, strategies/model_parallel.py:185",
+    ),
+}
+
+#: ``FSDPStrategy(use_orig_params=False)`` on joint setup (``setup_module_and_optimizers``).
+FSDP_ORIG_PARAMS_FAILURE = JointSetupFailure(
+    True,
+    JOINT_SETUP_REFUSING_ARGUMENTS[Kind.FSDP]["use_orig_params"][2],
+    "You set `FSDPStrategy(use_orig_params=False)` but this is not supported when setting the model and "
+    "optimizer up jointly. Either set it to `True` or set the objects up in this order: Create the model, call "
+    "`setup_module`, create the optimizer, call `setup_optimizer`.",
+    "strategies/fsdp.py:271",
+)
+
+#: An optimizer over meta-device parameters under FSDP (``Fabric._validate_setup``:
+#: ``isinstance(self._strategy, FSDPStrategy) and any(_has_meta_device_parameters_or_buffers(o) …)``).
+META_PARAMETERS_FAILURE = JointSetupFailure(
+    True,
+    "raises RuntimeError on joint setup of an optimizer over meta-device parameters",
+    "The optimizer has references to the model's meta-device parameters. Materializing them is is currently not "
+    "supported unless you to set up the model and optimizer(s) separately. Create and set up the model first "
+    "through `model = fabric.setup_module(model)`. Then create the optimizer and set it up: "
+    "`optimizer = fabric.setup_optimizers(optimizer)`.",
+    "fabric.py:1211",
+)
+
+
+def joint_setup_failure(
+    kind: Kind | None, arguments: dict[str, tuple[object, ...] | None], meta_parameters: bool = False
+) -> JointSetupFailure | None:
+    """How joint setup fails under a strategy of ``kind`` built with ``arguments``, when the
+    optimizer may hold meta-device parameters or not; None when it works or cannot be told."""
+    if kind is None:
+        return None
+    if kind in JOINT_SETUP_FAILURES:
+        return JOINT_SETUP_FAILURES[kind]
+    if kind is Kind.FSDP and joint_setup_refusal(kind, arguments) is not None:
+        return FSDP_ORIG_PARAMS_FAILURE
+    if meta_parameters and kind in META_PARAMETERS_REFUSE_JOINT_SETUP:
+        return META_PARAMETERS_FAILURE
+    return None
+
+
 # --------------------------------------------------------------------------------------------------
 # FAB008: which ``Fabric(...)`` argument each configuration error is about.
 # --------------------------------------------------------------------------------------------------

@@ -30,19 +30,22 @@ meta-device parameters (``fabric.init_module(empty_init=True)``).
 from __future__ import annotations
 
 import ast
-import bisect
 import os
-import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, cast
 
+from fabric_lsp.engine.defuse import PARAMETER_METHODS
+from fabric_lsp.engine.defuse import is_ref_chain as _is_ref_chain
+from fabric_lsp.engine.defuse import leaves_block as _leaves_block
+from fabric_lsp.engine.defuse import load as _load
+from fabric_lsp.engine.defuse import parameter_uses as _uses
+from fabric_lsp.engine.defuse import rebinds as _rebinds
+from fabric_lsp.engine.defuse import same as _same
+from fabric_lsp.engine.meta import OtherModules, meta_device_evidence
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Related, Span
-from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
+from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.text import apply_edits
 
 MODULE_SETUP_METHODS = ("setup_module", "setup")
-#: Module methods that return the same parameters before and after Fabric wraps the module.
-PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 #: Fabric methods that must not move before the module setup.
 ORDER_SENSITIVE_FABRIC_METHODS = frozenset(
     {
@@ -74,10 +77,6 @@ class Plan:
     module_setup: ast.Call | None = None  # the separated module-setup call, when found
     notes: list[str] = field(default_factory=list)  # why an offered fix is unsafe
     related: tuple[Related, ...] = ()  # places that explain the reason (e.g. a meta-device model)
-
-
-def _same(a: ast.AST, b: ast.AST) -> bool:
-    return ast.dump(a) == ast.dump(b)
 
 
 def is_module_setup_call(node: ast.AST, receiver: ast.AST) -> bool:
@@ -215,101 +214,6 @@ def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> ast.Call | None:
     return first if isinstance(first, ast.Call) and is_module_setup_call(first, receiver) else None
 
 
-def _stores(node: ast.AST) -> list[ast.AST]:
-    out: list[ast.AST] = []
-    for n in ast.walk(node):
-        if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            out.append(n)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            for alias in n.names:
-                out.append(ast.Name(id=(alias.asname or alias.name).split(".")[0], ctx=ast.Store()))
-        elif isinstance(n, (*FUNC_TYPES, ast.ClassDef)):
-            out.append(ast.Name(id=n.name, ctx=ast.Store()))
-    return out
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _rebinds(stmt: ast.AST, expr: ast.AST) -> bool:
-    """Whether ``stmt`` may rebind ``expr`` (a name or attribute chain) or any name in it."""
-    names = _names(expr)
-    for s in _stores(stmt):
-        if isinstance(s, ast.Name) and s.id in names:
-            return True
-        if isinstance(s, (ast.Attribute, ast.Subscript)) and _prefix_of(s, expr):
-            return True
-    return any(isinstance(n, (ast.Global, ast.Nonlocal)) and bool(names & set(n.names)) for n in ast.walk(stmt))
-
-
-def _prefix_of(store: ast.AST, expr: ast.AST) -> bool:
-    """``self.model`` stored, ``self.model`` / ``self.model.x`` read: the store changes ``expr``."""
-    target = ast.dump(_load(store))
-    cur: ast.AST = expr
-    while True:
-        if ast.dump(_load(cur)) == target:
-            return True
-        if isinstance(cur, (ast.Attribute, ast.Subscript)):
-            cur = cur.value
-        else:
-            return False
-
-
-def _load(node: ast.AST) -> ast.AST:
-    if isinstance(node, ast.Attribute):
-        return ast.Attribute(value=_load_expr(node.value), attr=node.attr, ctx=ast.Load())
-    if isinstance(node, ast.Name):
-        return ast.Name(id=node.id, ctx=ast.Load())
-    if isinstance(node, ast.Subscript):
-        return ast.Subscript(value=_load_expr(node.value), slice=node.slice, ctx=ast.Load())
-    return node
-
-
-def _load_expr(node: ast.expr) -> ast.expr:
-    return cast(ast.expr, _load(node))
-
-
-def _is_ref_chain(node: ast.AST) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-def _uses(root: ast.AST, target: ast.AST, parents: Any) -> tuple[list[ast.expr], list[ast.expr]]:
-    """Loads of ``target`` under ``root``: (uses via .parameters()-like calls, other uses).
-    ``parents`` maps a node to its parent (``ModuleInfo.parents``)."""
-    key = ast.dump(_load(target))
-    ok: list[ast.expr] = []
-    bad: list[ast.expr] = []
-    for n in ast.walk(root):
-        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and ast.dump(_load(n)) == key:
-            parent = parents.get(n)
-            grand = parents.get(parent) if parent is not None else None
-            if (
-                isinstance(parent, ast.Attribute)
-                and parent.attr in PARAMETER_METHODS
-                and isinstance(grand, ast.Call)
-                and grand.func is parent
-            ):
-                ok.append(n)
-            else:
-                bad.append(n)
-    return ok, bad
-
-
-def _leaves_block(stmt: ast.AST) -> ast.stmt | ast.expr | None:
-    stack = [stmt]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)):
-            return n
-        if isinstance(n, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-    return None
-
-
 def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> ast.Call | None:
     """A call on the Fabric between the two calls that must not move before the module setup.
     Setting up *other* models and optimizers (a GAN's second pair) is independent of this one."""
@@ -387,10 +291,6 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
 
 
 # -- planning --------------------------------------------------------------------------------
-
-#: word → the project's other modules whose text mentions it
-OtherModules = Optional[Callable[[str], list[ModuleInfo]]]
-
 
 class NoFix(Exception):
     """Why no rewrite is planned; the diagnostic's message says it, and ``related`` shows where."""
@@ -589,46 +489,6 @@ def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branch
             "and keep the separate setup on the other branch",
             Related(f"The model may be created on the meta device here: `{evidence.message}`", evidence.span, evidence.path),
         )
-
-
-_META_KEYWORD = re.compile(r"""\bdevice\s*=\s*["']meta["']""")
-
-
-def meta_device_evidence(module: ModuleInfo, other_modules: OtherModules = None) -> Related | None:
-    """Where the file, or else another module of the workspace, may create parameters on the
-    meta device: ``init_module(empty_init=...)`` unless ``empty_init`` is literally false,
-    ``torch.device("meta")``, or a ``device="meta"`` argument (message: the code; path None for
-    ``module`` itself). The model may be built by a helper anywhere in the project, so any such
-    place counts."""
-    found = _meta_device_in(module)
-    if found is not None or other_modules is None:
-        return found
-    for word in ("init_module", "meta"):
-        for other in other_modules(word):
-            found = _meta_device_in(other)
-            if found is not None:
-                return Related(found.message, found.span, other.path)
-    return None
-
-
-def _meta_device_in(module: ModuleInfo) -> Related | None:
-    """The first place in ``module`` that may create meta-device parameters."""
-    for call in module.calls_by_name.get("init_module", []):
-        empty = [kw.value for kw in call.keywords if kw.arg == "empty_init"] + call.args[:1]
-        if any(not (isinstance(e, ast.Constant) and not e.value) for e in empty):
-            return Related(module.segment(call), module.span(call))
-    for call in module.calls_by_name.get("device", []):
-        if call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value == "meta":
-            return Related(module.segment(call), module.span(call))
-    m = _META_KEYWORD.search(module.text)
-    if m is not None:
-        return Related(m.group(0), Span(_pos(module, m.start()), _pos(module, m.end())))
-    return None
-
-
-def _pos(module: ModuleInfo, offset: int) -> Pos:
-    line = bisect.bisect_right(module.lines.starts, offset) - 1
-    return Pos(line, offset - module.lines.starts[line])
 
 
 # -- edits -----------------------------------------------------------------------------------

@@ -196,3 +196,23 @@ def test_model_classes_and_method_runs():
     assert model.method_run(classes[0], "width").kind == "not-method"
     assert model.method_run(classes[0], "encoder").kind == "not-method"
     assert model.method_run(classes[0], "count").runs is None
+
+
+def test_a_method_of_a_submodule():
+    head = HEAD + (
+        "from transformers import AutoModelForCausalLM\n"
+        "class Wrapper(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.lm = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+        "        self.net = Net()\n"
+        "    def generate(self, **kw):\n"
+        "        return self.lm.generate(**kw)\n"
+        "    def embed(self, x):\n"
+        "        return self.net.embed(x)\n"
+        "    def count(self):\n"
+        "        return self.net.count()\n"
+    )
+    setup = 'fabric = Fabric(accelerator="cuda", strategy="ddp", devices=2)\nmodel = fabric.setup(Wrapper())\n'
+    for call, n in (("model.generate(ids=x)", 1), ("model.embed(x)", 1), ("model.count()", 0)):
+        assert len(findings(setup + call + "\n", head=head)[1]) == n, call

@@ -187,17 +187,7 @@ def is_module_class(inference: Inference, cls: ClassRef) -> bool:
 def _is_module_attribute(inference: Inference, cls: ClassRef, attr: str) -> bool:
     """Whether a method of ``cls`` assigns ``self.<attr>`` a module (a ``torch.nn`` class, a
     module class of analysed source, a library model)."""
-    for klass in inference.mro(cls):
-        for item in klass.node.body:
-            if not isinstance(item, FUNC_TYPES) or not item.args.args:
-                continue
-            me = item.args.args[0].arg
-            for node in ast.walk(item):
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    if any(_is_self_attr(t, me, attr) for t in targets) and _builds_module(inference, node.value, klass.module):
-                        return True
-    return False
+    return any(_builds_module(inference, value, m) for value, m in _self_attr_values(inference, cls, attr))
 
 
 def _is_self_attr(node: ast.AST, me: str, attr: str) -> bool:
@@ -266,6 +256,8 @@ def _call_runs(
     sub = f.value if isinstance(f, ast.Subscript) else None
     if isinstance(sub, ast.Attribute) and _is_self_attr(sub, me, sub.attr) and _is_module_attribute(inference, cls, sub.attr):
         return ModuleRun(f"`{short}` calls a submodule of `{me}.{sub.attr}`", call, m, False)
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and _is_self_attr(f.value, me, f.value.attr):
+        return _submodule_method_runs(inference, cls, call, f.value.attr, f.attr, short, depth, seen)
     if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me):
         return None
     found = _find_method(inference, cls, f.attr)
@@ -279,6 +271,39 @@ def _call_runs(
     if found is None and any(facts.library_method_calls_model(q, f.attr) for q in library_bases(inference, cls)):
         return ModuleRun(f"`{short}` runs the library's `{f.attr}`, which calls the model itself", call, m, False)
     return None
+
+
+def _submodule_method_runs(
+    inference: Inference, cls: ClassRef, call: ast.Call, attr: str, method: str, short: str, depth: int, seen: set[int]
+) -> ModuleRun | None:
+    """``self.<attr>.<method>(...)``: a method of a submodule that runs a module (a library model's
+    ``generate``, or a method of a module class of analysed source that does)."""
+    for value, m in _self_attr_values(inference, cls, attr):
+        for callee in inference.evaluate(value.func, m):
+            if isinstance(callee, QualRef) and facts.library_method_calls_model(callee.qualname, method):
+                return ModuleRun(f"`{short}` runs the library's `{method}` of the submodule `{attr}`", call, m, False)
+            if isinstance(callee, ClassRef) and is_module_class(inference, callee):
+                found = _find_method(inference, callee, method)
+                inner = runs_module(inference, callee, found[0], found[1].module, depth + 1, seen) if found and found[0] else None
+                if inner is not None:
+                    return ModuleRun(f"`{short}` runs `{attr}.{method}`, where {inner.text}", inner.call, inner.module, inner.conditional)
+    return None
+
+
+def _self_attr_values(inference: Inference, cls: ClassRef, attr: str) -> list[tuple[ast.Call, ModuleInfo]]:
+    """The calls the methods of ``cls`` (and its bases) assign to ``self.<attr>``."""
+    out: list[tuple[ast.Call, ModuleInfo]] = []
+    for klass in inference.mro(cls):
+        for item in klass.node.body:
+            if not isinstance(item, FUNC_TYPES) or not item.args.args:
+                continue
+            me = item.args.args[0].arg
+            for node in ast.walk(item):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if any(_is_self_attr(t, me, attr) for t in targets):
+                        out.append((node.value, klass.module))
+    return out
 
 
 def _conditional(m: ModuleInfo, node: ast.AST, func: ast.AST) -> bool:

@@ -444,6 +444,11 @@ FABRIC_MODULE_ATTRIBUTES = frozenset({
 #: ``GenerationMixin.generate`` runs ``outputs = self(**model_inputs, return_dict=True)`` at every
 #: decoding step (transformers ``generation/utils.py``; Lightning issue #19495).
 LIBRARY_METHODS_CALLING_MODEL: dict[str, frozenset[str]] = {"transformers.": frozenset({"generate"})}
+#: A model compiled before setup: ``fabric.setup`` unwraps ``torch.compile`` and compiles the strategy's
+#: module again (``_reapply_compile=True`` by default, fabric.py:272, 288-289; wrappers.py:348-365), so
+#: ``_forward_module`` is an ``OptimizedModule`` and the call tracker is installed on every strategy,
+#: a single device included (checked on CPU with lightning 2.6.6 and torch 2.13).
+COMPILE_FUNCTIONS = ("torch.compile",)
 #: Library calls that build a model of that library (``AutoModelForCausalLM.from_pretrained(...)``).
 LIBRARY_MODEL_FACTORIES = ("from_pretrained", "from_config")
 #: Base classes that make a class a ``torch.nn.Module`` (qualified-name prefixes; ``torch.nn.X``

@@ -216,3 +216,21 @@ def test_a_method_of_a_submodule():
     setup = 'fabric = Fabric(accelerator="cuda", strategy="ddp", devices=2)\nmodel = fabric.setup(Wrapper())\n'
     for call, n in (("model.generate(ids=x)", 1), ("model.embed(x)", 1), ("model.count()", 0)):
         assert len(findings(setup + call + "\n", head=head)[1]) == n, call
+
+
+@pytest.mark.parametrize(
+    "setup, severity",
+    [
+        ("model = fabric.setup(torch.compile(Net()))", Severity.ERROR),
+        ("net = torch.compile(Net())\nmodel = fabric.setup(net)", Severity.ERROR),
+        ("model = fabric.setup(torch.compile(Net()), _reapply_compile=False)", None),
+        ("net = torch.compile(Net()) if fast else Net()\nmodel = fabric.setup(net)", None),  # a conditional expression: not followed
+    ],
+)
+def test_a_compiled_model_is_wrapped_on_one_device(setup, severity):
+    """fabric.py:272, 288-289: setup compiles the module again, so _forward_module is an OptimizedModule."""
+    body = f'fabric = Fabric(accelerator="cpu", devices=1)\n{setup}\nmodel.embed(x)\n'
+    found = findings(body)[1]
+    assert [f.severity for f in found] == ([severity] if severity else [])
+    if found:
+        assert "torch.compile" in found[0].message

@@ -128,6 +128,31 @@ def _call_classes(inference: Inference, call: ast.Call, m: ModuleInfo, scope: as
     return unknown
 
 
+def compiled(inference: Inference, setup: SetupCall) -> bool | None:
+    """Whether the model given to ``setup`` is a ``torch.compile`` result that setup compiles again
+    (then the module is wrapped whatever the strategy): True on every alternative, None on some,
+    False on none (or ``_reapply_compile=False``)."""
+    call = setup.call
+    if any(k.arg == "_reapply_compile" and isinstance(k.value, ast.Constant) and not k.value.value for k in call.keywords):
+        return False
+    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "module"), None)
+    if arg is None:
+        return False
+    values = [arg]
+    if isinstance(arg, ast.Name):
+        values = [v for v in assigned_values(setup.module.scope_of(arg), arg.id) if not (isinstance(v, ast.Call) and _is_setup(v))]
+    found = [_is_compile(inference, v, setup.module) for v in values]
+    if found and all(found):
+        return True
+    return None if any(found) else False
+
+
+def _is_compile(inference: Inference, node: ast.AST, m: ModuleInfo) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    return any(isinstance(v, QualRef) and v.qualname in facts.COMPILE_FUNCTIONS for v in inference.evaluate(node.func, m))
+
+
 # -- the method a call runs -----------------------------------------------------------------------
 def method_run(inference: Inference, model_class: ModelClass, name: str) -> MethodRun:
     """What ``model.<name>()`` runs on an instance of ``model_class``."""

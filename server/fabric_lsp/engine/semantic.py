@@ -11,7 +11,7 @@ from fabric_lsp.engine.constructions import Judgement, configuration_problems, c
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric
 from fabric_lsp.engine.model import Pos, Span
-from fabric_lsp.engine.model_methods import MethodRun, ModelClass, forward_marks, method_run, model_classes
+from fabric_lsp.engine.model_methods import MethodRun, ModelClass, compiled, forward_marks, method_run, model_classes
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
@@ -172,6 +172,11 @@ class SemanticModel:
         """The classes the model ``setup`` is given may be an instance of, and whether some
         alternative is not known."""
         return model_classes(self.inference, setup)
+
+    def compiled_model(self, setup: SetupCall) -> bool | None:
+        """Whether ``setup`` is given a ``torch.compile`` result it compiles again (True: on every
+        alternative, None: on some): the module is then wrapped on every strategy."""
+        return compiled(self.inference, setup)
 
     def method_run(self, model_class: ModelClass, name: str) -> MethodRun:
         """What ``model.<name>()`` runs on an instance of ``model_class``, and where it runs a module."""

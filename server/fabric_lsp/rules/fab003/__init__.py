@@ -25,6 +25,8 @@ LIGHTNING_MESSAGE = (
     "selected strategy, explicitly mark it as a forward method with `fabric_model.mark_forward_method({name!r})` "
     "after `fabric.setup()`."
 )
+#: how a message names the wrapper ``fabric.setup`` puts around a compiled model (fabric.py:288-289)
+COMPILED = "the `torch.compile` wrapper that `fabric.setup` re-applies to the compiled model"
 #: receiver names worth asking about: a parameter of these names may hold a set-up model
 _MODEL_WORDS = re.compile(r"model|net|module|policy|actor|critic|generator|encoder|decoder", re.IGNORECASE)
 
@@ -77,7 +79,7 @@ class FAB003(Rule):
             return Verdict(self.code, model.span(call), None, _explain_runs(model, name, runs))
         fabrics = _fabrics(setups)
         scenarios = _scenarios(model, call, setups, fabrics)
-        judgement = judge(scenarios, _fails)
+        judgement, compiled = _with_compile(model, setups, judge(scenarios, _fails))
         certainty = _combine(judgement, runs, setups)
         version = ctx.lightning_version
         if certainty is not None and not facts.has_feature("forward_redirection_error", version):
@@ -85,11 +87,19 @@ class FAB003(Rule):
             return Verdict(self.code, model.span(call), None, _explain(model, call, runs, fabrics, judgement, note))
         finding = None
         if certainty is not None:
-            finding = self._finding(model, call, setups, runs, judgement, certainty, version)
+            finding = self._finding(model, call, setups, runs, judgement, certainty, version, compiled)
         return Verdict(self.code, model.span(call), finding, _explain(model, call, runs, fabrics, judgement, ""))
 
     def _finding(
-        self, model: SemanticModel, call: ast.Call, setups: list[SetupCall], runs: _Runs, j: Judgement, certainty: Certainty, version: str
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        setups: list[SetupCall],
+        runs: _Runs,
+        j: Judgement,
+        certainty: Certainty,
+        version: str,
+        compiled: bool,
     ) -> Finding:
         assert isinstance(call.func, ast.Attribute)
         name = call.func.attr
@@ -97,6 +107,8 @@ class FAB003(Rule):
         run = next(r for r in runs.runs if r.runs is not None)
         assert run.runs is not None
         wrappers = _describe_wrappers(j.failing)
+        if compiled:
+            wrappers = COMPILED + (f" or {wrappers}" if j.failing else "")
         owner = run.owner if run.kind == "method" else "…"
         lightning = f'"You are calling the method `{owner}.{name}()` from outside the model…"'
         if certainty is Certainty.CERTAIN:
@@ -199,6 +211,17 @@ def _method_runs(model: SemanticModel, setups: list[SetupCall], name: str) -> _R
     if unknown or len(found) < len(runs) or any(r.runs is not None and r.runs.conditional for r in found):
         return _Runs(runs, Certainty.POSSIBLE)
     return _Runs(runs, Certainty.CERTAIN)
+
+
+def _with_compile(model: SemanticModel, setups: list[SetupCall], j: Judgement) -> tuple[Judgement, bool]:
+    """A model compiled before setup is wrapped on every strategy (facts.COMPILE_FUNCTIONS): certain
+    when every setup is given one, possible when some may be."""
+    found = [model.compiled_model(s) for s in setups]
+    if found and all(f is True for f in found):
+        return Judgement(Certainty.CERTAIN, j.failing, ()), True
+    if any(f is not False for f in found) and j.certainty not in (Certainty.CERTAIN, Certainty.POSSIBLE):
+        return Judgement(Certainty.POSSIBLE, j.failing, j.unknown), True
+    return j, False
 
 
 def _combine(j: Judgement, runs: _Runs, setups: list[SetupCall]) -> Certainty | None:

@@ -90,7 +90,11 @@ passed in as a parameter, or set up in another module, gets no fix (the message 
 Raises (flagged): `DDPStrategy` (`ddp`, `ddp_spawn`, `ddp_fork`, `ddp_notebook`, …),
 `DataParallelStrategy` (`dp`), `FSDPStrategy`, `DeepSpeedStrategy` (every stage) and
 `XLAFSDPStrategy` — their `setup_module` returns a wrapper (`strategies/ddp.py:130`,
-`dp.py:64`, `fsdp.py:298`, `deepspeed.py:364`, `xla_fsdp.py:222`). Silent: single-device
+`dp.py:64`, `fsdp.py:298`, `deepspeed.py:364`, `xla_fsdp.py:222`) — and **any** strategy, a single device
+included, when the model given to `setup` is a `torch.compile` result: `setup` unwraps it and
+compiles the strategy's module again (`_reapply_compile=True` by default, `fabric.py:272, 288-289`),
+so `_forward_module` is an `OptimizedModule` (checked on CPU; `_reapply_compile=False` avoids it).
+Silent: single-device
 strategies, `XLAStrategy` and `ModelParallelStrategy`, whose `setup_module` returns the module
 itself (`strategies/xla.py:147-156`, `model_parallel.py:176-191`), so no tracker is installed;
 configurations in which `Fabric(...)` itself raises. Under `devices="auto"` the strategy depends

@@ -88,7 +88,7 @@ class FAB003(Rule):
         finding = None
         if certainty is not None:
             finding = self._finding(model, call, setups, runs, judgement, certainty, version, compiled)
-        return Verdict(self.code, model.span(call), finding, _explain(model, call, runs, fabrics, judgement, ""))
+        return Verdict(self.code, model.span(call), finding, _explain(model, call, runs, fabrics, judgement, "", compiled))
 
     def _finding(
         self,
@@ -293,7 +293,9 @@ def _explain_runs(model: SemanticModel, name: str, runs: _Runs) -> Explanation:
     return Explanation(f"**`.{name}()` on a set-up model** — no module run found: Lightning raises only when the method runs a module", tuple(items))
 
 
-def _explain(model: SemanticModel, call: ast.Call, runs: _Runs, fabrics: list[FabricInst], j: Judgement, note: str) -> Explanation:
+def _explain(
+    model: SemanticModel, call: ast.Call, runs: _Runs, fabrics: list[FabricInst], j: Judgement, note: str, compiled: bool = False
+) -> Explanation:
     name = call.func.attr  # type: ignore[attr-defined]
     if note:
         head = note
@@ -308,6 +310,8 @@ def _explain(model: SemanticModel, call: ast.Call, runs: _Runs, fabrics: list[Fa
     items = _run_lines(model, name, runs)
     created, steps = fabric_lines(model, fabrics)
     items += created
+    if compiled:
+        items.append(Located(f"wraps the model: {COMPILED} (fabric.py:288-289), on every strategy"))
     for s in j.failing:
         items.append(Located(f"wraps the model: {s.describe()} → `{s.outcome.strategy}`" if s.outcome else s.describe()))
     for s in j.unknown:

@@ -64,6 +64,7 @@ FINDING_CALLS: dict[str, tuple[str, ...]] = {
     "FAB002": (
         "save(", "load(", "barrier(", "broadcast(", "all_gather(", "all_reduce(", "load_raw(", "init_module(",
     ),
+    "FAB003": ("(",),  # the method call on the set-up model (any method name)
     "FAB004": (".backward(",),
     "FAB011": ("Fabric(", "fabric(", "Lite("),  # the Fabric(...) call, or the factory call that returns it
     # the offending argument's value, or the Fabric(...) call when the value is written elsewhere
@@ -203,7 +204,7 @@ def test_corpus_shape():
 
 def test_real_code_corpora_per_rule():
     """Issue 14: at least 20 projects modelled on public code for each rule of part 1, each naming its source."""
-    for rule in ("FAB002", "FAB004", "FAB005", "FAB007"):
+    for rule in ("FAB002", "FAB003", "FAB004", "FAB005", "FAB007"):
         real = [c for c in CASES if rule in c.rules and c.source]
         assert len(real) >= 20, f"{rule}: {len(real)} projects from public code"
         for case in real:

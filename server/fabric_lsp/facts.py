@@ -418,6 +418,59 @@ CLI_RUN_PATTERN = (
 PRECISION_PLUGINS_REQUIRING_FABRIC_BACKWARD = frozenset({"MixedPrecision", "DeepSpeedPrecision", "FSDPPrecision"})
 #: Fabric methods that set up a model and count it in ``Fabric._models_setup`` (fabric.py:300, 373).
 MODEL_SETUP_METHODS = ("setup", "setup_module")
+#: Methods ``_FabricModule`` routes through the strategy's wrapper from the start (FAB003): the
+#: LightningModule step methods (wrappers.py:47, ``_LIGHTNING_MODULE_STEP_METHODS``, put in
+#: ``_forward_methods`` at wrappers.py:122) — only these four, not every ``*_step`` name.
+FORWARD_REDIRECTED_METHODS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
+#: Public attributes of ``_FabricModule`` itself (``dir(_FabricModule)`` in 2.6.6: the ``nn.Module``
+#: API, ``_DeviceDtypeModuleMixin``, ``mark_forward_method``, ``module``). Python finds them without
+#: ``_FabricModule.__getattr__`` (wrappers.py:244), so calling them never goes through the call
+#: tracker (wrappers.py:262); ``state_dict``/``load_state_dict`` are overridden to the original
+#: module (wrappers.py:143-163).
+FABRIC_MODULE_ATTRIBUTES = frozenset({
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile",
+    "cpu", "cuda", "device", "double", "dtype", "dump_patches", "eval", "extra_repr", "float", "forward",
+    "get_buffer", "get_extra_state", "get_parameter", "get_submodule", "half", "ipu", "load_state_dict",
+    "mark_forward_method", "module", "modules", "mtia", "named_buffers", "named_children", "named_modules",
+    "named_parameters", "parameters", "register_backward_hook", "register_buffer", "register_forward_hook",
+    "register_forward_pre_hook", "register_full_backward_hook", "register_full_backward_pre_hook",
+    "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook", "register_module",
+    "register_parameter", "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_",
+    "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "type", "xpu",
+    "zero_grad",
+})
+#: Methods of library model classes known to call the model itself (its ``__call__``, so the call
+#: tracker's forward hook fires, wrappers.py:209-223): package prefix → method names. Hugging Face
+#: ``GenerationMixin.generate`` runs ``outputs = self(**model_inputs, return_dict=True)`` at every
+#: decoding step (transformers ``generation/utils.py``; Lightning issue #19495).
+LIBRARY_METHODS_CALLING_MODEL: dict[str, frozenset[str]] = {"transformers.": frozenset({"generate"})}
+#: A model compiled before setup: ``fabric.setup`` unwraps ``torch.compile`` and compiles the strategy's
+#: module again (``_reapply_compile=True`` by default, fabric.py:272, 288-289; wrappers.py:348-365), so
+#: ``_forward_module`` is an ``OptimizedModule`` and the call tracker is installed on every strategy,
+#: a single device included (checked on CPU with lightning 2.6.6 and torch 2.13).
+COMPILE_FUNCTIONS = ("torch.compile",)
+#: Library calls that build a model of that library (``AutoModelForCausalLM.from_pretrained(...)``).
+LIBRARY_MODEL_FACTORIES = ("from_pretrained", "from_config")
+#: Base classes that make a class a ``torch.nn.Module`` (qualified-name prefixes; ``torch.nn.X``
+#: classes are modules when ``X`` is capitalised).
+MODULE_CLASS_PREFIXES = ("torch.nn.", "lightning.LightningModule", "lightning.pytorch.", "pytorch_lightning.", "transformers.")
+
+
+def library_method_calls_model(qualname: str, method: str) -> bool:
+    """Whether ``method`` of a model built by ``qualname`` (a class or its factory) calls the model."""
+    return any(qualname.startswith(p) and method in names for p, names in LIBRARY_METHODS_CALLING_MODEL.items())
+
+
+def is_module_class_name(qualname: str) -> bool:
+    """Whether ``qualname`` names a ``torch.nn.Module`` class (or a library model class/factory)."""
+    last = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
+        return last[:1].isupper()
+    if last in LIBRARY_MODEL_FACTORIES:
+        return True
+    return qualname.startswith(MODULE_CLASS_PREFIXES[1:]) and last[:1].isupper()
+
+
 #: ``DeepSpeedStrategy(stage=2)`` is the constructor's default (strategies/deepspeed.py).
 DEEPSPEED_DEFAULT_STAGE = 2
 

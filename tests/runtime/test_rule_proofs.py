@@ -1,4 +1,4 @@
-"""Runtime proof for FAB002, FAB004, FAB005, FAB006, FAB007 and FAB009: each INVALID example fails with the error
+"""Runtime proof for FAB002, FAB003, FAB004, FAB005, FAB006, FAB007 and FAB009: each INVALID example fails with the error
 Lightning 2.6.6 raises, and its fixed / VALID form runs.
 
 Layout: ``rules/FAB00N/<case>.py`` is the INVALID script; ``<case>.fixed.py`` is what the rule's
@@ -48,6 +48,16 @@ BACKWARD_HOOK = (
 )
 
 
+
+def forward_method_error(cls: str, name: str) -> str:
+    """Lightning's message when a method of a wrapped model runs a module (wrappers.py:219-223)."""
+    return (
+        f"RuntimeError: You are calling the method `{cls}.{name}()` from outside the model. To avoid issues with"
+        " the currently selected strategy, explicitly mark it as a forward method with"
+        f" `fabric_model.mark_forward_method({name!r})` after `fabric.setup()`."
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     rule: str
@@ -74,6 +84,9 @@ CASES = [
     Case("FAB002", "guarded_save", GLOO_LOST_PEER, "gloo; fabric.py:867 (save ends in barrier)", ranks=2),
     Case("FAB002", "guarded_all_reduce", GLOO_LOST_PEER, "gloo; fabric.py:654 (all_reduce)", ranks=2),
     Case("FAB002", "rank_zero_first_save", GLOO_LOST_PEER, "gloo; fabric.py:726-731 + 867", ranks=2),
+    # FAB003: a method other than forward that runs a module, on a wrapped model, without mark_forward_method
+    Case("FAB003", "generate_under_ddp", re.escape(forward_method_error("TinyLM", "generate")), "wrappers.py:219-223"),
+    Case("FAB003", "encode_under_deepspeed", re.escape(forward_method_error("Encoder", "encode")), "wrappers.py:219-223"),
     # FAB004: loss.backward() where Lightning needs fabric.backward(loss)
     Case("FAB004", "bf16_mixed_loss_backward", re.escape(BACKWARD_HOOK), "wrappers.py:370"),
     Case("FAB004", "deepspeed_loss_backward", re.escape(BACKWARD_HOOK), "wrappers.py:370"),

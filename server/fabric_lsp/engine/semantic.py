@@ -11,6 +11,7 @@ from fabric_lsp.engine.constructions import Judgement, configuration_problems, c
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.model import Pos, Span
+from fabric_lsp.engine.model_methods import MethodRun, ModelClass, compiled, forward_marks, method_run, model_classes
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
@@ -172,6 +173,29 @@ class SemanticModel:
     def set_up_optimizers(self, expr: ast.expr) -> list[ast.Call]:
         """The ``setup``/``setup_optimizers`` calls whose optimizer ``expr`` may be."""
         return self.setups.optimizer_setups(expr, self.module)
+
+    # -- methods of set-up models (engine/model_methods.py) -------------------------------------
+    def model_classes(self, setup: SetupCall) -> tuple[list[ModelClass], bool]:
+        """The classes the model ``setup`` is given may be an instance of, and whether some
+        alternative is not known."""
+        return model_classes(self.inference, setup)
+
+    def compiled_model(self, setup: SetupCall) -> bool | None:
+        """Whether ``setup`` is given a ``torch.compile`` result it compiles again (True: on every
+        alternative, None: on some): the module is then wrapped on every strategy."""
+        return compiled(self.inference, setup)
+
+    def method_run(self, model_class: ModelClass, name: str) -> MethodRun:
+        """What ``model.<name>()`` runs on an instance of ``model_class``, and where it runs a module."""
+        return method_run(self.inference, model_class, name)
+
+    def forward_marks(self, setups: list[SetupCall], name: str) -> list[tuple[ModuleInfo, ast.Call]]:
+        """The ``mark_forward_method("name")`` calls on models set up by ``setups`` (in this
+        document and in the modules of those setups)."""
+        modules = {id(self.module): self.module}
+        for s in setups:
+            modules.setdefault(id(s.module), s.module)
+        return forward_marks(self.setups, setups, name, list(modules.values()))
 
     # -- configurations (engine/constructions.py) ----------------------------------------------
     def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:

@@ -3,6 +3,7 @@
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
 from fabric_lsp.rules.fab002 import FAB002
+from fabric_lsp.rules.fab003 import FAB003
 from fabric_lsp.rules.fab004 import FAB004
 from fabric_lsp.rules.fab005 import FAB005
 from fabric_lsp.rules.fab006 import FAB006
@@ -11,7 +12,9 @@ from fabric_lsp.rules.fab008 import FAB008
 from fabric_lsp.rules.fab009 import FAB009
 from fabric_lsp.rules.fab011 import FAB011
 
-ALL_RULES: list[Rule] = [FAB001(), FAB002(), FAB004(), FAB005(), FAB006(), FAB007(), FAB008(), FAB009(), FAB011()]
+ALL_RULES: list[Rule] = [
+    FAB001(), FAB002(), FAB003(), FAB004(), FAB005(), FAB006(), FAB007(), FAB008(), FAB009(), FAB011()
+]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

@@ -7,9 +7,10 @@ from fabric_lsp.rules.fab004 import FAB004
 from fabric_lsp.rules.fab005 import FAB005
 from fabric_lsp.rules.fab007 import FAB007
 from fabric_lsp.rules.fab008 import FAB008
+from fabric_lsp.rules.fab010 import FAB010
 from fabric_lsp.rules.fab011 import FAB011
 
-ALL_RULES: list[Rule] = [FAB001(), FAB002(), FAB004(), FAB005(), FAB007(), FAB008(), FAB011()]
+ALL_RULES: list[Rule] = [FAB001(), FAB002(), FAB004(), FAB005(), FAB007(), FAB008(), FAB010(), FAB011()]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Example", "Rule", "RuleContext"]

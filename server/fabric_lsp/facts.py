@@ -741,6 +741,7 @@ MODEL_PARALLEL_SIZES = ("data_parallel_size", "tensor_parallel_size")
 SLURM_DEVICES_CHECK = "plugins/environments/slurm.py:163"  # SLURMEnvironment.validate_settings
 SLURM_NODES_CHECK = "plugins/environments/slurm.py:169"
 SLURM_NTASKS_CHECK = "plugins/environments/slurm.py:221"  # _validate_srun_variables, in SLURMEnvironment.__init__
+SLURM_NTASKS_MESSAGE_START = "You set `--ntasks="
 SLURM_SRUN_WARNING = "plugins/environments/slurm.py:204"  # _validate_srun_used: a warning when srun exists
 #: SLURMEnvironment creates no processes (``:58``) and takes the world size from ``SLURM_NTASKS`` (``:135``)
 SLURM_WORLD_SIZE = "plugins/environments/slurm.py:135"

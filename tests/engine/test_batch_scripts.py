@@ -35,6 +35,11 @@ def test_srun_options_and_environment_assignments():
     assert env == {"SLURM_NTASKS": "4", "SLURM_NTASKS_PER_NODE": "2", "SLURM_NNODES": "2"}
 
 
+def test_an_executable_script_run_directly():
+    _, launch = _launch("#SBATCH --nodes=2\nsrun ./script.py --epochs 1\n")
+    assert (launch.runner, launch.target, launch.srun) == ("python", "./script.py", True)
+
+
 def test_continuation_lines_and_modules():
     _, launch = _launch("#SBATCH -n 8\nsrun \\\n  python -m pkg.train \\\n  --epochs 3\n")
     assert (launch.line, launch.target, launch.module) == (1, "pkg.train", True)

@@ -219,6 +219,8 @@ def _launch(tokens: list[str], line: int, text: str) -> Launch | None:
     found: tuple[str, str, bool, list[ScriptOption]] | None = None
     if PYTHON.match(program):
         found = _python(tokens[1:], line, text)
+    elif program.endswith(".py"):  # an executable script run directly (its shebang names Python)
+        found = ("python", tokens[0], False, [])
     elif program == "torchrun":
         found = _torchrun(tokens[1:], line, text)
     elif program in ("fabric", "lightning") and tokens[1:2] == ["run"]:

@@ -109,19 +109,33 @@ class FAB010(Rule):
 
 
 # -- judging ------------------------------------------------------------------------------------
-def _usable(scenario: Scenario, open_arguments: set[str]) -> bool:
-    """A configuration the script can be compared with: known, its devices and nodes written as
-    literals (a command-line or config value, even with a default, may be what the script passes:
-    ``open_arguments`` are those some configuration does not know), and not ``"auto"`` or ``-1``
-    (how many devices a node has is not in the code)."""
-    if not scenario.known or scenario.args is None or open_arguments & {*COMPARED, "strategy", "accelerator"}:
+#: the arguments a problem's answer depends on, per kind: a problem counts only where they are
+#: known literals (a command-line or config value, even with a default, may be what the script
+#: passes). The launch checks and the hang depend on the launcher and the process count.
+_PROCESS_ARGUMENTS = ("devices", "num_nodes", "strategy", "accelerator")
+_NTASKS_ARGUMENTS = ("plugins",)  # a cluster-environment plugin replaces SLURM's detection
+
+
+def _depends(problem: _Problem) -> tuple[str, ...]:
+    if problem.kind == "construction":
+        return (problem.argument,) if problem.argument else _NTASKS_ARGUMENTS
+    return _PROCESS_ARGUMENTS
+
+
+def _counts(problem: _Problem, open_arguments: set[str]) -> bool:
+    """Whether ``problem`` holds whatever the code's unknown values are: its arguments are known
+    in every configuration, written as literals, and not ``"auto"``/``-1`` devices (how many
+    devices a node has is not in the code)."""
+    depends = _depends(problem)
+    if open_arguments & set(depends):
         return False
-    for name in COMPARED:
+    scenario = problem.scenario
+    for name in set(depends) & set(COMPARED):
         label = scenario.label(name)
         if label is not None and not label.startswith(f"{name}="):
             return False
-    devices = scenario.args.devices
-    return not (devices in ("auto", -1, "-1") and scenario.origin("devices") is not None)
+    devices = scenario.args.devices if scenario.args is not None else None
+    return not ("devices" in depends and devices in ("auto", -1, "-1") and scenario.origin("devices") is not None)
 
 
 def _first_judgement(scenarios: list[Scenario], launches: list[tuple[BatchScript, Launch]]) -> _Judgement | None:
@@ -130,15 +144,16 @@ def _first_judgement(scenarios: list[Scenario], launches: list[tuple[BatchScript
     found: list[_Judgement] = []
     open_arguments = {name for s in scenarios for name in s.assumed}
     if any(not s.known for s in scenarios):
-        open_arguments.update(COMPARED)
+        open_arguments.update(_PROCESS_ARGUMENTS)
     for script, launch in launches:
         env = environment(script, launch)
-        problems = [_problem(s, script, launch, env) if _usable(s, open_arguments) else None for s in scenarios]
-        failing = [p for p in problems if p is not None]
+        problems = [_problem(s, script, launch, env) if s.known else None for s in scenarios]
+        counted = [p if p is not None and _counts(p, open_arguments) else None for p in problems]
+        failing = [p for p in counted if p is not None]
         if not failing:
             continue
         first = next((p for p in failing if p.kind != "hang"), failing[0])
-        certain = first.kind != "hang" and all(p is not None and p.kind != "hang" for p in problems)
+        certain = first.kind != "hang" and all(p is not None and p.kind != "hang" for p in counted)
         found.append(_Judgement(first, certain))
     return next((j for j in found if j.certain), found[0] if found else None)
 
@@ -160,7 +175,9 @@ def _problem(scenario: Scenario, script: BatchScript, launch: Launch, env: Launc
 
 def _construction_problem(
     scenario: Scenario, script: BatchScript, launch: Launch, env: LaunchEnvironment, error: lightning.ConnectorError
-) -> _Problem:
+) -> _Problem | None:
+    """The construction errors the script causes: the ``fabric run`` conflict and SLURM's
+    ``--ntasks`` check. Others (an accelerator the assumed machine lacks) are not the script's."""
     message = f"{error.type}: {error.message}"
     conflict = CLI_CONFLICT.match(error.message)
     if conflict is not None:
@@ -170,6 +187,8 @@ def _construction_problem(
             "construction", scenario, script, launch, env, message, facts.CLI_CONFLICT_CHECK, argument,
             env.source(variable),
         )
+    if not error.message.startswith(facts.SLURM_NTASKS_MESSAGE_START):
+        return None
     return _Problem(
         "construction", scenario, script, launch, env, message, facts.SLURM_NTASKS_CHECK, None,
         env.source(facts.SLURM_VARIABLE),

@@ -80,6 +80,17 @@ def test_no_tasks_requested_without_srun_sets_no_slurm_ntasks():
     assert environment(script, launch).mapping() == {}
 
 
+def test_cd_before_the_launch(tmp_path):
+    (tmp_path / "src").mkdir()
+    train = tmp_path / "src" / "train.py"
+    train.write_text("")
+    script = parse("#SBATCH -N 1\ncd src\nsrun python train.py\n", str(tmp_path / "job.sbatch"))
+    assert script is not None and script.launches[0].directory == "src"
+    assert targets(script, script.launches[0], str(train), str(tmp_path))
+    unknown = parse("#SBATCH -N 1\ncd $WORK\nsrun python train.py\n", str(tmp_path / "job.sbatch"))
+    assert unknown is not None and not targets(unknown, unknown.launches[0], str(train), str(tmp_path))
+
+
 def test_targets(tmp_path):
     (tmp_path / "src").mkdir()
     train = tmp_path / "src" / "train.py"

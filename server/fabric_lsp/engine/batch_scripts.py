@@ -66,6 +66,8 @@ class Launch:
     target: str  # a path as written (``train.py``) or a module (``pkg.train``)
     module: bool
     options: tuple[ScriptOption, ...] = ()  # srun / torchrun / fabric run options on this line
+    #: the folder an earlier ``cd`` moved to (relative to the script's folder, or absolute), if any
+    directory: str | None = None
 
     def option(self, name: str) -> ScriptOption | None:
         return next((o for o in self.options if o.name == name), None)
@@ -118,6 +120,7 @@ def parse(text: str, path: str) -> BatchScript | None:
     launches: list[Launch] = []
     slurm = False
     commands_started = False
+    directory: str | None = None
     for number, logical in _logical_lines(lines):
         stripped = logical.strip()
         if stripped.startswith("#SBATCH"):
@@ -128,7 +131,8 @@ def parse(text: str, path: str) -> BatchScript | None:
         if not stripped or stripped.startswith("#"):
             continue
         commands_started = True
-        launches += _launches(stripped, number)
+        found, directory = _launches(stripped, number, directory)
+        launches += found
     if not slurm and not any(launch.runner != "python" for launch in launches):
         return None
     lengths = tuple(len(line) for line in lines)
@@ -189,7 +193,9 @@ def _option_at(tokens: list[str], i: int, known: dict[str, str]) -> tuple[str | 
     return None, None, 1
 
 
-def _launches(command: str, line: int) -> list[Launch]:
+def _launches(command: str, line: int, directory: str | None) -> tuple[list[Launch], str | None]:
+    """The launches on one command line, and the folder a ``cd`` on it moves to (a ``cd`` to a
+    path with a variable or ``-`` forgets where the script is)."""
     tokens = _split(command)
     segments: list[list[str]] = [[]]
     for token in tokens:
@@ -199,10 +205,15 @@ def _launches(command: str, line: int) -> list[Launch]:
             segments[-1].append(token)
     out = []
     for segment in segments:
+        if segment[:1] in (["cd"], ["pushd"]):
+            target = segment[1] if len(segment) > 1 else "$HOME"
+            unknown = "$" in target or target.startswith(("~", "-"))
+            directory = None if unknown else os.path.join(directory or "", target)
+            continue
         launch = _launch(segment, line, command)
         if launch is not None:
-            out.append(launch)
-    return out
+            out.append(replace(launch, directory=directory))
+    return out, directory
 
 
 def _launch(tokens: list[str], line: int, text: str) -> Launch | None:
@@ -426,6 +437,23 @@ def forget(root: str | None = None) -> None:
         _listing_cache.pop(root, None)
 
 
+#: path → (text, what it parses to): a script is parsed again only when its text changed
+_parsed: dict[str, tuple[str, BatchScript | None]] = {}
+MAX_PARSED = 1000
+
+
+def parsed(text: str, path: str) -> BatchScript | None:
+    """:func:`parse`, cached per path and text."""
+    cached = _parsed.get(path)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    script = parse(text, path)
+    if len(_parsed) >= MAX_PARSED:
+        _parsed.clear()
+    _parsed[path] = (text, script)
+    return script
+
+
 def scripts(workspace: Workspace) -> list[BatchScript]:
     """The workspace's batch scripts of interest (editor buffers take precedence over files)."""
     if not workspace.root:
@@ -433,7 +461,7 @@ def scripts(workspace: Workspace) -> list[BatchScript]:
     out = []
     for path in script_paths(workspace.root):
         text = workspace.text_of(path)
-        script = parse(text, path) if text is not None else None
+        script = parsed(text, path) if text is not None else None
         if script is not None:
             out.append(script)
     return out
@@ -459,6 +487,8 @@ def targets(script: BatchScript, launch: Launch, python_path: str, root: str | N
     if not parts:
         return False
     bases = [os.path.dirname(script.path)] + ([root] if root else [])
+    if launch.directory is not None:  # after a ``cd``: relative to that folder first
+        bases = [os.path.join(base, launch.directory) for base in bases] + bases
     tails = [parts[i:] for i in range(len(parts) - 1)] if prefixed and len(parts) > 1 else [parts]
     for tail in tails:
         relative = os.path.join(*tail)
@@ -468,6 +498,8 @@ def targets(script: BatchScript, launch: Launch, python_path: str, root: str | N
             return True
         if any(os.path.exists(p) for p in paths):
             return False
+    if len(tails[0]) < 2:  # a bare file name found nowhere: any file of that name would match
+        return False
     relative = os.path.join(*tails[0])
     candidates = [relative] if not launch.module else [relative + ".py", os.path.join(relative, "__main__.py")]
     return any(wanted.endswith(os.sep + os.path.normcase(os.path.normpath(c))) for c in candidates)

@@ -27,6 +27,11 @@ script gives the job with the `Fabric(...)` of that Python file, as Lightning 2.
 - a SLURM script that starts `python` without `srun` while the job asks for several tasks or nodes
   (a **warning**: nothing raises, the job hangs).
 
+The launched file is looked up from the script's folder and the workspace root (after a `cd` in
+the script, from that folder first); a path under a variable or an absolute path
+(`$HOME/project/src/train.py`) is matched by its trailing folders and file name. `#SBATCH` lines are
+read up to the first command, as SLURM does; options on the `srun` line override them.
+
 The finding sits on the `Fabric(...)` argument (`devices`, `num_nodes`), with the script's lines as
 related information. `fabric-lsp check` also checks the batch scripts themselves, and the language
 server analyses an open one: there the finding sits on the script's line, with the Python side as

@@ -117,3 +117,24 @@ def test_cross_file_inference_from_the_common_root(tmp_path):
     r = cli("check", "--format", "json", tmp_path / "pkg", cwd=REPO)
     rows = json.loads(r.stdout)
     assert [(Path(x["filename"]).name, x["location"]["row"], x["severity"]) for x in rows] == [("train.py", 5, "error")]
+
+
+def test_batch_scripts_are_checked_and_not_repeated(tmp_path):
+    """FAB010: a folder walk reports the mismatch once, in the Python file (the script's lines as
+    related information); a batch script checked alone reports it on its own line; a shell
+    script that launches nothing through SLURM/torchrun/fabric run is not counted as checked."""
+    (tmp_path / "job.sbatch").write_text("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\nsrun python train.py\n")
+    (tmp_path / "train.py").write_text(
+        'from lightning.fabric import Fabric\nfabric = Fabric(accelerator="cuda", devices=8, num_nodes=2)\nfabric.launch()\n'
+    )
+    (tmp_path / "clean.sh").write_text("#!/bin/bash\necho hello\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    r = cli("check", "--format", "json", tmp_path, cwd=REPO)
+    rows = json.loads(r.stdout)
+    assert [(Path(x["filename"]).name, x["code"], x["location"]["row"]) for x in rows] == [("train.py", "FAB010", 2)], r.stderr
+    assert {Path(x["filename"]).name for x in rows[0]["related"]} == {"job.sbatch"}
+    alone = cli("check", "--format", "json", tmp_path / "job.sbatch", tmp_path / "clean.sh", cwd=REPO)
+    [row] = json.loads(alone.stdout)
+    assert (Path(row["filename"]).name, row["location"]["row"], row["severity"]) == ("job.sbatch", 3, "error")
+    assert Path(row["related"][0]["filename"]).name == "train.py"
+    assert "in 1 file" in cli("check", tmp_path / "job.sbatch", tmp_path / "clean.sh", cwd=REPO).stdout

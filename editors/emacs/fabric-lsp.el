@@ -14,6 +14,13 @@
 ;;                                                 eglot-server-programs))
 ;; brings them back.  To keep another Python server by default, don't load this file:
 ;; in a Python buffer, `C-u M-x eglot', replace the suggested command with fabric-lsp, RET.
+;;
+;; Batch-job scripts (SLURM `*.sbatch'/`*.slurm', `*.sh' with torchrun): fabric-lsp reports FAB010
+;; on their lines too.  Eglot would then replace bash-language-server in shell buffers, so this
+;; is opt-in:
+;;   (with-eval-after-load 'eglot
+;;     (add-to-list 'eglot-server-programs `((sh-mode bash-ts-mode) . ,fabric-lsp-command)))
+;; (Python buffers get the same finding at `Fabric(devices=...)' either way.)
 
 ;;; Code:
 

@@ -27,7 +27,7 @@ local clients_by_root = {} -- Neovim 0.7 only: vim.lsp.start does this bookkeepi
 
 vim.api.nvim_create_autocmd("FileType", {
   group = vim.api.nvim_create_augroup("fabric_lsp", { clear = true }),
-  pattern = "python",
+  pattern = { "python", "sh" }, -- sh: batch-job scripts (FAB010)
   callback = function(args)
     local fname = vim.api.nvim_buf_get_name(args.buf)
     if fname == "" or vim.bo[args.buf].buftype ~= "" then

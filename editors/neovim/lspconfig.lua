@@ -8,7 +8,7 @@ if vim.fn.has("nvim-0.11") == 1 then
   -- Python servers.
   vim.lsp.config("fabric_lsp", {
     cmd = { "fabric-lsp" },
-    filetypes = { "python" },
+    filetypes = { "python", "sh" }, -- sh: batch-job scripts (FAB010)
     root_markers = root_markers,
   })
   vim.lsp.enable("fabric_lsp")
@@ -20,7 +20,7 @@ else
     configs.fabric_lsp = {
       default_config = {
         cmd = { "fabric-lsp" },
-        filetypes = { "python" },
+        filetypes = { "python", "sh" }, -- sh: batch-job scripts (FAB010)
         root_dir = lspconfig.util.root_pattern(unpack(root_markers)),
         single_file_support = true,
       },

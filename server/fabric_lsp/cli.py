@@ -134,8 +134,9 @@ def _rules() -> int:
 
 #: Always skipped when walking folders, whatever ``exclude`` says.
 ALWAYS_SKIP = frozenset({".git", ".hg", ".svn"})
-#: The files a folder walk checks: Python files and Jupyter notebooks (as ruff's default include).
-SUFFIXES = (".py", ".pyi", ".ipynb")
+#: The files a folder walk checks: Python files and Jupyter notebooks (as ruff's default include),
+#: and batch-job scripts (``*.sh``, ``*.sbatch``, ``*.slurm``: FAB010 reports in them too).
+SUFFIXES = (".py", ".pyi", ".ipynb", ".sh", ".sbatch", ".slurm")
 #: A progress bar is shown (on a terminal) when more files than this are checked.
 PROGRESS_THRESHOLD = 300
 #: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
@@ -333,12 +334,15 @@ def check_text(
 ):
     """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
     gets a note only when it was ``named`` (on the command line, or standard input)."""
+    from fabric_lsp.engine.batch_scripts import is_batch_script
     from fabric_lsp.engine.fixer import fix_text
     from fabric_lsp.notebook_cli import check_notebook, is_notebook
     from fabric_lsp.output import FileResult
 
     if is_notebook(path):
         return check_notebook(text, path, shown, config, mode, bom, write)
+    if path is not None and is_batch_script(path):
+        return check_batch_script(text, path, shown, config, mode, write)
     result = FileResult(path or "-", shown, text=text, checked=True)
     if text.strip() == "":
         if named:
@@ -373,6 +377,29 @@ def check_text(
     except Exception as exc:  # an internal error in one file is reported, the rest still checked
         result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
         result.fixed_text = None if not mode.fix or write else text
+        return result
+    result.findings = config.apply(findings)
+    return result
+
+
+def check_batch_script(text: str, path: str, shown: str, config, mode: Mode, write: bool = True):
+    """A batch-job script (``*.sh``, ``*.sbatch``, ``*.slurm``): the findings of the Python files it
+    launches that concern it (FAB010), on its lines. A file the same run checks already carries
+    the finding (with the script's line as related information) and is not repeated here. A shell
+    script that launches no Python through SLURM, ``torchrun`` or ``fabric run`` is not counted as
+    checked. Nothing is fixed in a script."""
+    from fabric_lsp.engine.batch_scripts import parse, script_findings
+    from fabric_lsp.output import FileResult
+
+    result = FileResult(path, shown, text=text, checked=parse(text, path) is not None)
+    if mode.fix and not write:
+        result.fixed_text = text
+    if not result.checked:
+        return result
+    try:
+        findings = script_findings(_analyzer(config), text, path, _STATE.get("also_checked", frozenset()))
+    except Exception as exc:  # one script's internal error is reported, the rest still checked
+        result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
         return result
     result.findings = config.apply(findings)
     return result
@@ -428,6 +455,9 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
 
     bar = _progress(len(tasks))
     _init_state(root, environment)
+    # batch scripts are checked here, in this process: their findings are those of the Python
+    # files they launch, reported there already when the run checks those files too
+    _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
     results: list = [None] * len(tasks)
     candidates: list[int] = []
     try:

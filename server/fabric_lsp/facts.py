@@ -1018,3 +1018,82 @@ def strategy_argument(strategy: object, name: str, default: object) -> object:
     if name in unknown or "*" in unknown:
         return NOT_KNOWN
     return dict(getattr(strategy, "args", ()) or ()).get(name, default)
+
+
+# --------------------------------------------------------------------------------------------------
+# FAB010: batch-job scripts (SLURM, torchrun, ``fabric run``) and what the launched process sees.
+# Source: lightning/fabric 2.6.6 ``plugins/environments/slurm.py``, ``plugins/environments/torchelastic.py``,
+# ``strategies/launchers/subprocess_script.py``, ``connector.py``, ``cli.py``.
+# --------------------------------------------------------------------------------------------------
+
+#: Where each check is made (``lightning/fabric/`` + this).
+SLURM_DEVICES_CHECK = "plugins/environments/slurm.py:163"  # SLURMEnvironment.validate_settings
+SLURM_NODES_CHECK = "plugins/environments/slurm.py:169"
+SLURM_NTASKS_CHECK = "plugins/environments/slurm.py:221"  # _validate_srun_variables, in SLURMEnvironment.__init__
+SLURM_NTASKS_MESSAGE_START = "You set `--ntasks="
+SLURM_SRUN_WARNING = "plugins/environments/slurm.py:204"  # _validate_srun_used: a warning when srun exists
+#: SLURMEnvironment creates no processes (``:58``) and takes the world size from ``SLURM_NTASKS`` (``:135``)
+SLURM_WORLD_SIZE = "plugins/environments/slurm.py:135"
+TORCHELASTIC_WORLD_CHECK = "plugins/environments/torchelastic.py:90"  # TorchElasticEnvironment.validate_settings
+#: ``validate_settings`` runs only in ``_SubprocessScriptLauncher.launch`` (``subprocess_script.py:102``): DDP
+#: (and DeepSpeed, a DDP subclass) with ``start_method="popen"`` always has that launcher
+#: (``strategies/ddp.py:113``); FSDP and ModelParallel have none when the cluster creates the processes
+#: (``strategies/fsdp.py:249``, ``strategies/model_parallel.py:160``), so nothing is validated for them.
+VALIDATE_SETTINGS_CALL = "strategies/launchers/subprocess_script.py:102"
+#: ``Your code has `Fabric(...)` but it conflicts with the value `--...` set through the CLI``
+CLI_CONFLICT_CHECK = "connector.py:549"
+
+#: ``sbatch``/``srun`` options the checks read: spelling → canonical name
+SLURM_OPTIONS = {
+    "--nodes": "nodes",
+    "-N": "nodes",
+    "--ntasks": "ntasks",
+    "-n": "ntasks",
+    "--ntasks-per-node": "ntasks_per_node",
+    "--job-name": "job_name",
+    "-J": "job_name",
+}
+#: ``torchrun`` (``torch.distributed.run``) options: spelling → canonical name. Defaults:
+#: ``--nproc-per-node=1``, ``--nnodes=1:1``; ``--standalone`` means one node.
+TORCHRUN_OPTIONS = {
+    "--nproc-per-node": "nproc_per_node",
+    "--nproc_per_node": "nproc_per_node",
+    "--nnodes": "nnodes",
+}
+#: torchrun options that take no value
+TORCHRUN_FLAGS = ("--standalone", "--no-python", "--no_python", "--run-path", "--run_path", "--module", "-m")
+TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+#: ``fabric run`` options (``cli.py:66-100``): spelling → the ``LT_*`` variable it sets
+#: (``cli.py:177-185``); ``--devices`` defaults to ``"1"`` and ``--num-nodes`` to ``1``, both always set.
+FABRIC_RUN_OPTIONS = {
+    "--accelerator": "LT_ACCELERATOR",
+    "--strategy": "LT_STRATEGY",
+    "--devices": "LT_DEVICES",
+    "--num-nodes": "LT_NUM_NODES",
+    "--num_nodes": "LT_NUM_NODES",
+    "--precision": "LT_PRECISION",
+}
+FABRIC_RUN_DEFAULTS = {"LT_DEVICES": "1", "LT_NUM_NODES": "1"}
+#: the batch-script file names the CLI checks and the server analyses
+BATCH_SCRIPT_SUFFIXES = (".sh", ".sbatch", ".slurm")
+
+
+def slurm_devices_message(devices: int, ntasks_per_node: str) -> str:
+    return (
+        f"You set `devices={devices}` in Lightning, but the number of tasks per node configured in SLURM"
+        f" `--ntasks-per-node={ntasks_per_node}` does not match. HINT: Set `devices={ntasks_per_node}`."
+    )
+
+
+def slurm_nodes_message(num_nodes: int, nnodes: str) -> str:
+    return (
+        f"You set `num_nodes={num_nodes}` in Lightning, but the number of nodes configured in SLURM"
+        f" `--nodes={nnodes}` does not match. HINT: Set `num_nodes={nnodes}`."
+    )
+
+
+def torchelastic_world_message(devices: int, num_nodes: int, world_size: int) -> str:
+    return (
+        f"You set `devices={devices}` and `num_nodes={num_nodes}` in Lightning, but the product"
+        f" ({devices} * {num_nodes}) does not match the world size ({world_size})."
+    )

@@ -28,19 +28,21 @@ from pygls.workspace import TextDocument
 
 from fabric_lsp import __version__, notebook_server
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
+from fabric_lsp.engine import batch_scripts
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES
 from fabric_lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 
 SOURCE = "fabric-lsp"
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
 #: Files the server watches (where the client registers watchers dynamically).
-WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}")
+WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}", *(f"**/*{suffix}" for suffix in BATCH_SCRIPT_SUFFIXES))
 #: ``workspace/diagnostic`` analyses the project's files this many at a time in the worker,
 #: so that open documents are analysed between two batches.
 WORKSPACE_BATCH = 64
@@ -274,6 +276,8 @@ class FabricLanguageServer(LanguageServer):
                 if path and config.is_excluded(path, root=config.root or self.root):
                     return Analysis(text, path)
                 analyzer.ctx.lightning_version = config.effective_lightning_version
+                if path and batch_scripts.is_batch_script(path):  # the launched files' findings, on its lines
+                    return Analysis(text, path, findings=config.apply(batch_scripts.script_findings(analyzer, text, path)))
                 analysis = analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
                 analysis.findings = config.apply(analysis.findings)
                 return analysis
@@ -312,6 +316,7 @@ class FabricLanguageServer(LanguageServer):
         model.invalidate(path, appeared_or_vanished=appeared_or_vanished)
         changed = from_fs_path(path)
         dependents = self.graph.dependents(path, appeared_or_vanished=appeared_or_vanished, text=model.text_of)
+        dependents |= self._batch_dependents(path, appeared_or_vanished)
         dependents.discard(changed)
         open_docs = self.workspace.text_documents
         stale_on_disk = self.disk_reports.pop(changed, None) is not None
@@ -322,6 +327,18 @@ class FabricLanguageServer(LanguageServer):
                 stale_on_disk = True
         if stale_on_disk or (appeared_or_vanished and self.disk_reports):
             self.request_refresh()  # the workspace report is out of date
+
+    def _batch_dependents(self, path: str, appeared_or_vanished: bool) -> set[str]:
+        """Batch-job scripts and the Python files they launch depend on each other (FAB010),
+        outside the module graph: a changed script re-analyses the open Python documents, a
+        changed Python file the open scripts."""
+        if batch_scripts.is_batch_script(path):
+            if appeared_or_vanished and self.root:
+                batch_scripts.forget(self.root)
+            return {uri for uri in self.open_uris() if uri.endswith(".py")}
+        if path.endswith(".py"):
+            return {uri for uri in self.open_uris() if batch_scripts.is_batch_script(uri)}
+        return set()
 
     def request_refresh(self) -> None:
         """Ask a pulling client to pull again (debounced, at most one request in flight)."""
@@ -556,7 +573,7 @@ async def did_change_watched_files(ls: FabricLanguageServer, params: types.DidCh
         ls.reload_config()
     for change in params.changes:
         path = _path_of(change.uri)
-        if path is None or not path.endswith(".py"):
+        if path is None or not (path.endswith(".py") or batch_scripts.is_batch_script(path)):
             continue
         appeared = change.type in (types.FileChangeType.Created, types.FileChangeType.Deleted)
         if appeared or change.uri not in ls.workspace.text_documents:  # an open buffer's text wins

@@ -77,7 +77,7 @@ def test_nvim_011_shipped_lsp_config(scenario, nvim_011, project, run_editor):
     # the config Neovim resolved is the shipped one
     assert run.report["resolved_config"] == {
         "cmd": ["fabric-lsp"],
-        "filetypes": ["python"],
+        "filetypes": ["python", "sh"],
         "root_markers": ["pyproject.toml", "setup.py", "setup.cfg", ".git"],
     }, run.describe()
 

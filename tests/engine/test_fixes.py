@@ -9,6 +9,7 @@ and be idempotent. The rules' own VALID/INVALID examples run here too.
 from __future__ import annotations
 
 import ast
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -76,9 +77,16 @@ EXAMPLES = [(r.code, "valid", e) for r in ALL_RULES for e in r.valid] + [
 
 
 @pytest.mark.parametrize("code, kind, example", EXAMPLES, ids=[f"{c}-{k}-{e.title}" for c, k, e in EXAMPLES])
-def test_rule_examples(code, kind, example):
-    analyzer = Analyzer(Workspace(), ALL_RULES)
-    findings = [f for f in analyzer.analyze(example.source, example.path) if f.code == code]
+def test_rule_examples(code, kind, example, tmp_path):
+    path = example.path
+    if example.files:  # the example's workspace: the files beside it
+        for name, text in example.files:
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+        path = str(tmp_path / (example.path or "train.py"))
+        Path(path).write_text(example.source)
+    analyzer = Analyzer(Workspace(str(tmp_path) if example.files else None), ALL_RULES)
+    findings = [f for f in analyzer.analyze(example.source, path) if f.code == code]
     if kind == "valid":
         assert findings == []
         return

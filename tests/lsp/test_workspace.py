@@ -189,7 +189,7 @@ async def test_files_changed_created_and_deleted_on_disk(session: Session, tmp_p
     [registration] = session.registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     globs = {w["globPattern"] for w in registration.register_options["watchers"]}  # arrives as JSON
-    assert globs == {"**/*.py", "**/pyproject.toml"}
+    assert globs == {"**/*.py", "**/pyproject.toml", "**/*.sh", "**/*.sbatch", "**/*.slurm"}
 
     train_uri = session.open(train)
     assert await session.publish_after(train_uri, 0) == []  # settings.py does not exist yet
@@ -313,3 +313,28 @@ async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_v
         assert await session.publish_after(train_uri, seen) == []
     session.change(config_uri, config_text("deepspeed"))
     await session.codes_become(train_uri, ["FAB001"])
+
+
+SBATCH = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node={n}\nsrun python train.py\n"
+TRAIN_8 = 'from lightning.fabric import Fabric\n\nfabric = Fabric(accelerator="cuda", devices=8, num_nodes=2)\nfabric.launch()\n'
+
+
+@pytest.mark.asyncio
+async def test_batch_script_and_the_file_it_launches_follow_each_other(session: Session, tmp_path: Path):
+    """FAB010: the Python file reports at `devices=`, the open batch script on its line; an
+    unsaved edit of the script that makes them agree clears both."""
+    script, train = tmp_path / "job.sbatch", tmp_path / "train.py"
+    script.write_text(SBATCH.format(n=4))
+    train.write_text(TRAIN_8)
+    await session.start(tmp_path)
+    train_uri = session.open(train)
+    await session.codes_become(train_uri, ["FAB010"])
+    script_uri = session.open(script)
+    await session.codes_become(script_uri, ["FAB010"])
+    [diagnostic] = session.published[script_uri][-1][1]
+    assert diagnostic.range.start.line == 2  # #SBATCH --ntasks-per-node=4
+    assert any(r.location.uri == train_uri for r in diagnostic.related_information or [])
+
+    session.change(script_uri, SBATCH.format(n=8))
+    await session.codes_become(train_uri, [])
+    await session.codes_become(script_uri, [])

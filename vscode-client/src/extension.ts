@@ -237,6 +237,9 @@ function createClient(ready: Ready): LanguageClient {
             // Jupyter notebook cells: the server syncs the notebook (notebookDocument/*) and
             // answers code actions and hover in its Python cells.
             { scheme: 'vscode-notebook-cell', language: 'python' },
+            // batch-job scripts (FAB010): the findings of the Python files they launch, on their lines
+            { scheme: 'file', language: 'shellscript' },
+            { scheme: 'file', pattern: '**/*.{sbatch,slurm}' },
         ],
         outputChannel: output,
         traceOutputChannel: output,

@@ -11,6 +11,6 @@
 ---@type vim.lsp.Config
 return {
   cmd = { "fabric-lsp" },
-  filetypes = { "python" },
+  filetypes = { "python", "sh" }, -- sh: batch-job scripts (FAB010)
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
 }

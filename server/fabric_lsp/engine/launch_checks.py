@@ -14,7 +14,7 @@ import os
 from typing import Any, Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.lightning import ConnectorError, FabricArgs, Obj, Outcome
+from fabric_lsp.engine.lightning import ConnectorError, FabricArgs, Launcher, Obj, Outcome
 
 
 def launch_error(args: FabricArgs, outcome: Outcome) -> ConnectorError | None:
@@ -118,3 +118,33 @@ def _size(value: Any, auto: int) -> int | None:
     if value == "auto":
         return auto
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cluster_settings_error(outcome: Outcome, env: dict[str, str]) -> tuple[ConnectorError, str, str] | None:
+    """The error the cluster environment's ``validate_settings`` raises at ``launch()`` for ``outcome``
+    resolved under ``env`` (``strategies/launchers/subprocess_script.py:102``), with the variable it
+    compares and the place in Lightning; None when nothing is validated or the values agree.
+
+    Only the subprocess-script launcher validates: DDP/DeepSpeed always have it, FSDP and
+    ModelParallel none when the cluster creates the processes (``facts.VALIDATE_SETTINGS_CALL``)."""
+    if outcome.error is not None or outcome.launcher is not Launcher.SUBPROCESS_SCRIPT:
+        return None
+    devices, nodes = outcome.num_processes, outcome.num_nodes
+    if outcome.cluster_environment == "SLURMEnvironment":
+        if env.get("SLURM_JOB_NAME") in facts.SLURM_INTERACTIVE_JOB_NAMES:
+            return None
+        per_node = env.get("SLURM_NTASKS_PER_NODE")
+        if per_node is not None and int(per_node) != devices:
+            message = facts.slurm_devices_message(devices, per_node)
+            return ConnectorError("ValueError", message), "SLURM_NTASKS_PER_NODE", facts.SLURM_DEVICES_CHECK
+        nnodes = env.get("SLURM_NNODES")
+        if nnodes is not None and int(nnodes) != nodes:
+            message = facts.slurm_nodes_message(nodes, nnodes)
+            return ConnectorError("ValueError", message), "SLURM_NNODES", facts.SLURM_NODES_CHECK
+        return None
+    if outcome.cluster_environment == "TorchElasticEnvironment":
+        world = env.get("WORLD_SIZE")
+        if world is not None and devices * nodes != int(world):
+            message = facts.torchelastic_world_message(devices, nodes, int(world))
+            return ConnectorError("ValueError", message), "WORLD_SIZE", facts.TORCHELASTIC_WORLD_CHECK
+    return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from fabric_lsp.engine import launch
+from fabric_lsp.engine import batch_scripts, launch
+from fabric_lsp.engine.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.constructions import Judgement, configuration_problems, constructions, workspace_file_exists
 from fabric_lsp.engine.infer import Inference
@@ -142,6 +143,14 @@ class SemanticModel:
     def first_needing_launch(self, fabric: FabricInst) -> ast.Call | None:
         """The document's first call of a method that needs ``fabric`` launched."""
         return launch.first_needing_launch(self, fabric)
+
+    def batch_launches(self) -> list[tuple[BatchScript, Launch]]:
+        """The workspace's batch-job scripts (SLURM, ``torchrun``, ``fabric run``) that launch this
+        document (see :mod:`fabric_lsp.engine.batch_scripts`); the verdict depends on them."""
+        if self.path is None or self.interactive or not self.workspace.root:
+            return []
+        self.inference.external_lookups += 1
+        return batch_scripts.launches_of(self.workspace, self.path)
 
     def cli_evidence(self) -> launch.Evidence | None:
         """Where the document or the repository shows scripts run by ``fabric run``."""

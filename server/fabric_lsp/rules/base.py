@@ -23,6 +23,10 @@ class Example:
     severity: Severity | None = None  # for invalid examples: the expected severity
     fixed: str | None = None  # for invalid examples: the text after applying the fix
     path: str | None = None  # where the example is analysed (e.g. a notebook: "example.ipynb")
+    #: other files of the example's workspace (relative path, text), e.g. a batch script that
+    #: launches the example; with files, the example is analysed as ``path`` (or ``train.py``)
+    #: in a workspace holding them
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def source(self) -> str:

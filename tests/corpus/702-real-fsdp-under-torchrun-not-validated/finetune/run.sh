@@ -1,0 +1,2 @@
+#!/bin/bash
+torchrun --nproc_per_node=2 finetune/full.py --data_dir data/alpaca

@@ -125,7 +125,7 @@ def _helper(rng: random.Random) -> list[str]:
 
 def _header(fabric: bool, strategy_import: bool) -> list[str]:
     lines = [
-        '"""Generated training script for the fabric-lsp benchmark."""',
+        '"""Generated training script (a benchmark input)."""',
         "",
         "from __future__ import annotations",
         "",

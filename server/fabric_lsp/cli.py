@@ -441,7 +441,7 @@ def _progress(total: int):
 
 def _may_have_findings(text: str, config: Config) -> bool:
     """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return any(rule.prefilter.search(text) for rule in config.enabled_rules())
+    return any(rule.matches(text) for rule in config.enabled_rules())
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:

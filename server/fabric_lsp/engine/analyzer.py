@@ -106,7 +106,7 @@ class Analyzer:
         return self.analysis(text, path, report_unknown=report_unknown).findings
 
     def analysis(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> Analysis:
-        rules = [r for r in self.rules if r.prefilter.search(text)]
+        rules = [r for r in self.rules if r.matches(text) and (not r.needs_setups or self.workspace.setups_may_reach(path, text))]
         if not rules:
             return Analysis(text, path)
         with gc_paused():

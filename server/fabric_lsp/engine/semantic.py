@@ -163,6 +163,11 @@ class SemanticModel:
             self._setups = Setups(self.inference, self.workspace)
         return self._setups
 
+    def may_see_setups(self) -> bool:
+        """Whether a set-up model can reach this document's code at all (see
+        :meth:`fabric_lsp.engine.setups.Setups.may_see_setups`)."""
+        return self.setups.may_see_setups(self.module)
+
     def setup_calls(self) -> list[SetupCall]:
         """The document's ``setup``/``setup_module`` calls on Lightning Fabrics, in order."""
         return self.setups.setup_calls(self.module)

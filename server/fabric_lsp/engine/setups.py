@@ -22,7 +22,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine import calls
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import BudgetExceeded, Ctx, FabricInst, Unknown
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace import IMPORT_LINE, Workspace, setup_words_in
 
 #: how far a tensor or a model is followed back (assignments, call sites)
 MAX_DEPTH = 6
@@ -78,6 +78,7 @@ class Setups:
         self.inference = inference
         self.workspace = workspace
         self._setup_cache: dict[int, SetupCall | None] = {}
+        self._reach: dict[int, bool] = {}
 
     # -- setup calls -----------------------------------------------------------------------
     def setup_call(self, node: ast.AST, m: ModuleInfo) -> SetupCall | None:
@@ -124,9 +125,27 @@ class Setups:
         values = self.inference.evaluate(call.func.value, m)  # type: ignore[attr-defined]
         return any(isinstance(v, FabricInst) for v in values)
 
+    # -- whether set-up models can reach a module at all -------------------------------------
+    def may_see_setups(self, m: ModuleInfo) -> bool:
+        """Whether a set-up model can reach code of ``m``: ``m`` names a setup method or imports a
+        module of the workspace (which may hand one over), or a module that (transitively) imports
+        ``m`` names a setup method. A cheap text-level answer that spares a plain PyTorch module
+        the search for the callers of its functions."""
+        key = id(m)
+        if key not in self._reach:
+            self._reach[key] = self._reaches(m)
+        return self._reach[key]
+
+    def _reaches(self, m: ModuleInfo) -> bool:
+        if self.workspace is None:
+            return setup_words_in(m.text) or bool(IMPORT_LINE.search(m.text))
+        return self.workspace.setups_may_reach(m.path, m.text)
+
     # -- which set-up models compute a tensor -----------------------------------------------
     def models_computing(self, expr: ast.expr, m: ModuleInfo) -> list[ModelUse]:
         """The set-up models whose outputs ``expr`` (a tensor) is computed from."""
+        if not self.may_see_setups(m):
+            return []
         out: list[ModelUse] = []
         self._tensor(expr, m, m.scope_of(expr), 0, set(), out)
         unique: dict[tuple[int, int], ModelUse] = {}
@@ -160,7 +179,7 @@ class Setups:
     # -- which setup calls a model expression comes from ------------------------------------
     def models(self, expr: ast.expr, m: ModuleInfo, scope: ast.AST | None = None, depth: int = 0) -> list[SetupCall]:
         """The setup calls whose model ``expr`` (a name or ``self.<attr>``) may be."""
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH or not self.may_see_setups(m):
             return []
         scope = m.scope_of(expr) if scope is None else scope
         if isinstance(expr, ast.Name):
@@ -336,6 +355,8 @@ def _assigned_in(nodes, name: str) -> list[tuple[ast.AST, bool]]:
                 first = isinstance(target.elts[0], ast.Name) and target.elts[0].id == name
                 out.append((value, first))
     return out
+
+
 
 
 class _Block(ast.Module):

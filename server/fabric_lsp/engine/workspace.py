@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from typing import Callable, Union
 
+from fabric_lsp import facts
 from fabric_lsp.engine.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.modules import ModuleInfo
 
@@ -62,6 +63,19 @@ def _discover_environment(root: str | None) -> str | None:
 
 _WORD = re.compile(r"\w+")
 
+#: the module an import statement reads (``import a.b``, ``from .c import d``), at any indentation
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<module>\.*[\w.]*)[ \t]+import\b|import[ \t]+(?P<plain>[\w., \t]+))", re.MULTILINE
+)
+_SETUP_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in facts.MODEL_SETUP_METHODS) + r")\b")
+#: importers followed before :meth:`Workspace.setups_may_reach` gives up and says yes
+MAX_IMPORTERS = 64
+
+
+def setup_words_in(text: str) -> bool:
+    """Whether ``text`` names a Fabric model-setup method (``setup``, ``setup_module``)."""
+    return "setup" in text and _SETUP_WORDS.search(text) is not None
+
 class Workspace:
     def __init__(
         self,
@@ -89,6 +103,7 @@ class Workspace:
         self._index: dict[str, set[str]] = {}
         self._positions: dict[str, int] = {}
         self._index_key: tuple[int, list[str]] | None = None
+        self._local_names: tuple[list[str], frozenset[str]] | None = None
         self._changes_of: dict[str, int] = {}
 
     # -- dependencies --------------------------------------------------------------------------
@@ -342,18 +357,88 @@ class Workspace:
                     out.append(module)
         return out
 
+    def mentions(self, name: str) -> list[str]:
+        """The workspace files whose text mentions the identifier ``name`` (recorded as a look-up)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.add(name)
+        return self._paths_mentioning(name)
+
+    def importers_of(self, path: str) -> list[str]:
+        """The workspace files that may import the module at ``path`` (they name it or one of its
+        packages, or lie in its package when it is an ``__init__.py``)."""
+        defining = os.path.abspath(path)
+        return [p for p in self._importers(self.python_files(), defining) if p != defining]
+
+    def setups_may_reach(self, path: str | None, text: str) -> bool:
+        """Whether a model set up by a Fabric can reach code of the document ``path`` holding
+        ``text``: it names a setup method or imports a module of the workspace (which may hand one
+        over), or a module that (transitively) imports it names a setup method. A text-level
+        answer: a plain PyTorch module is spared parsing and the search for its callers."""
+        if setup_words_in(text) or self._imports_workspace_module(text):
+            return True
+        if not path or not self.root:
+            return False
+        setup_paths = {p for word in facts.MODEL_SETUP_METHODS for p in self.mentions(word)}
+        start = os.path.abspath(path)
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for current in frontier:
+                for importer in self.importers_of(current):
+                    if importer in setup_paths:
+                        return True
+                    if importer not in seen:
+                        seen.add(importer)
+                        nxt.append(importer)
+            if len(seen) > MAX_IMPORTERS:
+                return True  # too wide to tell cheaply
+            frontier = nxt
+        return False
+
+    def _imports_workspace_module(self, text: str) -> bool:
+        local = self.local_module_names() if self.root else frozenset()
+        for match in IMPORT_LINE.finditer(text):
+            for dotted in (match.group("module") or match.group("plain") or "").replace(",", " ").split():
+                if dotted.startswith(".") or any(part in local for part in dotted.split(".")):
+                    return True
+        return False
+
+    def local_module_names(self) -> frozenset[str]:
+        """The names under which the workspace's own modules are imported: file stems and package
+        folders (cached with the listing)."""
+        listing = self.python_files()
+        with self._lock:
+            if self._local_names is not None and self._local_names[0] is listing:
+                return self._local_names[1]
+        root = os.path.abspath(self.root) if self.root else ""
+        names: set[str] = set()
+        for path in listing:
+            rel = os.path.relpath(path, root) if root else os.path.basename(path)
+            parts = rel[:-3].split(os.sep)
+            names.update(p for p in parts if p.isidentifier() and p != "__init__")
+        frozen = frozenset(names)
+        with self._lock:
+            self._local_names = (listing, frozen)
+        return frozen
+
     def _importers(self, paths: list[str], defining: str) -> list[str]:
-        """Of ``paths``, those that name the module at ``defining`` or one of its packages (a
-        re-export through ``pkg/__init__.py`` is imported as ``from pkg import name``), or, for
-        a package's ``__init__.py``, that lie in the package (``from . import name``)."""
+        """Of ``paths``, those that name the module at ``defining`` or a package whose
+        ``__init__.py`` re-exports it (imported as ``from pkg import name``), or, for a package's
+        ``__init__.py``, that lie in the package (``from . import name``)."""
         folder, file = os.path.split(defining)
         package = file == "__init__.py"
-        names = [] if package else [file[:-3]]
         inside = folder + os.sep if package else None
+        child = os.path.basename(folder) if package else file[:-3]
+        names = [child]
+        if package:
+            folder = os.path.dirname(folder)
         root = os.path.abspath(self.root) if self.root else os.path.dirname(folder)
-        while folder.startswith(root) and folder != root:
-            folder, name = os.path.split(folder)
-            names.append(name)
+        # a package is named for the module when its __init__.py re-exports it (names the child)
+        while folder.startswith(root) and folder != root and child in self._words_of(os.path.join(folder, "__init__.py")):
+            folder, child = os.path.split(folder)
+            names.append(child)
         recorder = self._recorder()
         naming: set[str] = set()
         for name in names:

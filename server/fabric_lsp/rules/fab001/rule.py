@@ -348,6 +348,7 @@ class FAB001(Rule):
     invalid = INVALID
     fixable = True
     prefilter = re.compile(r"\bsetup_optimizers\b")
+    keywords = ("setup_optimizers",)
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("setup_optimizers"))

@@ -69,6 +69,7 @@ class FAB002(Rule):
     #: ``is_global_zero`` or ``rank_zero_first``
     #: (each branch starts with a literal, so that a file without them costs one fast scan)
     prefilter = re.compile(r"rank(?<=_rank)\b|is_global_zero|rank_zero_|RANK\b|get_rank")
+    keywords = ("rank", "RANK", "is_global_zero")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]

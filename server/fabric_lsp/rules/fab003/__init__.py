@@ -53,8 +53,12 @@ class FAB003(Rule):
     invalid = INVALID
     fixable = True
     prefilter = re.compile(r"\.setup(?:_module)?\s*\(|\bFabric\b|\bfabric\b")
+    keywords = (".setup", "abric")
+    needs_setups = True
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
+        if not model.may_see_setups():
+            return []
         names = _setup_targets(model)
         module = model.module
         out: dict[int, ast.Call] = {}

@@ -46,6 +46,7 @@ class FAB004(Rule):
     invalid = INVALID
     fixable = True
     prefilter = re.compile(r"\.backward\s*\(")
+    needs_setups = True
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("backward"))

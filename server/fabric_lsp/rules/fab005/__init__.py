@@ -43,7 +43,9 @@ class FAB005(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\b(?:setup|setup_module|backward|clip_gradients|init_module|no_backward_sync)\s*\(")
+    # a tensor's own ``loss.backward()`` (no argument) is not ``Fabric.backward(tensor)``
+    prefilter = re.compile(r"\b(?:setup|setup_module|clip_gradients|init_module|no_backward_sync)\s*\(|\bbackward\s*\(\s*[^)\s]")
+    keywords = ("setup", "backward", "clip_gradients", "init_module", "no_backward_sync")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name) if not _tensor_backward(c)]

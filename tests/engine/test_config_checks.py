@@ -286,3 +286,21 @@ def test_deepspeed_config_absolute_or_unsaved_is_not_judged(tmp_path):
     analyzer = Analyzer(Workspace(str(tmp_path)), [RULES_BY_CODE["FAB008"]])
     assert analyzer.analyze(DS_CONFIG.format(path="/cluster/ds.json"), str(tmp_path / "t.py")) == []
     assert analyzer.analyze(DS_CONFIG.format(path="ds.json")) == []  # an unsaved buffer has no folder
+
+
+MODEL_PARALLEL = """
+import lightning as L
+from lightning.fabric.strategies import ModelParallelStrategy
+
+strategy = ModelParallelStrategy(data_parallel_size=4, tensor_parallel_size=1)
+fabric = L.Fabric(strategy=strategy{devices})
+"""
+
+
+def test_model_parallel_sizes_against_every_device_of_the_machine_are_not_judged():
+    """``devices="auto"`` (the default) counts the machine's devices: 4 x 1 is right on a 4-GPU node
+    (Lightning's own fp8 example), so no configuration check that reads the count is an error."""
+    assert findings(MODEL_PARALLEL.format(devices="")) == []
+    assert findings(MODEL_PARALLEL.format(devices=', devices="auto"')) == []
+    [finding] = findings(MODEL_PARALLEL.format(devices=", devices=8"))
+    assert finding.severity is Severity.ERROR and "world size (8)" in finding.message

@@ -133,7 +133,14 @@ def _reads_assumed(message: str, table: tuple[facts.ConfigCheck, ...], group: li
     """Whether the check behind ``message`` reads an argument whose value was assumed."""
     check = facts.config_check(message, table)
     assumed = {n for s in group for n in s.assumed}
+    if any(s.args is not None and _machine_count(s.args.devices) for s in group):
+        assumed.add("devices")  # "auto"/-1: as many devices as the machine has, any number
     return check is None or bool(assumed.intersection(check.arguments))
+
+
+def _machine_count(devices: object) -> bool:
+    """Whether ``devices`` means "every device the machine has" (the count is the machine's)."""
+    return devices in ("auto", -1, "-1")
 
 
 def _plain(args: lightning.FabricArgs | None) -> bool:

@@ -61,13 +61,14 @@ class FAB003(Rule):
             return []
         names = _setup_targets(model)
         module = model.module
-        out: dict[int, ast.Call] = {}
-        for word in names | _model_params(model):
-            for top in module.tops_with(word):
-                for node in ast.walk(top):
-                    if isinstance(node, ast.Call) and _judged_call(node) and _candidate(model, node, names):
-                        out[id(node)] = node
-        calls = sorted(out.values(), key=lambda c: (c.lineno, c.col_offset))
+        tops = {id(top): top for word in names | _model_params(model) for top in module.tops_with(word)}
+        out = [
+            node
+            for top in tops.values()
+            for node in ast.walk(top)
+            if isinstance(node, ast.Call) and _judged_call(node) and _candidate(model, node, names)
+        ]
+        calls = sorted(out, key=lambda c: (c.lineno, c.col_offset))
         return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:

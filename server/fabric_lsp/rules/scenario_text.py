@@ -1,8 +1,11 @@
-"""Wording shared by the rules that judge scenarios (FAB004, FAB005): which configurations fail,
-and where their values were written."""
+"""Wording shared by the rules that judge scenarios (FAB002, FAB004, FAB005, FAB007 …): which
+configurations fail, and where their values were written."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from fabric_lsp import facts
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.model import Located, Related
 from fabric_lsp.engine.semantic import SemanticModel
@@ -53,3 +56,18 @@ def scenario_related(model: SemanticModel, failing: tuple[Scenario, ...]) -> lis
                 if r not in out:
                     out.append(r)
     return out
+
+
+def process_related(model: SemanticModel, failing: Sequence[Scenario], fabrics: list[FabricInst]) -> list[Related]:
+    """Where the failing scenarios' process count was written (only the arguments that decide it,
+    ``facts.PROCESS_ARGUMENTS``) and where each Fabric was created."""
+    here = model.path
+    out: list[Related] = []
+    for s in failing:
+        for name, origin in s.origins:
+            if name in facts.PROCESS_ARGUMENTS:
+                out.append(Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None))
+    for f in fabrics:
+        if f.origin is not None:
+            out.append(Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None))
+    return list(dict.fromkeys(out))

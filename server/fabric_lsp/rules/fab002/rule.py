@@ -15,6 +15,7 @@ from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab002.fix import remove_guard
+from fabric_lsp.rules.scenario_text import process_related
 
 METHODS = (*facts.ALWAYS_COLLECTIVE, "load_raw")
 
@@ -143,7 +144,6 @@ class FAB002(Rule):
 def _related(
     model: SemanticModel, guard: RankGuard, judgement: Judgement, fabrics: list[FabricInst]
 ) -> tuple[Related, ...]:
-    here = model.path
     out: list[Related] = [
         Related(
             "Only some ranks get past this", guard.module.span(guard.holder if guard.how != "branch" else guard.node)
@@ -151,18 +151,7 @@ def _related(
     ]
     for call, g in guard.callers:
         out.append(Related(f"Called here, under `{g.text}`", guard.module.span(call)))
-    for s in judgement.failing:
-        for name, origin in s.origins:
-            if name not in facts.PROCESS_ARGUMENTS:
-                continue
-            r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
-            if r not in out:
-                out.append(r)
-    for f in fabrics:
-        if f.origin is not None:
-            r = Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None)
-            if r not in out:
-                out.append(r)
+    out += [r for r in process_related(model, judgement.failing, fabrics) if r not in out]
     return tuple(out)
 
 

@@ -28,6 +28,7 @@ from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab007.signature import Params, params, returns_none
+from fabric_lsp.rules.scenario_text import process_related
 
 NOT_LAUNCHED = "To use Fabric with more than one device, you must call `.launch()` or use the CLI: `fabric run --help`."
 
@@ -277,18 +278,4 @@ def _def_related(model: SemanticModel, value: FuncRef, text: str) -> Related:
 
 
 def _scenario_related(model: SemanticModel, judgement: Judgement, fabrics: list[FabricInst]) -> tuple[Related, ...]:
-    here = model.path
-    out: list[Related] = []
-    for s in judgement.failing:
-        for name, origin in s.origins:
-            if name not in facts.PROCESS_ARGUMENTS:
-                continue
-            r = Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None)
-            if r not in out:
-                out.append(r)
-    for f in fabrics:
-        if f.origin is not None:
-            r = Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None)
-            if r not in out:
-                out.append(r)
-    return tuple(out)
+    return tuple(process_related(model, judgement.failing, fabrics))

@@ -94,7 +94,7 @@ def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]
             is_deepspeed,
             f"ValueError: Currently only one optimizer is supported with DeepSpeed. Got {setup.optimizers} optimizers instead.",
         )
-    if setup.optimizers == 1 or _optimizers_set_up_later(model, fabrics):
+    if setup.optimizers == 1 or _optimizers_set_up_later(model, call, fabrics):
         return None  # separate setup_optimizers: FAB001's finding
     return Check(
         "a model set up without an optimizer under DeepSpeed ZeRO stage 1/2",
@@ -103,13 +103,25 @@ def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]
     )
 
 
-def _optimizers_set_up_later(model: SemanticModel, fabrics: list[FabricInst]) -> bool:
+#: ``setup_optimizers`` calls judged per model-only setup before the answer is "may be" (no finding)
+MAX_OPTIMIZER_SETUPS = 16
+
+
+def _optimizers_set_up_later(model: SemanticModel, setup: ast.Call, fabrics: list[FabricInst]) -> bool:
+    """Whether a ``setup_optimizers`` call of the document may be on one of ``fabrics``: the
+    calls in the setup's own function first, then the nearest; past :data:`MAX_OPTIMIZER_SETUPS`
+    of them, yes (no finding rather than a cost per site that grows with the document)."""
     wanted = {origin_key(f) for f in fabrics}
-    for call in model.method_calls("setup_optimizers"):
+    scope = model.module.scope_of(setup)
+    calls = sorted(
+        model.method_calls("setup_optimizers"),
+        key=lambda c: (model.module.scope_of(c) is not scope, abs(c.lineno - setup.lineno)),
+    )
+    for call in calls[:MAX_OPTIMIZER_SETUPS]:
         found, _ = model.fabrics(call.func.value)  # type: ignore[attr-defined]
         if {origin_key(f) for f in found} & wanted:
             return True
-    return False
+    return len(calls) > MAX_OPTIMIZER_SETUPS
 
 
 def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:

@@ -259,8 +259,7 @@ class Inference:
     def ev_module_name(self, name: str, m: ModuleInfo, ctx: Ctx) -> list[Value]:
         if m.tree is None:
             return [UNKNOWN]
-        bindings, definite = block_bindings(m.tops_with(name, "binding"), name)
-        bindings = bindings + self._global_assignments(name, m)
+        bindings = m.module_bindings(name, block_bindings) + self._global_assignments(name, m)
         out: list[Value] = []
         for b in bindings:
             out += self.ev_binding(b, name, Ctx(m, (), ctx.depth))

@@ -73,7 +73,7 @@ def fabric_key(fabric: FabricInst) -> tuple | None:
 
 def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
     assert isinstance(call.func, ast.Attribute)
-    values = model.inference.evaluate(call.func.value, module)
+    values = model.values(call.func.value) if module is model.module else model.inference.evaluate(call.func.value, module)
     return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)
 
 
@@ -142,9 +142,12 @@ def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, ast.Call 
     assert isinstance(call.func, ast.Attribute)
     receiver = ast.dump(call.func.value)
     scope = enclosing_function(model.module, call)
+    first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None) or 10**9
     later: ast.Call | None = None
     for launch in model.method_calls("launch"):
         assert isinstance(launch.func, ast.Attribute)
+        if not first <= launch.lineno <= last:
+            continue  # the cheap test first
         if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
             continue
         if (launch.lineno, launch.col_offset) < (call.lineno, call.col_offset):

@@ -42,6 +42,8 @@ class ModuleInfo:
         self.parsed: Parsed = parse(text)
         self.tree = self.parsed.tree
         self.lines = self.parsed.lines
+        self._scopes: dict[int, ast.AST] = {}
+        self._bindings: dict[str, list] = {}
         self._parents: dict[ast.AST, ast.AST] = {}
         self._walked: set[int] = set()
         self._top_calls: dict[int, list[ast.Call]] = {}
@@ -157,6 +159,16 @@ class ModuleInfo:
         body = self._tops[2]
         return [body[i] for i in self.index.get(name, ())]
 
+    def module_bindings(self, name: str, bindings_of) -> list:
+        """The module-level bindings of ``name`` (``bindings_of(tops, name)``, from the statements
+        that mention it), found once per module: a name like an import alias is looked up at
+        every site."""
+        tops = self.tops_with(name, "binding")  # recorded at every look-up, as a scan would be
+        found = self._bindings.get(name)
+        if found is None:
+            found = self._bindings[name] = bindings_of(tops, name)[0]
+        return list(found)
+
     def tops_declaring_global(self, name: str) -> list[ast.stmt]:
         """The module-level statements that mention ``global`` and ``name`` (functions that may
         assign the module's ``name``)."""
@@ -222,7 +234,14 @@ class ModuleInfo:
 
     # -- navigation --------------------------------------------------------------------------
     def scope_of(self, node: ast.AST) -> ast.AST:
-        """The function, class, lambda or module whose namespace ``node`` is evaluated in."""
+        """The function, class, lambda or module whose namespace ``node`` is evaluated in
+        (remembered per node: rules ask it of the same calls at every site)."""
+        scope = self._scopes.get(id(node))
+        if scope is None:
+            scope = self._scopes[id(node)] = self._scope_of(node)
+        return scope
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
         parents = self.parents
         child = node
         cur = parents.get(node)

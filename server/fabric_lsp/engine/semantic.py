@@ -35,6 +35,8 @@ class SemanticModel:
         self._jedi_lookups = 0
         self._jedi_script = None  # made at the first jedi look-up, then reused
         self._setups: Setups | None = None
+        #: values of the document's expressions, with the look-ups that found them
+        self._values: dict[int, tuple[list[Value], dict[str, set[str]], bool]] = {}
 
     @property
     def path(self) -> str | None:
@@ -85,8 +87,29 @@ class SemanticModel:
 
     # -- values --------------------------------------------------------------------------------
     def values(self, expr: ast.AST) -> list[Value]:
-        """The alternatives ``expr`` may evaluate to (bounded; ``Unknown`` where it cannot tell)."""
-        return self.inference.evaluate(expr, self.module)
+        """The alternatives ``expr`` may evaluate to (bounded; ``Unknown`` where it cannot tell).
+        Evaluated once per analysis: rules ask about the same receivers at many sites. The
+        look-ups the evaluation made are recorded again for every site that asks (the verdict
+        being computed depends on them, as if it had evaluated ``expr`` itself)."""
+        hit = self._values.get(id(expr))
+        if hit is None:
+            outer = self.module.lookups
+            inner: dict[str, set[str]] = {}
+            self.module.lookups = inner
+            external_before = self.inference.external_lookups
+            try:
+                values = self.inference.evaluate(expr, self.module)
+            finally:
+                self.module.lookups = outer
+            hit = (values, inner, self.inference.external_lookups != external_before)
+            self._values[id(expr)] = hit
+        values, lookups, external = hit
+        if self.module.lookups is not None:
+            for name, kinds in lookups.items():
+                self.module.lookups.setdefault(name, set()).update(kinds)
+        if external:
+            self.inference.external_lookups += 1
+        return list(values)
 
     def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An

@@ -480,13 +480,15 @@ def relevant_setups(setups: Setups, at: ast.AST, loss: ast.expr | None, m: Modul
             if use.setup.module is m:
                 scopes.add(id(m.scope_of(use.setup.call)))
     out = []
-    for site in setups.setup_calls(m):
-        if not {origin_key(f) for f in site.fabrics} & wanted:
-            continue
-        cls = _class_of(m, site.call)
-        if id(m.scope_of(site.call)) in scopes or (cls is not None and id(cls) in classes):
-            out.append(site.call)
-    return out
+    for name in facts.MODEL_SETUP_METHODS:
+        for call in m.calls_by_name.get(name, []):
+            cls = _class_of(m, call)
+            if id(m.scope_of(call)) not in scopes and (cls is None or id(cls) not in classes):
+                continue  # the scope test first: it is cheap, the Fabric's is not
+            site = setups.setup_call(call, m)
+            if site is not None and {origin_key(f) for f in site.fabrics} & wanted:
+                out.append(call)
+    return sorted(out, key=lambda c: (c.lineno, c.col_offset))
 
 
 def _class_of(m: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:

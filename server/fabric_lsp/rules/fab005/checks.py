@@ -113,9 +113,10 @@ def _optimizers_set_up_later(model: SemanticModel, setup: ast.Call, fabrics: lis
     of them, yes (no finding rather than a cost per site that grows with the document)."""
     wanted = {origin_key(f) for f in fabrics}
     scope = model.module.scope_of(setup)
+    first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None) or 10**9
     calls = sorted(
         model.method_calls("setup_optimizers"),
-        key=lambda c: (model.module.scope_of(c) is not scope, abs(c.lineno - setup.lineno)),
+        key=lambda c: (not first <= c.lineno <= last, abs(c.lineno - setup.lineno)),
     )
     for call in calls[:MAX_OPTIMIZER_SETUPS]:
         found, _ = model.fabrics(call.func.value)  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ import torch
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
 model = torch.nn.Linear(4, 4)
 model = fabric.setup_module(model)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -35,6 +36,7 @@ import torch
 from lightning.fabric import Fabric
 
 fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
 model = torch.nn.Linear(4, 4)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 model, optimizer = fabric.setup(model, optimizer)
@@ -108,7 +110,7 @@ def test_hook_fails_on_deepspeed_sample(tmp_path, pre_commit_home):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     assert "fabric-lsp" in output and "Failed" in output
-    assert "train.py:8:13: FAB001 [error]" in output
+    assert "train.py:9:13: FAB001 [error]" in output
     assert "nb/train.ipynb:cell 5:5:13: FAB001 [error]" in output  # notebooks are checked too
 
 

@@ -210,6 +210,13 @@ STRATEGY_PRECISION_SETTER_NAME = {
 INTERACTIVE_LAUNCHERS = ("fork", "xla")
 #: The connector's RuntimeError for any other launcher in a notebook / REPL (connector.py:522-530).
 INTERACTIVE_ERROR = "is not compatible with an interactive environment"
+#: A fork-based launcher (``ddp_notebook``/``ddp_fork``) forks after the notebook initialised CUDA:
+#: the processes fail (PyTorch's lazy CUDA init in a forked child; Lightning's own check,
+#: ``strategies/launchers/multiprocessing.py:191-219``, words it the same way)
+FORK_AFTER_CUDA_ERROR = (
+    "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, "
+    "you must use the 'spawn' start method or avoid CUDA initialization in the main process."
+)
 #: The strategy that replaces ``ddp`` in a notebook: DDP with the fork launcher (strategies/ddp.py:267).
 NOTEBOOK_DDP_STRATEGY = "ddp_notebook"
 #: Start methods of ``multiprocessing`` per platform (``torch.multiprocessing.get_all_start_methods()``).

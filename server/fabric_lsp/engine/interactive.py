@@ -26,6 +26,15 @@ _CANDIDATE_CALL = re.compile(r"\b(\w*(?:[Ff]abric|Lite)\w*)\s*\(")
 _CUDA_USE = re.compile(r"\.cuda\s*\(|\.to\s*\(\s*['\"]cuda|device\s*=\s*['\"]cuda|\btorch\.cuda\.\w+")
 
 
+#: code that certainly initialises CUDA in the process that runs it (not device queries such as
+#: ``torch.cuda.is_available()``/``device_count()``, which a fork tolerates): a tensor or module
+#: moved to or created on a GPU, and the ``torch.cuda`` calls that create a context
+_CUDA_INIT = re.compile(
+    r"\.cuda\s*\(|\.to\s*\(\s*['\"]cuda|device\s*=\s*['\"]cuda|"
+    r"\btorch\.cuda\.(?:init|set_device|synchronize|empty_cache|mem_get_info|current_stream|Stream|Event)\s*\("
+)
+
+
 #: how many calls deep :func:`runs_when_executed` follows a function to the document's top level
 MAX_CALL_DEPTH = 4
 
@@ -91,6 +100,22 @@ def judge(scenarios: list[Scenario]) -> InteractiveJudgement:
         else:
             unknown += group
     return InteractiveJudgement(tuple(refused), tuple(accepted), tuple(unknown))
+
+
+def cuda_initialised_before(module: ModuleInfo, node: ast.AST) -> int | None:
+    """The 1-based line of the first statement before ``node``, run when the notebook runs (at
+    its top level), that certainly initialises CUDA, if any."""
+    end = module.lines.offset(module.lines.node_start(node))
+    code = module.text[:end]
+    lines = module.text.splitlines()
+    for match in _CUDA_INIT.finditer(code):
+        line = code.count("\n", 0, match.start()) + 1
+        if lines[line - 1].lstrip().startswith("#"):
+            continue
+        top = module.top_for_line(line)
+        if top is not None and not isinstance(top, (*FUNC_TYPES, ast.ClassDef)):
+            return line
+    return None
 
 
 def cuda_used_before(module: ModuleInfo, node: ast.AST) -> int | None:

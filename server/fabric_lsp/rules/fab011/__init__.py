@@ -8,6 +8,7 @@ import re
 from fabric_lsp import facts
 from fabric_lsp.engine import interactive
 from fabric_lsp.engine.configuration import Scenario
+from fabric_lsp.engine.lightning import Launcher
 from fabric_lsp.engine.model import (
     Applicability,
     Certainty,
@@ -40,6 +41,14 @@ call is in a function the notebook does not visibly call (it may run in a proces
 Arguments fabric-lsp cannot see never make an error.
 
 Only notebooks (`.ipynb` files) are checked: the same code in a `.py` script is fine.
+
+It also checks `fabric.launch(fn)` with a fork-based launcher (`ddp_notebook`, `ddp_fork`) on
+GPUs after a statement the notebook runs at its top level that certainly initialises CUDA (`.cuda()`,
+`.to("cuda")`, `device="cuda"`, `torch.cuda.set_device(...)` …; device queries such as
+`torch.cuda.is_available()` do not count): the forked processes fail with `RuntimeError: Cannot
+re-initialize CUDA in forked subprocess` (PyTorch's check in the child;
+`strategies/launchers/multiprocessing.py:191-219` words it the same). Always a **warning**: the
+cells may have run in another order. No fix: move the CUDA use into the launched function.
 
 ## Why is this bad?
 `Fabric(...)` raises `RuntimeError` the moment the cell runs; multi-process training in a
@@ -118,6 +127,22 @@ class FAB011(Rule):
             path=NOTEBOOK,
         ),
         Example(
+            "CUDA used inside the launched function of a fork-based launch",
+            """
+            from lightning.fabric import Fabric
+
+
+            def train(fabric):
+                model = fabric.to_device(make_model())
+                model.cuda()
+
+
+            fabric = Fabric(accelerator="cuda", devices=2, strategy="ddp_notebook")
+            fabric.launch(train)
+            """,
+            path=NOTEBOOK,
+        ),
+        Example(
             "DDP in a script (only notebooks are checked)",
             """
             from lightning.fabric import Fabric
@@ -157,6 +182,25 @@ class FAB011(Rule):
             """,
         ),
         Example(
+            "a cell moved a model to the GPU before a fork-based launch (a warning: no fix)",
+            """
+            import torch
+            from lightning.fabric import Fabric
+
+            model = torch.nn.Linear(2, 2).cuda()
+
+
+            def train(fabric):
+                pass
+
+
+            fabric = Fabric(accelerator="cuda", devices=2, strategy="ddp_notebook")
+            fabric.launch(train)
+            """,
+            severity=Severity.WARNING,
+            path=NOTEBOOK,
+        ),
+        Example(
             "DeepSpeed in a notebook (no fork-based equivalent: no fix)",
             """
             from lightning.fabric import Fabric
@@ -186,10 +230,14 @@ class FAB011(Rule):
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         if not model.interactive:
             return []
-        return list(interactive.candidate_calls(model.module))
+        calls: list[ast.Call] = [*interactive.candidate_calls(model.module), *model.method_calls("launch")]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call)
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "launch":
+            return self._fork_after_cuda(model, call)
         fabrics = [f for f in model.fabrics(call)[0] if _built_at(model, call, f)]
         if not fabrics:
             return None
@@ -202,6 +250,41 @@ class FAB011(Rule):
         certain = judgement.never_constructed and top_level
         finding = self._finding(model, call, fabrics, judgement, certain, top_level)
         return Verdict(self.code, model.span(call), finding, explanation)
+
+    def _fork_after_cuda(self, model: SemanticModel, launch: ast.Call) -> Verdict | None:
+        """``fabric.launch(fn)`` with a fork-based launcher on GPUs, after a cell that initialised
+        CUDA: the forked processes fail. A warning: the cells may not have run in that order."""
+        if not interactive.runs_when_executed(model.module, launch):
+            return None
+        line = interactive.cuda_initialised_before(model.module, launch)
+        if line is None:
+            return None
+        fabrics = model.fabrics(launch.func.value)[0]  # type: ignore[attr-defined]
+        forking = [s for f in fabrics for s in model.scenarios(f) if _forks_on_gpus(s)]
+        if not forking:
+            return None
+        rcv = model.segment(launch.func.value)  # type: ignore[attr-defined]
+        cuda = model.module.lines.content(line - 1).strip()
+        message = (
+            f"`{rcv}.launch(...)` forks the processes ({forking[0].outcome.strategy} on GPUs, "  # type: ignore[union-attr]
+            f"{forking[0].describe()}) after the notebook initialised CUDA (`{cuda}`): the processes fail with "
+            f"{facts.FORK_AFTER_CUDA_ERROR} Move the CUDA use into the launched function and restart the kernel."
+        )
+        cuda_span = Span.of(line - 1, 0, line - 1, len(model.module.lines.content(line - 1)))
+        finding = Finding(
+            code=self.code,
+            severity=resolve_severity(Certainty.POSSIBLE),
+            message=message,
+            span=model.span(launch),
+            related=(Related("CUDA initialised here", cuda_span),),
+            url=self.url,
+            certainty=Certainty.POSSIBLE,
+        )
+        explanation = Explanation(
+            "**FAB011** — possibly raises: a fork after CUDA initialisation",
+            (Located(f"{s.outcome.strategy} — {s.describe()}") for s in forking[:3] if s.outcome),  # type: ignore[arg-type]
+        )
+        return Verdict(self.code, model.span(launch), finding, explanation)
 
     def _finding(
         self,
@@ -355,3 +438,8 @@ def _explanation(fabrics: list[FabricInst], judgement: interactive.InteractiveJu
         "refused: its launcher is not fork-based" if judgement.refused else "its launcher can run in a notebook"
     )
     return Explanation(headline, tuple(items), steps)
+
+
+def _forks_on_gpus(s: Scenario) -> bool:
+    o = s.outcome
+    return o is not None and o.error is None and o.launcher is Launcher.FORK and o.accelerator == "CUDAAccelerator"

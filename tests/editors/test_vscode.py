@@ -11,6 +11,8 @@ installed server, or the bundled one when there is none); the interpreter from t
 extension; the restart command; a settings change; exactly one notification when the interpreter
 is missing or too old, the installed server broken, or the server crashing. And the bundled server
 over LSP (pytest-lsp) under every Python >= 3.9 found on the machine.
+FAB010: the finding in train.py and in the SLURM script job.sbatch it launches (the client selects
+shell scripts), each at its line.
 
 Tools come from .ci/install.d/20-vscode.sh. When they are missing the test fails if CI is set
 (.ci/run should have installed them); otherwise it runs that script on first use (apt needs root
@@ -717,6 +719,48 @@ def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
         fixedLine="modèle, optimiseur_漢字𠮷 = fabric.setup(modèle, optimiseur_漢字𠮷)  # 🚀 ü",
     )
     assert (workspace / "train_unicode.py").read_text(encoding="utf-8") == UNICODE_NAMES_FIXED
+
+
+# FAB010: a SLURM job script with one task per node launching a Fabric that wants two devices. The
+# layout of FAB010's first INVALID example (the script next to the file it launches).
+FAB010_TRAIN = """\
+from lightning.fabric import Fabric
+
+fabric = Fabric(devices=2, strategy="ddp", accelerator="cpu")
+fabric.launch()
+"""
+FAB010_SCRIPT = """\
+#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+srun python train.py
+"""
+
+
+def test_batch_script_mismatch_fab010(code_server, tmp_path):
+    """FAB010 with the bundled server: the error at `devices=2` in train.py, and in job.sbatch (a
+    Shell Script through its #!/bin/bash line, which the client selects) on its
+    `#SBATCH --ntasks-per-node=1` line."""
+    python = _bare_venv(tmp_path / "venv")
+    workspace = _workspace(
+        tmp_path / "project-fab010",
+        {"train.py": FAB010_TRAIN, "job.sbatch": FAB010_SCRIPT},
+        {"fabric-lsp.interpreter": str(python)},
+    )
+    column = FAB010_TRAIN.splitlines()[2].index("devices=2") + len("devices=") + 1
+    final = _drive(
+        code_server,
+        "diagnostics",
+        workspace,
+        ARTIFACTS / "fab010",
+        expect=[
+            {"file": "train.py", "severity": "error", "code": "FAB010", "position": f"[Ln 3, Col {column}]"},
+            {"file": "job.sbatch", "severity": "error", "code": "FAB010", "position": "[Ln 3, Col 1]",
+             "contains": "srun python train.py", "language": "Shell Script"},
+        ],
+    )
+    assert final["notifications"] == [], final
+    assert final["languages"] == {"job.sbatch": "Shell Script"}, final
 
 
 def test_missing_interpreter_shows_one_notification(code_server, tmp_path):

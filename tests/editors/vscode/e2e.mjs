@@ -468,6 +468,7 @@ async function quickFix() {
  * `language`: the language mode the status bar shows for the file (e.g. "Shell Script"). */
 async function diagnostics() {
     const languages = {};
+    const problems = {};
     for (const { file, severity, position, code = 'FAB001', contains = 'fabric', language } of config.expect) {
         await openFile(file, contains);
         if (language) {
@@ -485,6 +486,7 @@ async function diagnostics() {
             return found.length ? found : undefined;
         });
         emit({ step: 'problems', file, rows });
+        problems[file] = rows;
         if (rows.some((row) => row.severity !== severity)) {
             throw new Error(`expected ${severity} in ${file}, got ${JSON.stringify(rows)}`);
         }
@@ -493,7 +495,7 @@ async function diagnostics() {
         }
         await screenshot(file.replace(/\W+/g, '-'));
     }
-    return { notifications: await fabricNotifications(), languages };
+    return { notifications: await fabricNotifications(), languages, problems };
 }
 
 /** The text of every cell editor of the open notebook, in order. */

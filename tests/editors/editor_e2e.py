@@ -122,43 +122,44 @@ FAB010_SCRIPT = """\
 #SBATCH --ntasks-per-node=1
 srun python train.py
 """
+# the same job without a shebang: an editor knows it is a shell script only by its file name
+FAB010_SCRIPT_NO_SHEBANG = FAB010_SCRIPT.split("\n", 1)[1]
 FAB010_TRAIN_LINE = 2  # 0-based: `fabric = Fabric(devices=2, ...)`
-FAB010_SCRIPT_LINE = 2  # 0-based: `#SBATCH --ntasks-per-node=1`
+FAB010_FLAGGED_SCRIPT_LINE = "#SBATCH --ntasks-per-node=1"
 
 
-def fab010_project(root: Path) -> tuple[Path, Path, Path]:
-    """(project, train.py, job.sbatch) under root, pyproject.toml marking the project root."""
+def fab010_project(root: Path, script_name: str = "job.sbatch", shebang: bool = True) -> tuple[Path, Path, Path]:
+    """(project, train.py, the job script) under root, pyproject.toml marking the project root."""
     proj = root / "proj"
     proj.mkdir()
     (proj / "pyproject.toml").write_text('[project]\nname = "e2e"\nversion = "0"\n')
     train = proj / "train.py"
     train.write_text(FAB010_TRAIN, encoding="utf-8")
-    script = proj / "job.sbatch"
-    script.write_text(FAB010_SCRIPT, encoding="utf-8")
+    script = proj / script_name
+    script.write_text(FAB010_SCRIPT if shebang else FAB010_SCRIPT_NO_SHEBANG, encoding="utf-8")
     return proj, train, script
 
 
-
-def fab010_ranges() -> dict[str, dict]:
-    """Where FAB010 is expected, per file name: in train.py the value of `devices=2`, in job.sbatch
-    the whole `#SBATCH --ntasks-per-node=1` line (ASCII: the same in every position encoding)."""
+def fab010_ranges(script: Path) -> dict[str, dict]:
+    """Where FAB010 is expected, per file name: in train.py the value of `devices=2`, in the script
+    its whole `#SBATCH --ntasks-per-node=1` line (ASCII: the same in every position encoding)."""
     train_line = FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE]
     col = train_line.index("devices=2") + len("devices=")
-    script_line = FAB010_SCRIPT.splitlines()[FAB010_SCRIPT_LINE]
+    script_line = script.read_text(encoding="utf-8").splitlines().index(FAB010_FLAGGED_SCRIPT_LINE)
     return {
         "train.py": {"start": {"line": FAB010_TRAIN_LINE, "character": col},
                      "end": {"line": FAB010_TRAIN_LINE, "character": col + 1}},
-        "job.sbatch": {"start": {"line": FAB010_SCRIPT_LINE, "character": 0},
-                       "end": {"line": FAB010_SCRIPT_LINE, "character": len(script_line)}},
+        script.name: {"start": {"line": script_line, "character": 0},
+                      "end": {"line": script_line, "character": len(FAB010_FLAGGED_SCRIPT_LINE)}},
     }
 
 
-def check_fab010_publishes(run: Run, files: tuple[str, ...] = ("train.py", "job.sbatch")):
-    """FAB010 as the server published it for each of `files` (the last publish holding it): one
-    error from fabric-lsp at the expected range; where the record keeps relatedInformation, it
+def check_fab010_publishes(run: Run, script: Path):
+    """FAB010 as the server published it for train.py and the script (the last publish holding it):
+    one error from fabric-lsp at the expected range; where the record keeps relatedInformation, it
     points at the other file."""
-    expected = fab010_ranges()
-    for name in files:
+    expected = fab010_ranges(script)
+    for name in ("train.py", script.name):
         with_fab = [p for p in run.report["publishes"] if p["uri"].endswith("/" + name)
                     and any(d.get("code") == "FAB010" for d in p.get("diagnostics") or [])]
         assert with_fab, f"no publishDiagnostics with FAB010 for {name}\n" + run.describe()
@@ -169,7 +170,7 @@ def check_fab010_publishes(run: Run, files: tuple[str, ...] = ("train.py", "job.
         assert rng == expected[name], f"{name}: want {expected[name]}, got {rng}\n" + run.describe()
         assert (d["severity"], d["source"]) == (1, "fabric-lsp"), run.describe()
         if "relatedInformation" in d:
-            other = "job.sbatch" if name == "train.py" else "train.py"
+            other = script.name if name == "train.py" else "train.py"
             related = {(r["location"]["uri"].rsplit("/", 1)[-1], r["location"]["range"]["start"]["line"])
                        for r in d["relatedInformation"]}
             assert (other, expected[other]["start"]["line"]) in related, run.describe()

@@ -155,9 +155,9 @@ def test_eglot_fab010_batch_script(emacs, tmp_path, run_editor):
     assert rep["server_name"] == rep["script_server_name"] == "fabric-lsp", run.describe()
 
     # as sent (UTF-16; ASCII lines) with the other file as related information ...
-    check_fab010_publishes(run)
+    check_fab010_publishes(run, script)
     # ... and as flymake shows them (character columns)
-    ranges = fab010_ranges()
+    ranges = fab010_ranges(script)
     for key, name, line_text in (
         ("python_diagnostics", "train.py", FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE]),
         ("script_diagnostics", "job.sbatch", "#SBATCH --ntasks-per-node=1"),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 from editor_e2e import (
     EDITORS,
+    FAB010_FLAGGED_SCRIPT_LINE,
     FAB010_TRAIN,
     FAB010_TRAIN_LINE,
     HERE,
@@ -129,15 +130,17 @@ def sh_mode_opt_in() -> str:
             break
         snippet.append(line[len(";;   "):])
     text = "\n".join(snippet) + "\n"
-    assert "sh-mode" in text and "fabric-lsp-command" in text, text
+    assert "sh-mode" in text and "fabric-lsp-command" in text and "auto-mode-alist" in text, text
     return text
 
 
-def test_eglot_fab010_batch_script(emacs, tmp_path, run_editor):
-    """fabric-lsp.el plus its opt-in sh-mode line: M-x eglot in train.py gives FAB010 at
-    `devices=2`; job.sbatch opens in sh-mode (its #!/bin/bash line), M-x eglot there starts
-    fabric-lsp for it, and FAB010 shows on its `#SBATCH --ntasks-per-node=1` line."""
-    proj, train, script = fab010_project(tmp_path)
+@pytest.mark.parametrize(("script_name", "shebang"), [("job.sbatch", True), ("job.slurm", False)])
+def test_eglot_fab010_batch_script(script_name, shebang, emacs, tmp_path, run_editor):
+    """fabric-lsp.el plus its opt-in lines for shell buffers: M-x eglot in train.py gives FAB010 at
+    `devices=2`; the job script opens in sh-mode (through its #!/bin/bash line, or without one
+    through the opt-in auto-mode-alist line), M-x eglot there starts fabric-lsp for it, and FAB010
+    shows on its `#SBATCH --ntasks-per-node=1` line."""
+    proj, train, script = fab010_project(tmp_path, script_name, shebang)
     extra = tmp_path / "extra.el"
     extra.write_text(sh_mode_opt_in(), encoding="utf-8")
     env = {"FABRIC_E2E_FILE": str(train), "FABRIC_E2E_SCRIPT": str(script), "FABRIC_E2E_SCENARIO": "fab010",
@@ -160,7 +163,7 @@ def test_eglot_fab010_batch_script(emacs, tmp_path, run_editor):
     ranges = fab010_ranges(script)
     for key, name, line_text in (
         ("python_diagnostics", "train.py", FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE]),
-        ("script_diagnostics", "job.sbatch", "#SBATCH --ntasks-per-node=1"),
+        ("script_diagnostics", script.name, FAB010_FLAGGED_SCRIPT_LINE),
     ):
         [d] = rep[key]
         want = ranges[name]

@@ -20,6 +20,7 @@
 ;; is opt-in:
 ;;   (with-eval-after-load 'eglot
 ;;     (add-to-list 'eglot-server-programs `((sh-mode bash-ts-mode) . ,fabric-lsp-command)))
+;;   (add-to-list 'auto-mode-alist '("\\.\\(sbatch\\|slurm\\)\\'" . sh-mode)) ; scripts without #!
 ;; (Python buffers get the same finding at `Fabric(devices=...)' either way.)
 
 ;;; Code:

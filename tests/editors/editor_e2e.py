@@ -104,3 +104,73 @@ def check_file(run: Run):
     )
     assert run.report.get("buffer_after") == disk, run.describe()
     assert run.report.get("modified_after") is False, run.describe()
+
+
+# --------------------------------------------------------------------------- FAB010
+# A SLURM job script that starts one task per node for a Fabric that wants two devices: FAB010 in
+# train.py at `devices=2` and, in the open script, on its `#SBATCH --ntasks-per-node=1` line.
+# The layout of FAB010's first INVALID example: the script next to the file it launches.
+FAB010_TRAIN = """\
+from lightning.fabric import Fabric
+
+fabric = Fabric(devices=2, strategy="ddp", accelerator="cpu")
+fabric.launch()
+"""
+FAB010_SCRIPT = """\
+#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+srun python train.py
+"""
+# the same job without a shebang: an editor knows it is a shell script only by its file name
+FAB010_SCRIPT_NO_SHEBANG = FAB010_SCRIPT.split("\n", 1)[1]
+FAB010_TRAIN_LINE = 2  # 0-based: `fabric = Fabric(devices=2, ...)`
+FAB010_FLAGGED_SCRIPT_LINE = "#SBATCH --ntasks-per-node=1"
+
+
+def fab010_project(root: Path, script_name: str = "job.sbatch", shebang: bool = True) -> tuple[Path, Path, Path]:
+    """(project, train.py, the job script) under root, pyproject.toml marking the project root."""
+    proj = root / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[project]\nname = "e2e"\nversion = "0"\n')
+    train = proj / "train.py"
+    train.write_text(FAB010_TRAIN, encoding="utf-8")
+    script = proj / script_name
+    script.write_text(FAB010_SCRIPT if shebang else FAB010_SCRIPT_NO_SHEBANG, encoding="utf-8")
+    return proj, train, script
+
+
+def fab010_ranges(script: Path) -> dict[str, dict]:
+    """Where FAB010 is expected, per file name: in train.py the value of `devices=2`, in the script
+    its whole `#SBATCH --ntasks-per-node=1` line (ASCII: the same in every position encoding)."""
+    train_line = FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE]
+    col = train_line.index("devices=2") + len("devices=")
+    script_line = script.read_text(encoding="utf-8").splitlines().index(FAB010_FLAGGED_SCRIPT_LINE)
+    return {
+        "train.py": {"start": {"line": FAB010_TRAIN_LINE, "character": col},
+                     "end": {"line": FAB010_TRAIN_LINE, "character": col + 1}},
+        script.name: {"start": {"line": script_line, "character": 0},
+                      "end": {"line": script_line, "character": len(FAB010_FLAGGED_SCRIPT_LINE)}},
+    }
+
+
+def check_fab010_publishes(run: Run, script: Path):
+    """FAB010 as the server published it for train.py and the script (the last publish holding it):
+    one error from fabric-lsp at the expected range; where the record keeps relatedInformation, it
+    points at the other file."""
+    expected = fab010_ranges(script)
+    for name in ("train.py", script.name):
+        with_fab = [p for p in run.report["publishes"] if p["uri"].endswith("/" + name)
+                    and any(d.get("code") == "FAB010" for d in p.get("diagnostics") or [])]
+        assert with_fab, f"no publishDiagnostics with FAB010 for {name}\n" + run.describe()
+        diags = [d for d in with_fab[-1]["diagnostics"] if d.get("code") == "FAB010"]
+        assert len(diags) == 1, run.describe()
+        d = diags[0]
+        rng = d["range"] if "range" in d else {"start": d["start"], "end": d["end"]}
+        assert rng == expected[name], f"{name}: want {expected[name]}, got {rng}\n" + run.describe()
+        assert (d["severity"], d["source"]) == (1, "fabric-lsp"), run.describe()
+        if "relatedInformation" in d:
+            other = script.name if name == "train.py" else "train.py"
+            related = {(r["location"]["uri"].rsplit("/", 1)[-1], r["location"]["range"]["start"]["line"])
+                       for r in d["relatedInformation"]}
+            assert (other, expected[other]["start"]["line"]) in related, run.describe()

@@ -6,12 +6,30 @@ Each run: open the DeepSpeed script, M-x eglot (the server comes from eglot-serv
 UTF-16; Emacs columns are characters), M-x eglot-code-actions at it with kind quickfix, save,
 check the file on disk and that FAB001 is gone. eglot 1.9 does not announce codeAction
 resolveSupport, so the server must send the edit eagerly with the action.
+
+FAB010 (batch-job script): with fabric-lsp.el's opt-in sh-mode line, M-x eglot in train.py shows
+FAB010 at `devices=2`; the SLURM script job.sbatch (sh-mode through its #!/bin/bash line) gets its
+own fabric-lsp from M-x eglot and shows FAB010 on its `#SBATCH --ntasks-per-node=1` line.
 """
 
 from __future__ import annotations
 
 import pytest
-from editor_e2e import EDITORS, HERE, TITLE, check_file, check_lsp_diagnostic, doc_snippet, flagged_call
+from editor_e2e import (
+    EDITORS,
+    FAB010_FLAGGED_SCRIPT_LINE,
+    FAB010_TRAIN,
+    FAB010_TRAIN_LINE,
+    HERE,
+    TITLE,
+    check_fab010_publishes,
+    check_file,
+    check_lsp_diagnostic,
+    doc_snippet,
+    fab010_project,
+    fab010_ranges,
+    flagged_call,
+)
 
 pytestmark = [pytest.mark.editor, pytest.mark.timeout(240)]
 
@@ -97,3 +115,60 @@ def test_eglot_settings_snippet(emacs, project, run_editor):
     run = run_emacs(emacs, "unicode", project, run_editor, extra_el=doc_snippet("emacs-settings"),
                     severity="warning")
     check_session(run, severity="warning")
+
+
+# --------------------------------------------------------------------------- FAB010
+
+
+def sh_mode_opt_in() -> str:
+    """The opt-in line for shell buffers, exactly as fabric-lsp.el's commentary shows it."""
+    lines = SHIPPED_EL.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(";;   (with-eval-after-load 'eglot"))
+    snippet = []
+    for line in lines[start:]:
+        if not line.startswith(";;   "):
+            break
+        snippet.append(line[len(";;   "):])
+    text = "\n".join(snippet) + "\n"
+    assert "sh-mode" in text and "fabric-lsp-command" in text and "auto-mode-alist" in text, text
+    return text
+
+
+@pytest.mark.parametrize(("script_name", "shebang"), [("job.sbatch", True), ("job.slurm", False)])
+def test_eglot_fab010_batch_script(script_name, shebang, emacs, tmp_path, run_editor):
+    """fabric-lsp.el plus its opt-in lines for shell buffers: M-x eglot in train.py gives FAB010 at
+    `devices=2`; the job script opens in sh-mode (through its #!/bin/bash line, or without one
+    through the opt-in auto-mode-alist line), M-x eglot there starts fabric-lsp for it, and FAB010
+    shows on its `#SBATCH --ntasks-per-node=1` line."""
+    proj, train, script = fab010_project(tmp_path, script_name, shebang)
+    extra = tmp_path / "extra.el"
+    extra.write_text(sh_mode_opt_in(), encoding="utf-8")
+    env = {"FABRIC_E2E_FILE": str(train), "FABRIC_E2E_SCRIPT": str(script), "FABRIC_E2E_SCENARIO": "fab010",
+           "FABRIC_E2E_EL": str(SHIPPED_EL), "FABRIC_E2E_EXTRA_EL": str(extra)}
+    run = run_editor([str(emacs.exe), "--batch", "-l", str(DRIVER)], cwd=proj, path=train, scenario="fab010",
+                     source=FAB010_TRAIN, expected=FAB010_TRAIN, env=env)
+    rep = run.report
+    assert run.returncode == 0 and rep.get("ok") is True, run.describe()
+    assert rep["steps"] == ["opened", "attached", "python diagnosed", "script opened", "script attached",
+                            "script diagnosed"], run.describe()
+    assert rep["major_mode"] == "python-mode", run.describe()
+    assert rep["script_major_mode"] == "sh-mode", run.describe()
+    # Eglot picked fabric-lsp from eglot-server-programs in both buffers (one server each)
+    assert rep["server_command"] == rep["script_server_command"] == ["fabric-lsp"], run.describe()
+    assert rep["server_name"] == rep["script_server_name"] == "fabric-lsp", run.describe()
+
+    # as sent (UTF-16; ASCII lines) with the other file as related information ...
+    check_fab010_publishes(run, script)
+    # ... and as flymake shows them (character columns)
+    ranges = fab010_ranges(script)
+    for key, name, line_text in (
+        ("python_diagnostics", "train.py", FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE]),
+        ("script_diagnostics", script.name, FAB010_FLAGGED_SCRIPT_LINE),
+    ):
+        [d] = rep[key]
+        want = ranges[name]
+        assert (d["line"], d["col"], d["end_col"]) == (want["start"]["line"], want["start"]["character"],
+                                                      want["end"]["character"]), run.describe()
+        assert d["line_text"] == line_text, run.describe()
+        assert d["type"] == "eglot-error", run.describe()
+        assert d["text"].startswith("fabric-lsp [FAB010]: "), run.describe()

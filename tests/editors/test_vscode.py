@@ -11,6 +11,8 @@ installed server, or the bundled one when there is none); the interpreter from t
 extension; the restart command; a settings change; exactly one notification when the interpreter
 is missing or too old, the installed server broken, or the server crashing. And the bundled server
 over LSP (pytest-lsp) under every Python >= 3.9 found on the machine.
+FAB010: the finding in train.py and in the SLURM script job.sbatch it launches (the client selects
+shell scripts), each at its line.
 
 Tools come from .ci/install.d/20-vscode.sh. When they are missing the test fails if CI is set
 (.ci/run should have installed them); otherwise it runs that script on first use (apt needs root
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -717,6 +720,87 @@ def test_quick_fix_with_non_ascii_identifiers(code_server, tmp_path):
         fixedLine="modèle, optimiseur_漢字𠮷 = fabric.setup(modèle, optimiseur_漢字𠮷)  # 🚀 ü",
     )
     assert (workspace / "train_unicode.py").read_text(encoding="utf-8") == UNICODE_NAMES_FIXED
+
+
+# FAB010: a SLURM job script with one task per node launching a Fabric that wants two devices. The
+# layout of FAB010's first INVALID example (the script next to the file it launches).
+FAB010_TRAIN = """\
+from lightning.fabric import Fabric
+
+fabric = Fabric(devices=2, strategy="ddp", accelerator="cpu")
+fabric.launch()
+"""
+FAB010_SCRIPT = """\
+#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+srun python train.py
+"""
+
+
+# The same job as a `*.slurm` file without a shebang: VS Code gives it no shell language, the client
+# selects it by its file name.
+FAB010_EVALUATE = FAB010_TRAIN
+FAB010_SLURM = """\
+#SBATCH --ntasks-per-node=1
+srun python evaluate.py
+"""
+
+
+def test_batch_script_mismatch_fab010(code_server, tmp_path):
+    """FAB010 with the bundled server: the error at `devices=2` in train.py (the script's lines as
+    related information), and in job.sbatch (a Shell Script through its #!/bin/bash line, which the
+    client selects) on its `#SBATCH --ntasks-per-node=1` line; eval.slurm without a shebang (Plain
+    Text, selected through its file name) gets its finding too."""
+    python = _bare_venv(tmp_path / "venv")
+    workspace = _workspace(
+        tmp_path / "project-fab010",
+        {"train.py": FAB010_TRAIN, "job.sbatch": FAB010_SCRIPT, "evaluate.py": FAB010_EVALUATE,
+         "eval.slurm": FAB010_SLURM},
+        # verbose: the output channel shows the documents the client syncs
+        {"fabric-lsp.interpreter": str(python), "fabric-lsp.trace.server": "verbose"},
+    )
+    column = FAB010_TRAIN.splitlines()[2].index("devices=2") + len("devices=") + 1
+    final = _drive(
+        code_server,
+        "diagnostics",
+        workspace,
+        ARTIFACTS / "fab010",
+        expect=[
+            {"file": "train.py", "severity": "error", "code": "FAB010", "position": f"[Ln 3, Col {column}]"},
+            {"file": "job.sbatch", "severity": "error", "code": "FAB010", "position": "[Ln 3, Col 1]",
+             "contains": "srun python train.py", "language": "Shell Script"},
+            {"file": "eval.slurm", "severity": "error", "code": "FAB010", "position": "[Ln 1, Col 1]",
+             "contains": "srun python evaluate.py", "language": "Plain Text"},
+        ],
+    )
+    assert final["notifications"] == [], final
+    assert final["languages"] == {"job.sbatch": "Shell Script", "eval.slurm": "Plain Text"}, final
+    for file, script in (("train.py", "job.sbatch"), ("job.sbatch", "job.sbatch"), ("eval.slurm", "eval.slurm")):
+        [row] = final["problems"][file]
+        # the message names the script; VS Code lists the related information (2 locations)
+        assert f"in `{script}`" in row["label"], final
+        assert "This problem has references to 2 locations" in row["label"], final
+    # the client synced the scripts (didOpen): job.sbatch as a shell script, eval.slurm (Plain
+    # Text) through the file-name selector, not only the workspace report of files not open
+    assert _synced_documents(code_server, workspace) == {
+        "train.py": "python",
+        "job.sbatch": "shellscript",
+        "eval.slurm": "plaintext",
+    }, _extension_logs(code_server)
+
+
+def _synced_documents(server: dict, workspace: Path) -> dict[str, str]:
+    """{file name: languageId} of the documents of `workspace` the client opened on the server, from
+    the output channel's verbose trace."""
+    opened = {}
+    for log in Path(server["user_data"], "logs").rglob("*fabric-lsp*.log"):
+        text = log.read_text(errors="replace")
+        for match in re.finditer(r"Sending notification 'textDocument/didOpen'\.\nParams: (\{.*?\n\})\n", text, re.S):
+            document = json.loads(match.group(1))["textDocument"]
+            if document["uri"].startswith(workspace.as_uri() + "/"):
+                opened[document["uri"].rsplit("/", 1)[-1]] = document["languageId"]
+    return opened
 
 
 def test_missing_interpreter_shows_one_notification(code_server, tmp_path):

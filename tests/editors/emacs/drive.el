@@ -73,7 +73,15 @@
                                                              (cons 'start (list (cons 'line (plist-get (plist-get r :start) :line))
                                                                                 (cons 'character (plist-get (plist-get r :start) :character))))
                                                              (cons 'end (list (cons 'line (plist-get (plist-get r :end) :line))
-                                                                              (cons 'character (plist-get (plist-get r :end) :character)))))))
+                                                                              (cons 'character (plist-get (plist-get r :end) :character))))
+                                                             (cons 'relatedInformation
+                                                                   (vconcat (mapcar (lambda (ri)
+                                                                                      (let ((loc (plist-get ri :location)))
+                                                                                        (list (cons 'location
+                                                                                                    (list (cons 'uri (plist-get loc :uri))
+                                                                                                          (cons 'range (list (cons 'start (list (cons 'line (plist-get (plist-get (plist-get loc :range) :start) :line))))))))
+                                                                                              (cons 'message (plist-get ri :message)))))
+                                                                                    (plist-get d :relatedInformation)))))))
                                                    (plist-get params :diagnostics)))))
                       fe2e-publishes))))
 (advice-add 'jsonrpc-request :before
@@ -166,6 +174,62 @@
       (fe2e-put 'buffer_after (buffer-substring-no-properties (point-min) (point-max)))
       (fe2e-put 'modified_after (if (buffer-modified-p) t :json-false))
       (fe2e-step "clean"))))
+
+;; ---------------------------------------------------------------- FAB010 (batch-job script)
+;; FABRIC_E2E_SCENARIO=fab010: $FABRIC_E2E_FILE (train.py) is launched by $FABRIC_E2E_SCRIPT (a
+;; SLURM script).  M-x eglot in train.py, wait for FAB010 there; then open the script (sh-mode
+;; through its #!/bin/bash line), M-x eglot there too (fabric-lsp only with the opt-in sh-mode
+;; entry of fabric-lsp.el), wait for FAB010 on its line.
+(defun fe2e-with-code (code)
+  (cl-remove-if-not (lambda (d) (string-match-p (regexp-quote (format "[%s]" code)) (flymake-diagnostic-text d)))
+                    (flymake-diagnostics)))
+
+(defun fe2e-diag-record (d)
+  (let ((beg (flymake-diagnostic-beg d))
+        (end (flymake-diagnostic-end d)))
+    (save-excursion
+      (goto-char beg)
+      (list (cons 'line (1- (line-number-at-pos beg)))
+            (cons 'col (current-column))   ; characters
+            (cons 'end_line (1- (line-number-at-pos end)))
+            (cons 'end_col (save-excursion (goto-char end) (current-column)))
+            (cons 'type (symbol-name (flymake-diagnostic-type d)))
+            (cons 'text (flymake-diagnostic-text d))
+            (cons 'line_text (buffer-substring-no-properties (line-beginning-position) (line-end-position)))))))
+
+(defun fe2e-eglot-here (prefix)
+  "M-x eglot in the current buffer; wait until it manages it; record the server under PREFIX."
+  (call-interactively #'eglot)
+  (fe2e-wait "eglot to manage the buffer" (lambda () (bound-and-true-p eglot--managed-mode)))
+  (let ((server (eglot-current-server)))
+    (fe2e-put (intern (concat prefix "server_command")) (vconcat (process-command (jsonrpc--process server))))
+    (fe2e-put (intern (concat prefix "server_name")) (plist-get (eglot--server-info server) :name))))
+
+(defun fe2e-wait-code (code)
+  (flymake-start)
+  (fe2e-wait (format "%s in %s" code (buffer-name))
+             (lambda () (flymake-start) (accept-process-output nil 0.05) (fe2e-with-code code)))
+  (vconcat (mapcar #'fe2e-diag-record (fe2e-with-code code))))
+
+(defun fe2e-session-fab010 ()
+  (find-file (getenv "FABRIC_E2E_FILE"))
+  (fe2e-put 'major_mode (symbol-name major-mode))
+  (fe2e-step "opened")
+  (fe2e-eglot-here "")
+  (fe2e-step "attached")
+  (fe2e-put 'python_diagnostics (fe2e-wait-code "FAB010"))
+  (fe2e-step "python diagnosed")
+
+  (find-file (getenv "FABRIC_E2E_SCRIPT"))
+  (fe2e-put 'script_major_mode (symbol-name major-mode))
+  (fe2e-step "script opened")
+  (fe2e-eglot-here "script_")
+  (fe2e-step "script attached")
+  (fe2e-put 'script_diagnostics (fe2e-wait-code "FAB010"))
+  (fe2e-step "script diagnosed"))
+
+(when (equal (getenv "FABRIC_E2E_SCENARIO") "fab010")
+  (fset 'fe2e-session #'fe2e-session-fab010))
 
 (let ((ok nil))
   (condition-case err

@@ -188,6 +188,69 @@ local function session()
   step("clean")
 end
 
+-- ---------------------------------------------------------------- FAB010 (batch-job script)
+-- FABRIC_E2E_SCENARIO=fab010: the Python file (argument) is launched by $FABRIC_E2E_SCRIPT; wait
+-- for FAB010 in the Python buffer, then :edit the script and wait for FAB010 on its line there.
+local function diag_record(buf, d)
+  return {
+    lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+    severity = d.severity, source = d.source, message = d.message, code = d.code,
+    line = vim.api.nvim_buf_get_lines(buf, d.lnum, d.lnum + 1, true)[1],
+  }
+end
+
+local function with_code(buf, code)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.code == code then
+      table.insert(out, d)
+    end
+  end
+  return out
+end
+
+local function session_fab010()
+  local buf = vim.api.nvim_get_current_buf()
+  R.filetype = vim.bo[buf].filetype
+  step("opened")
+  wait("fabric_lsp to attach", function() return get_client(buf) ~= nil end)
+  local client = get_client(buf)
+  R.root_dir = client.config.root_dir
+  R.server_info = client.server_info
+  R.offset_encoding = client.offset_encoding
+  if mode == "enable" then
+    local c = vim.lsp.config["fabric_lsp"]
+    R.resolved_config = { cmd = c.cmd, filetypes = c.filetypes, root_markers = c.root_markers }
+  end
+  step("attached")
+  wait("FAB010 in the Python file", function() return #with_code(buf, "FAB010") > 0 end)
+  R.python_diagnostics = {}
+  for _, d in ipairs(with_code(buf, "FAB010")) do
+    table.insert(R.python_diagnostics, diag_record(buf, d))
+  end
+  step("python diagnosed")
+
+  -- the user opens the batch script in the same Neovim
+  vim.cmd("edit " .. vim.fn.fnameescape(assert(os.getenv("FABRIC_E2E_SCRIPT"))))
+  local sbuf = vim.api.nvim_get_current_buf()
+  R.script_filetype = vim.bo[sbuf].filetype
+  step("script opened")
+  wait("fabric_lsp to attach to the script", function() return get_client(sbuf) ~= nil end)
+  R.script_client_is_python_client = get_client(sbuf).id == client.id
+  step("script attached")
+  wait("FAB010 in the script", function() return #with_code(sbuf, "FAB010") > 0 end)
+  R.script_diagnostics = {}
+  for _, d in ipairs(with_code(sbuf, "FAB010")) do
+    table.insert(R.script_diagnostics, diag_record(sbuf, d))
+  end
+  R.n_clients = #(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients())
+  step("script diagnosed")
+end
+
+if os.getenv("FABRIC_E2E_SCENARIO") == "fab010" then
+  session = session_fab010
+end
+
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
   callback = function()

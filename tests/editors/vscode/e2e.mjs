@@ -96,9 +96,13 @@ async function problemRows() {
     return markers;
 }
 
-async function fab001Rows(file) {
+async function codeRows(file, code) {
     const rows = await problemRows();
-    return rows.filter((row) => row.text.includes('FAB001') && row.file.startsWith(file));
+    return rows.filter((row) => row.text.includes(code) && row.file.startsWith(file));
+}
+
+async function fab001Rows(file) {
+    return codeRows(file, 'FAB001');
 }
 
 async function openProblems() {
@@ -109,7 +113,8 @@ async function openProblems() {
     await panel.waitFor({ state: 'visible', timeout: SHORT * 2 });
 }
 
-async function openFile(name) {
+/** Opens `name` from the Explorer; waits until its text (which contains `contains`) is shown. */
+async function openFile(name, contains = 'fabric') {
     step(`open ${name}`);
     const row = page.locator('.explorer-folders-view .monaco-list-row', {
         has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }),
@@ -131,7 +136,7 @@ async function openFile(name) {
     await until(`the editor tab of ${name}`, async () =>
         (await page.locator('.tabs-container .tab.active').first().textContent({ timeout: SHORT }))?.includes(name),
     );
-    await until(`the text of ${name}`, async () => (await editorText()).includes('fabric'));
+    await until(`the text of ${name}`, async () => (await editorText()).includes(contains));
 }
 
 async function focusTab(name) {
@@ -457,18 +462,31 @@ async function quickFix() {
     return {};
 }
 
-/** {expect: [{file, severity: "error" | "warning", position?: "[Ln L, Col C]"}]}: opens each file
- * and waits for its FAB001 squiggle and Problems row with that severity (and position). */
+/** {expect: [{file, severity: "error" | "warning", position?: "[Ln L, Col C]", code?, contains?,
+ * language?}]}: opens each file (its text contains `contains`, default "fabric") and waits for its
+ * squiggle and the Problems row of `code` (default FAB001) with that severity (and position);
+ * `language`: the language mode the status bar shows for the file (e.g. "Shell Script"). */
 async function diagnostics() {
-    for (const { file, severity, position } of config.expect) {
-        await openFile(file);
+    const languages = {};
+    const problems = {};
+    for (const { file, severity, position, code = 'FAB001', contains = 'fabric', language } of config.expect) {
+        await openFile(file, contains);
+        if (language) {
+            const mode = page.locator('#status\\.editor\\.mode');
+            languages[file] = await until(`the language mode ${language} of ${file}`, async () => {
+                const text = (await mode.first().textContent({ timeout: SHORT }))?.trim();
+                return text === language ? text : undefined;
+            });
+        }
         step(`wait for the ${severity} squiggle in ${file}`);
         await editor().locator(`.squiggly-${severity}`).first().waitFor({ state: 'attached', timeout: WAIT });
         await openProblems();
-        const rows = await until(`the FAB001 ${severity} row of ${file} in the Problems panel`, async () => {
-            const found = await fab001Rows(file);
+        const rows = await until(`the ${code} ${severity} row of ${file} in the Problems panel`, async () => {
+            const found = await codeRows(file, code);
             return found.length ? found : undefined;
         });
+        emit({ step: 'problems', file, rows });
+        problems[file] = rows;
         if (rows.some((row) => row.severity !== severity)) {
             throw new Error(`expected ${severity} in ${file}, got ${JSON.stringify(rows)}`);
         }
@@ -477,7 +495,7 @@ async function diagnostics() {
         }
         await screenshot(file.replace(/\W+/g, '-'));
     }
-    return { notifications: await fabricNotifications() };
+    return { notifications: await fabricNotifications(), languages, problems };
 }
 
 /** The text of every cell editor of the open notebook, in order. */

@@ -29,18 +29,19 @@ def constructions(module: ModuleInfo, ev: Inference) -> list[ast.Call]:
     """The calls in ``module`` whose callee is a Fabric class (or a partial of one), in order."""
     if module.tree is None:
         return []
-    calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and _may_be_class(n.func, module.text)]
+    partial = "partial" in module.text  # once: a search of the text per call would be quadratic
+    calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and _may_be_class(n.func, partial)]
     out = [c for c in calls if any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))]
     return sorted(out, key=lambda c: (c.lineno, c.col_offset))
 
 
-def _may_be_class(func: ast.AST, text: str) -> bool:
+def _may_be_class(func: ast.AST, partial: bool) -> bool:
     """A cheap test before evaluating a callee: classes are capitalised; a lower-case callee is
     followed only where the document uses ``partial``."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     if not name:
         return False
-    return name[0].isupper() or "partial" in text
+    return name[0].isupper() or partial
 
 
 def _is_fabric_callee(ev: Evaluator, v: object) -> bool:

@@ -35,6 +35,7 @@ class SemanticModel:
         self._jedi_lookups = 0
         self._jedi_script = None  # made at the first jedi look-up, then reused
         self._setups: Setups | None = None
+        self._method_calls: dict[str, tuple[list[ast.Call], list[ast.Call]]] = {}
         #: values of the document's expressions, with the look-ups that found them
         self._values: dict[int, tuple[list[Value], dict[str, set[str]], bool]] = {}
 
@@ -51,7 +52,12 @@ class SemanticModel:
     # -- syntax --------------------------------------------------------------------------------
     def method_calls(self, name: str) -> list[ast.Call]:
         """Calls ``<receiver>.name(...)`` in the document, in order."""
-        return [c for c in self.module.calls_by_name.get(name, []) if isinstance(c.func, ast.Attribute) and c.func.attr == name]
+        calls = self.module.calls_by_name.get(name, [])  # (records the look-up at every call)
+        cached = self._method_calls.get(name)
+        if cached is None or cached[0] is not calls:
+            cached = (calls, [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == name])
+            self._method_calls[name] = cached
+        return list(cached[1])
 
     def fabric_constructions(self) -> list[ast.Call]:
         """The calls in the document that construct a Lightning Fabric (any spelling, a subclass,

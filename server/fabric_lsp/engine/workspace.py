@@ -62,6 +62,8 @@ def _discover_environment(root: str | None) -> str | None:
 
 
 _WORD = re.compile(r"\w+")
+#: every ASCII character that cannot be part of an identifier, mapped to a space
+_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 #: the module an import statement reads (``import a.b``, ``from .c import d``), at any indentation
 IMPORT_LINE = re.compile(
@@ -97,13 +99,12 @@ class Workspace:
         self.log: Callable[[str], None] = lambda msg: None
         #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
         self._epoch = 0
-        #: the workspace's word index: path -> (text, its words), word -> paths, path -> listing position
+        #: the workspace's words: path -> (text, its words), and the (path, words) of the current listing
         self._words: dict[str, tuple[str, frozenset[str]]] = {}
-        self._indexed: dict[str, frozenset[str]] = {}
-        self._index: dict[str, set[str]] = {}
-        self._positions: dict[str, int] = {}
+        self._index: list[tuple[str, frozenset[str]]] = []
         self._index_key: tuple[int, list[str]] | None = None
         self._local_names: tuple[list[str], frozenset[str]] | None = None
+        self._setup_cache: tuple[list[tuple[str, frozenset[str]]], set[str]] | None = None
         self._changes_of: dict[str, int] = {}
 
     # -- dependencies --------------------------------------------------------------------------
@@ -331,7 +332,8 @@ class Workspace:
             cached = self._words.get(path)
         if cached is not None and cached[0] is text:
             return cached[1]
-        words = frozenset(_WORD.findall(text))
+        # ASCII text: str.translate + split, ~2.5x faster than a regex over the workspace's files
+        words = frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
         with self._lock:
             self._words[path] = (text, words)
         return words
@@ -379,7 +381,7 @@ class Workspace:
             return True
         if not path or not self.root:
             return False
-        setup_paths = {p for word in facts.MODEL_SETUP_METHODS for p in self.mentions(word)}
+        setup_paths = self._setup_paths()
         start = os.path.abspath(path)
         seen = {start}
         frontier = [start]
@@ -396,6 +398,17 @@ class Workspace:
                 return True  # too wide to tell cheaply
             frontier = nxt
         return False
+
+    def _setup_paths(self) -> set[str]:
+        """The workspace files that name a setup method (once per state of the word sets)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.update(facts.MODEL_SETUP_METHODS)
+        sets = self._word_sets()
+        if self._setup_cache is None or self._setup_cache[0] is not sets:
+            found = {p for p, words in sets if any(w in words for w in facts.MODEL_SETUP_METHODS)}
+            self._setup_cache = (sets, found)
+        return self._setup_cache[1]
 
     def _imports_workspace_module(self, text: str) -> bool:
         local = self.local_module_names() if self.root else frozenset()
@@ -450,44 +463,24 @@ class Workspace:
 
     def _paths_mentioning(self, name: str) -> list[str]:
         """The workspace files whose text mentions ``name``, in listing order. Identifiers are
-        looked up in a word index of the workspace, brought up to date (by file stamp) once per
-        announced change or new listing: a scan per look-up would make a workspace's analysis
+        looked up in the files' word sets, brought up to date (by file stamp) once per announced
+        change or new listing: a text scan per look-up would make a workspace's analysis
         quadratic."""
         if not name.isidentifier():
             pattern = re.compile(rf"\b{re.escape(name)}\b")
             return [path for path in self.python_files() if pattern.search(self.text_of(path) or "")]
-        index, position = self._word_index()
-        return sorted(index.get(name, ()), key=position.__getitem__)
+        return [path for path, words in self._word_sets() if name in words]
 
-    def _word_index(self) -> tuple[dict[str, set[str]], dict[str, int]]:
+    def _word_sets(self) -> list[tuple[str, frozenset[str]]]:
         listing = self.python_files()
         with self._lock:
             if self._index_key is not None and self._index_key[0] == self._epoch and self._index_key[1] is listing:
-                return self._index, self._positions
+                return self._index
             key = (self._epoch, listing)
-            position = {path: i for i, path in enumerate(listing)}
-            for path in [p for p in self._indexed if p not in position]:
-                self._reindex(path, frozenset())
-            for path in listing:
-                self._reindex(path, self._words_of(path))
-            self._positions = position
-            self._index_key = key
-            return self._index, self._positions
-
-    def _reindex(self, path: str, words: frozenset[str]) -> None:
-        old = self._indexed.get(path)
-        if old is words:
-            return
-        for word in old or ():
-            paths = self._index.get(word)
-            if paths is not None:
-                paths.discard(path)
-        for word in words:
-            self._index.setdefault(word, set()).add(path)
-        if words:
-            self._indexed[path] = words
-        else:
-            self._indexed.pop(path, None)
+        sets = [(path, self._words_of(path)) for path in listing]
+        with self._lock:
+            self._index, self._index_key = sets, key
+        return sets
 
     def changed(self, path: str | None = None) -> None:
         """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created

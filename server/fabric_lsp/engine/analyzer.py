@@ -106,7 +106,9 @@ class Analyzer:
         return self.analysis(text, path, report_unknown=report_unknown).findings
 
     def analysis(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> Analysis:
-        rules = [r for r in self.rules if r.matches(text) and (not r.needs_setups or self.workspace.setups_may_reach(path, text))]
+        rules = [r for r in self.rules if r.matches(text)]
+        if any(r.needs_setups for r in rules) and not self.workspace.setups_may_reach(path, text):
+            rules = [r for r in rules if not r.needs_setups]  # asked once, not once per rule
         if not rules:
             return Analysis(text, path)
         with gc_paused():

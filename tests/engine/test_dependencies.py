@@ -83,3 +83,29 @@ def test_a_record_that_reused_results_adds_to_the_previous_one(tmp_path: Path):
     assert graph.dependents(config) == {"train"}
     graph.record("train", Dependencies())  # computed afresh: the record is replaced
     assert graph.dependents(config) == set()
+
+
+def test_set_up_models_reach_a_module_only_through_setup_or_its_importers(tmp_path: Path):
+    """Workspace.setups_may_reach: the pre-parse gate of the rules that judge set-up models."""
+    step = "def step(model, batch):\n    loss = model(batch).sum()\n    loss.backward()\n"
+    (tmp_path / "steps.py").write_text(step)
+    (tmp_path / "plain.py").write_text("import torch\n" + step)
+    (tmp_path / "train.py").write_text("from steps import step\nmodel = fabric.setup(model)\nstep(model, b)\n")
+    workspace = Workspace(str(tmp_path))
+    assert not workspace.setups_may_reach(str(tmp_path / "plain.py"), (tmp_path / "plain.py").read_text())
+    assert workspace.setups_may_reach(str(tmp_path / "steps.py"), step)  # train.py imports it and sets up
+    assert workspace.setups_may_reach(None, "model = fabric.setup_module(model)\n")  # names a setup method
+    assert workspace.setups_may_reach(None, "from steps import step\n")  # imports a workspace module
+
+
+def test_rule_keywords_never_reject_what_the_prefilter_accepts():
+    """``Rule.keywords`` only speeds ``matches()`` up: on every corpus file it agrees with ``prefilter``."""
+    from fabric_lsp.rules import ALL_RULES, Rule
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.rglob("*.py"))]
+    for rule in ALL_RULES:
+        if type(rule).matches is not Rule.matches:  # a rule with its own matches() (FAB011)
+            continue
+        for text in texts:
+            assert rule.matches(text) == (rule.prefilter.search(text) is not None), rule.code

@@ -71,19 +71,8 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
         if verify and not any(is_def(ev, v, target, m) for v in ev.ev(call.func, ctx)):
             continue
         yield bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
-    for call in where.calls_by_name.get("launch", []):
-        if not isinstance(call.func, ast.Attribute):
-            continue
-        first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
+    for call, first, pre_args, pre_kwargs in _launches(where, func.name):
         rest = list(call.args[1:])
-        pre_args: list[ast.AST] = []
-        pre_kwargs: list[ast.keyword] = []
-        if isinstance(first, ast.Call) and callee_name(first) == "partial" and first.args:
-            pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
-            first = first.args[0]
-        terminal = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
-        if terminal != func.name:
-            continue
         skip = 0
         if verify or isinstance(first, ast.Attribute):
             matches = [v for v in ev.ev(first, ctx) if is_def(ev, v, func, m)]
@@ -97,6 +86,26 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
             continue
         mapping = bind_args(params[skip:], kwonly, [*pre_args, call.func.value, *rest], [*pre_kwargs, *call.keywords])
         yield mapping, ctx, call
+
+
+def _launches(m: ModuleInfo, name: str) -> list[tuple[ast.Call, ast.expr | None, list, list]]:
+    """The ``<x>.launch(fn, ...)`` calls of ``m`` that run a function named ``name`` (``fn``,
+    ``obj.fn``, ``partial(fn, ...)``), with the function expression and the partial's
+    arguments. Only the statements mentioning ``name`` can hold one (and are depended on)."""
+    found = []
+    for call in m.calls_in_statements_mentioning("launch", name):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        first = call.args[0] if call.args else next((kw.value for kw in call.keywords if kw.arg == "function"), None)
+        pre_args: list[ast.AST] = []
+        pre_kwargs: list[ast.keyword] = []
+        if isinstance(first, ast.Call) and callee_name(first) == "partial" and first.args:
+            pre_args, pre_kwargs = list(first.args[1:]), list(first.keywords)
+            first = first.args[0]
+        terminal = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+        if terminal == name:
+            found.append((call, first, pre_args, pre_kwargs))
+    return found
 
 
 def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:

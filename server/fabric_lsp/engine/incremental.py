@@ -6,7 +6,10 @@ A verdict is reused when nothing it read has changed:
   always recomputed: the statements around them are their block);
 - for every identifier the evaluation looked up in the document's index, the statements that
   mention it are the same texts in the same order (the site's own statement included, so a
-  binding that moves from before the site to after it counts as a change);
+  binding that moves from before the site to after it counts as a change); only those that bind
+  it, for a name-resolution look-up;
+- every module-level statement read by position (a look-up inside one function or class,
+  :meth:`ModuleInfo.calls_within`) still exists with the same text;
 - if the evaluation read other modules, no other document or file has changed since
   (:meth:`Workspace.epoch_excluding`).
 
@@ -20,12 +23,13 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from fabric_lsp.engine.bindings import stmt_bindings
 from fabric_lsp.engine.model import Pos, Span, Verdict
-from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.modules import STATEMENTS, ModuleInfo
 
 TopKey = tuple[int, int]
 
@@ -33,30 +37,70 @@ TopKey = tuple[int, int]
 @dataclass(frozen=True)
 class SiteMemo:
     verdict: Verdict | None
-    #: (identifier, look-up kind) → keys of the statements it depended on (and the site's), in
-    #: document order
-    names: tuple[tuple[str, tuple[str, ...], tuple[TopKey, ...]], ...]
+    #: per identifier looked up: (name, look-up kinds, digest of the keys of the statements the
+    #: look-ups depended on, where the site's own statement sits among them)
+    names: tuple[tuple[str, tuple[str, ...], int, tuple[int, bool]], ...]
     #: the workspace epoch the verdict was computed at, when it read other modules
     epoch: int | None
 
 
-def _name_keys(module: ModuleInfo, name: str, kinds: tuple[str, ...], site_top: int) -> tuple[TopKey, ...]:
-    """The keys of the statements the look-ups of ``name`` depended on, with the site's own in
-    its place: those mentioning it ("mention"), binding it ("binding"), or also mentioning
-    ``global`` ("global")."""
-    mentioning = set(module.index.get(name, ()))
-    ids: set[int] = set()
-    if "mention" in kinds:
-        ids = mentioning
-    else:
-        if "binding" in kinds:
-            body = module._tops[2]
-            ids |= {i for i in mentioning if stmt_bindings(body[i], name)[0]}
-        if "global" in kinds:
-            ids |= mentioning & set(module.index.get("global", ()))
-    ids.add(site_top)
-    keys = module.top_keys
-    return tuple(keys[i] for i in sorted(ids))
+#: module → (name, kinds) → (indexes of the statements depended on, digest of their keys)
+_DEPENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _top_key_set(module: ModuleInfo) -> set[str]:
+    per_module = _DEPENDED.setdefault(module, {})
+    found = per_module.get(STATEMENTS)
+    if found is None:
+        found = per_module[STATEMENTS] = {f"{h}:{n}" for h, n in module.top_keys}
+    return found
+
+
+def _depended(module: ModuleInfo, name: str, kinds: tuple[str, ...]) -> tuple[list[int], int]:
+    """The statements the look-ups of ``name`` depended on — those mentioning it ("mention"),
+    binding it ("binding"), or also mentioning ``global`` ("global") — and a digest of their
+    keys in document order. Computed once per version and name: every site of a document looks
+    up the same few names, so the cost is per name, not per site and name."""
+    per_module = _DEPENDED.setdefault(module, {})
+    found = per_module.get((name, kinds))
+    if found is None:
+        mentioning = module.index.get(name, ())
+        if "mention" in kinds:
+            ids = list(mentioning)
+        else:
+            chosen: set[int] = set()
+            if "binding" in kinds:
+                body = module._tops[2]
+                chosen |= {i for i in mentioning if _binds(body[i], name)}
+            if "global" in kinds:
+                chosen |= set(mentioning) & set(module.index.get("global", ()))
+            ids = sorted(chosen)
+        keys = module.top_keys
+        found = per_module[(name, kinds)] = (ids, hash(tuple(keys[i] for i in ids)))
+    return found
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """Whether the module-level statement ``stmt`` may bind ``name``: an assignment, import,
+    definition … (:func:`stmt_bindings`) or an assignment expression outside a function."""
+    if stmt_bindings(stmt, name)[0]:
+        return True
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    return any(isinstance(n, ast.NamedExpr) and n.target.id == name for n in ast.walk(stmt))
+
+
+def _name_state(module: ModuleInfo, name: str, kinds: tuple[str, ...], site_top: int) -> tuple[int, tuple[int, bool]]:
+    """What the look-ups of ``name`` at a site in statement ``site_top`` depended on: the digest
+    of the depended-on statements and the site's place among them (a binding that moves from
+    before the site to after it counts as a change). For :data:`STATEMENTS`, whether the
+    statements read by position all still exist with the same text (1) or not (0)."""
+    if name == STATEMENTS:
+        present = _top_key_set(module)
+        return int(all(k in present for k in kinds)), (0, False)
+    ids, digest = _depended(module, name, kinds)
+    at = bisect.bisect_left(ids, site_top)
+    return digest, (at, at < len(ids) and ids[at] == site_top)
 
 
 def site_key(module: ModuleInfo, code: str, site: ast.AST) -> tuple | None:
@@ -77,8 +121,11 @@ def site_top(module: ModuleInfo, site: ast.AST) -> int:
 
 def record(module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Verdict | None) -> SiteMemo:
     top = site_top(module, site)
-    names = tuple(sorted((n, tuple(sorted(k)), _name_keys(module, n, tuple(sorted(k)), top)) for n, k in lookups.items()))
-    return SiteMemo(verdict, names, epoch if external else None)
+    names = []
+    for name, kinds in sorted(lookups.items()):
+        ordered = tuple(sorted(kinds))
+        names.append((name, ordered, *_name_state(module, name, ordered, top)))
+    return SiteMemo(verdict, tuple(names), epoch if external else None)
 
 
 @dataclass
@@ -103,7 +150,7 @@ class DocumentMemo:
         if memo is None or (memo.epoch is not None and memo.epoch != epoch):
             return None
         top = site_top(module, site)
-        if any(_name_keys(module, name, kinds, top) != keys for name, kinds, keys in memo.names):
+        if any(_name_state(module, name, kinds, top) != (digest, at) for name, kinds, digest, at in memo.names):
             return None
         if memo.verdict is None:
             return memo

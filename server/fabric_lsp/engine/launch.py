@@ -144,9 +144,10 @@ def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, ast.Call 
     scope = enclosing_function(model.module, call)
     first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None) or 10**9
     later: ast.Call | None = None
-    for launch in model.method_calls("launch"):
-        assert isinstance(launch.func, ast.Attribute)
-        if not first <= launch.lineno <= last:
+    # inside a function, only its own statement is read (and depended on)
+    launches = model.module.calls_within(scope, "launch") if scope is not None else model.method_calls("launch")
+    for launch in launches:
+        if not isinstance(launch.func, ast.Attribute) or not first <= launch.lineno <= last:
             continue  # the cheap test first
         if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
             continue

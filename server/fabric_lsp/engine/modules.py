@@ -151,6 +151,27 @@ class ModuleInfo:
         if self.lookups is not None:
             self.lookups.setdefault(name, set()).add(kind)
 
+    def _record_statement(self, top: ast.stmt) -> None:
+        """The verdict being computed read inside the module-level statement ``top`` only: it
+        depends on that statement's text (see :data:`STATEMENTS`)."""
+        if self.lookups is not None:
+            key = self.top_keys[self.top_index(top)]
+            self.lookups.setdefault(STATEMENTS, set()).add(f"{key[0]}:{key[1]}")
+
+    def calls_within(self, node: ast.AST, name: str) -> list[ast.Call]:
+        """Calls named ``name`` (``f(...)``, ``x.f(...)``) inside ``node`` (a function or class),
+        in order. Only the module-level statement holding ``node`` is read, and the look-up is
+        recorded as a dependency on that statement alone — not on every statement that
+        mentions ``name``, as :meth:`calls_named` is."""
+        top = self.top_for_line(getattr(node, "lineno", 0)) if not isinstance(node, ast.Module) else None
+        if top is None:
+            return [c for c in self.calls_named(name) if _inside(c, node)]
+        self._record_statement(top)
+        self._walk_top(top)
+        out = [c for c in self._top_calls[id(top)] if _callee(c) == name and _inside(c, node)]
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
+        return out
+
     def tops_with(self, name: str, kind: str = "mention") -> list[ast.stmt]:
         """The module-level statements that mention the identifier ``name``, in order. ``kind``
         tells what the caller reads of them: ``"binding"`` when only those that bind the name at
@@ -194,13 +215,26 @@ class ModuleInfo:
         if self.tree is not None:
             for top in self.tops_with(name):
                 self._walk_top(top)
-                for call in self._top_calls[id(top)]:
-                    f = call.func
-                    callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-                    if callee == name:
-                        out.append(call)
+                out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         self._calls_cache[name] = out
+        return out
+
+    def calls_in(self, top: ast.stmt) -> list[ast.Call]:
+        """Every call inside the module-level statement ``top`` (walked once per version)."""
+        self._walk_top(top)
+        return self._top_calls[id(top)]
+
+    def calls_in_statements_mentioning(self, name: str, word: str) -> list[ast.Call]:
+        """Calls named ``name`` in the module-level statements that mention ``word``, in order:
+        for calls whose text must hold ``word`` (``x.launch(train)`` among the callers of
+        ``train``). Recorded as a look-up of ``word`` alone — the calls can be in no other
+        statement."""
+        out: list[ast.Call] = []
+        for top in self.tops_with(word):
+            self._walk_top(top)
+            out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
         return out
 
     def loads_of(self, name: str) -> list[ast.Name]:
@@ -340,6 +374,26 @@ class ModuleInfo:
 
     def segment(self, node: ast.AST) -> str:
         return self.lines.segment(node)
+
+
+#: the look-up key under which a verdict records the module-level statements it read by
+#: position (their keys, "hash:occurrence"), not by the identifiers they mention
+STATEMENTS = "<statements>"
+
+
+def _callee(call: ast.Call) -> str | None:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def _inside(inner: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``inner`` lies within ``outer``'s lines and columns (both from one parse)."""
+    if isinstance(outer, ast.Module):
+        return True
+    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    end = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+    here = (getattr(inner, "lineno", 0), getattr(inner, "col_offset", 0))
+    return start <= here and (getattr(inner, "end_lineno", 0) or 0, getattr(inner, "end_col_offset", 0) or 0) <= end
 
 
 class _ByName:

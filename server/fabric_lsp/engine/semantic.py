@@ -11,11 +11,12 @@ from fabric_lsp.engine.configuration import Scenario, scenarios
 from fabric_lsp.engine.constructions import Judgement, configuration_problems, constructions, workspace_file_exists
 from fabric_lsp.engine.infer import Inference
 from fabric_lsp.engine.jedi_types import infers_fabric, script_for
+from fabric_lsp.engine.memo import AskedOnce
 from fabric_lsp.engine.model import Pos, Span
 from fabric_lsp.engine.model_methods import MethodRun, ModelClass, compiled, forward_marks, method_run, model_classes
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
-from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups
+from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import LATEST_LIGHTNING
@@ -36,8 +37,9 @@ class SemanticModel:
         self._jedi_script = None  # made at the first jedi look-up, then reused
         self._setups: Setups | None = None
         self._method_calls: dict[str, tuple[list[ast.Call], list[ast.Call]]] = {}
-        #: values of the document's expressions, with the look-ups that found them
-        self._values: dict[int, tuple[list[Value], dict[str, set[str]], bool]] = {}
+        #: answers asked once per analysis (values of expressions, setup calls …), with the
+        #: look-ups that found them
+        self.asked_once = AskedOnce(module, self.inference)
 
     @property
     def path(self) -> str | None:
@@ -97,25 +99,7 @@ class SemanticModel:
         Evaluated once per analysis: rules ask about the same receivers at many sites. The
         look-ups the evaluation made are recorded again for every site that asks (the verdict
         being computed depends on them, as if it had evaluated ``expr`` itself)."""
-        hit = self._values.get(id(expr))
-        if hit is None:
-            outer = self.module.lookups
-            inner: dict[str, set[str]] = {}
-            self.module.lookups = inner
-            external_before = self.inference.external_lookups
-            try:
-                values = self.inference.evaluate(expr, self.module)
-            finally:
-                self.module.lookups = outer
-            hit = (values, inner, self.inference.external_lookups != external_before)
-            self._values[id(expr)] = hit
-        values, lookups, external = hit
-        if self.module.lookups is not None:
-            for name, kinds in lookups.items():
-                self.module.lookups.setdefault(name, set()).update(kinds)
-        if external:
-            self.inference.external_lookups += 1
-        return list(values)
+        return list(self.asked_once(("values", id(expr)), lambda: self.inference.evaluate(expr, self.module)))
 
     def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
@@ -126,6 +110,14 @@ class SemanticModel:
         if not fabrics and unknown and len(unknown) == len(values) and self._jedi_says_fabric(expr):
             return [FabricInst((StrategyChoice(None, "a `Fabric` by its type (jedi)", "?"),), None)], []
         return fabrics, unknown
+
+    def fabrics_calling(self, method: str) -> set[tuple]:
+        """The origins (:func:`~fabric_lsp.engine.setups.origin_key`) of the Lightning Fabrics
+        on which the document calls ``method``, found once per analysis."""
+        return self.asked_once(("fabrics_calling", method), lambda: self._fabrics_calling(method))
+
+    def _fabrics_calling(self, method: str) -> set[tuple]:
+        return {origin_key(f) for call in self.method_calls(method) for f in self.fabrics(call.func.value)[0]}  # type: ignore[attr-defined]
 
     def _jedi_says_fabric(self, expr: ast.AST) -> bool:
         """jedi's answer, for at most :data:`MAX_JEDI_LOOKUPS` expressions per analysis (each
@@ -189,7 +181,7 @@ class SemanticModel:
     @property
     def setups(self) -> Setups:
         if self._setups is None:
-            self._setups = Setups(self.inference, self.workspace)
+            self._setups = Setups(self.inference, self.workspace, self.asked_once)
         return self._setups
 
     def may_see_setups(self) -> bool:

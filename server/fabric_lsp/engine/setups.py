@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from fabric_lsp import facts
 from fabric_lsp.engine import calls
+from fabric_lsp.engine.memo import AskedOnce
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import BudgetExceeded, Ctx, FabricInst, Unknown
 from fabric_lsp.engine.workspace import IMPORT_LINE, Workspace, setup_words_in
@@ -74,10 +75,10 @@ class ModelUse:
 class Setups:
     """The set-up questions for one analysis (the evaluator and workspace of a SemanticModel)."""
 
-    def __init__(self, inference, workspace: Workspace | None = None) -> None:
+    def __init__(self, inference, workspace: Workspace | None, asked_once: AskedOnce) -> None:
         self.inference = inference
         self.workspace = workspace
-        self._setup_cache: dict[int, SetupCall | None] = {}
+        self.asked_once = asked_once  # the analysis' memo
         self._reach: dict[int, bool] = {}
 
     # -- setup calls -----------------------------------------------------------------------
@@ -87,13 +88,13 @@ class Setups:
             return None
         if node.func.attr not in facts.MODEL_SETUP_METHODS:
             return None
-        key = id(node)
-        if key not in self._setup_cache:
-            values = self.inference.evaluate(node.func.value, m)
-            fabrics = tuple(v for v in values if isinstance(v, FabricInst))
-            unknown = any(isinstance(v, Unknown) for v in values)
-            self._setup_cache[key] = SetupCall(node, m, fabrics, unknown) if fabrics else None
-        return self._setup_cache[key]
+        return self.asked_once(("setup_call", id(node)), lambda: self._setup_call(node, m))
+
+    def _setup_call(self, node: ast.Call, m: ModuleInfo) -> SetupCall | None:
+        values = self.inference.evaluate(node.func.value, m)  # type: ignore[attr-defined]
+        fabrics = tuple(v for v in values if isinstance(v, FabricInst))
+        unknown = any(isinstance(v, Unknown) for v in values)
+        return SetupCall(node, m, fabrics, unknown) if fabrics else None
 
     def setup_calls(self, m: ModuleInfo) -> list[SetupCall]:
         """Every model setup call on a Lightning Fabric in ``m``, in order."""
@@ -296,11 +297,26 @@ def assigned_values(
     With ``targets``, pairs (value, whether ``name`` is the first element of a tuple target, as
     the model is in ``model, opt = fabric.setup(...)``)."""
     if isinstance(scope, ast.Module) and m is not None:
-        # module level: only the statements that mention the name (recorded for incremental reuse)
-        found = _assigned_in((n for top in m.tops_with(name) for n in own_nodes(_Block([top]), grad_only)), name)
+        found = _module_assignments(m, name, grad_only)
     else:
         found = _assignment_index(scope, grad_only).get(name, [])
     return list(found) if targets else [value for value, _ in found]
+
+
+#: module -> (name, grad_only) -> its module-level assignments
+_MODULE_ASSIGNMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _module_assignments(m: ModuleInfo, name: str, grad_only: bool) -> list[tuple[ast.AST, bool]]:
+    """The module-level assignments of ``name``, from the statements that mention it (recorded
+    at every call as a name-resolution look-up: only the statements binding it matter), found
+    once per version: a global read such as ``enumerate`` is asked at every site."""
+    tops = m.tops_with(name, "binding")
+    per_module = _MODULE_ASSIGNMENTS.setdefault(m, {})
+    found = per_module.get((name, grad_only))
+    if found is None:
+        found = per_module[(name, grad_only)] = _assigned_in((n for top in tops for n in own_nodes(_Block([top]), grad_only)), name)
+    return found
 
 
 #: scope -> grad_only -> name -> [(value, whether the name is the target or a tuple's first element)]
@@ -473,22 +489,28 @@ def relevant_setups(setups: Setups, at: ast.AST, loss: ast.expr | None, m: Modul
     up the models computing the loss. Setups in unrelated functions (another experiment of the
     same script) are not counted."""
     wanted = {origin_key(f) for f in fabrics}
-    scopes = {id(m.scope_of(at))}
-    classes = {id(c) for c in [_class_of(m, at)] if c is not None}
+    scopes = {id(s): s for s in [m.scope_of(at)]}
+    cls = _class_of(m, at)
     if loss is not None:
         for use in setups.models_computing(loss, m):
             if use.setup.module is m:
-                scopes.add(id(m.scope_of(use.setup.call)))
+                scope = m.scope_of(use.setup.call)
+                scopes[id(scope)] = scope
+    candidates = [c for scope in scopes.values() for c in _setup_calls_in(m, scope, lambda c, s=scope: m.scope_of(c) is s)]
+    if cls is not None:
+        candidates += _setup_calls_in(m, cls, lambda c: _class_of(m, c) is cls)
     out = []
-    for name in facts.MODEL_SETUP_METHODS:
-        for call in m.calls_by_name.get(name, []):
-            cls = _class_of(m, call)
-            if id(m.scope_of(call)) not in scopes and (cls is None or id(cls) not in classes):
-                continue  # the scope test first: it is cheap, the Fabric's is not
-            site = setups.setup_call(call, m)
-            if site is not None and {origin_key(f) for f in site.fabrics} & wanted:
-                out.append(call)
+    for call in dict.fromkeys(candidates):  # a method's call is found in its scope and its class
+        site = setups.setup_call(call, m)
+        if site is not None and {origin_key(f) for f in site.fabrics} & wanted:
+            out.append(call)
     return sorted(out, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _setup_calls_in(m: ModuleInfo, node: ast.AST, keep) -> list[ast.Call]:
+    """The model setup calls inside ``node`` (a function, class or the module) that ``keep``
+    accepts; inside a function or class only its own statement is read (and depended on)."""
+    return [c for name in facts.MODEL_SETUP_METHODS for c in m.calls_within(node, name) if keep(c)]
 
 
 def _class_of(m: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:

@@ -61,12 +61,13 @@ class FAB003(Rule):
             return []
         names = _setup_targets(model)
         module = model.module
-        tops = {id(top): top for word in names | _model_params(model) for top in module.tops_with(word)}
+        words = names | {w for w in module.index if _MODEL_WORDS.search(w)}  # parameters named like a model
+        tops = {id(top): top for word in words for top in module.tops_with(word)}
         out = [
             node
             for top in tops.values()
-            for node in ast.walk(top)
-            if isinstance(node, ast.Call) and _judged_call(node) and _candidate(model, node, names)
+            for node in module.calls_in(top)
+            if _judged_call(node) and _candidate(model, node, names)
         ]
         calls = sorted(out, key=lambda c: (c.lineno, c.col_offset))
         return list(calls)
@@ -159,10 +160,12 @@ def _judged_name(name: str) -> bool:
 
 
 def _setup_targets(model: SemanticModel) -> set[str]:
-    """Names (and ``self.<attr>`` attributes) the document binds to a setup's result."""
+    """Names (and ``self.<attr>`` attributes) the document binds to the result of a
+    ``.setup(...)``/``.setup_module(...)`` call (read from the text: whether the receiver is a
+    Fabric is the verdict's question)."""
     out: set[str] = set()
-    for s in model.setup_calls():
-        stmt = model.module.parents.get(s.call)
+    for call in (c for name in facts.MODEL_SETUP_METHODS for c in model.method_calls(name)):
+        stmt = model.module.parents.get(call)
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
         for t in targets:
             first = t.elts[0] if isinstance(t, (ast.Tuple, ast.List)) and t.elts else t
@@ -170,17 +173,6 @@ def _setup_targets(model: SemanticModel) -> set[str]:
                 out.add(first.id)
             elif isinstance(first, ast.Attribute):
                 out.add(first.attr)
-    return out
-
-
-def _model_params(model: SemanticModel) -> set[str]:
-    """Parameter names of the document's functions that suggest a model (``model``, ``net`` …)."""
-    out: set[str] = set()
-    for top in model.module.tops_with("def"):
-        for node in ast.walk(top):
-            if isinstance(node, FUNC_TYPES):
-                a = node.args
-                out.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if _MODEL_WORDS.search(p.arg))
     return out
 
 

@@ -103,26 +103,15 @@ def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]
     )
 
 
-#: ``setup_optimizers`` calls judged per model-only setup before the answer is "may be" (no finding)
-MAX_OPTIMIZER_SETUPS = 16
-
-
 def _optimizers_set_up_later(model: SemanticModel, setup: ast.Call, fabrics: list[FabricInst]) -> bool:
     """Whether a ``setup_optimizers`` call of the document may be on one of ``fabrics``: the
-    calls in the setup's own function first, then the nearest; past :data:`MAX_OPTIMIZER_SETUPS`
-    of them, yes (no finding rather than a cost per site that grows with the document)."""
+    calls in the setup's own function first (reading only that function), then the Fabrics of
+    every such call in the document (found once per analysis)."""
     wanted = {origin_key(f) for f in fabrics}
-    scope = model.module.scope_of(setup)
-    first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None) or 10**9
-    calls = sorted(
-        model.method_calls("setup_optimizers"),
-        key=lambda c: (not first <= c.lineno <= last, abs(c.lineno - setup.lineno)),
-    )
-    for call in calls[:MAX_OPTIMIZER_SETUPS]:
-        found, _ = model.fabrics(call.func.value)  # type: ignore[attr-defined]
-        if {origin_key(f) for f in found} & wanted:
+    for call in model.module.calls_within(model.module.scope_of(setup), "setup_optimizers"):
+        if isinstance(call.func, ast.Attribute) and {origin_key(f) for f in model.fabrics(call.func.value)[0]} & wanted:
             return True
-    return len(calls) > MAX_OPTIMIZER_SETUPS
+    return bool(wanted & model.fabrics_calling("setup_optimizers"))
 
 
 def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:

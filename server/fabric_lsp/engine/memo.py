@@ -1,0 +1,45 @@
+"""Answers asked once per analysis, with the look-ups they made replayed for every asker.
+
+Rules ask the same questions at many sites (the value of a receiver, whether a call is a model
+setup, which calls of the document are on a Fabric). Each is answered once per analysis; the
+identifiers and statements the answer looked up in the document (and whether it read other
+modules) are recorded again for every later site that asks, as if that site had computed the
+answer itself — so incremental reuse (:mod:`fabric_lsp.engine.incremental`) stays exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any, Callable, TypeVar
+
+from fabric_lsp.engine.modules import ModuleInfo
+
+T = TypeVar("T")
+
+
+class AskedOnce:
+    def __init__(self, module: ModuleInfo, inference) -> None:
+        self.module = module
+        self.inference = inference
+        self._answers: dict[Hashable, tuple[Any, dict[str, set[str]], bool]] = {}
+
+    def __call__(self, key: Hashable, compute: Callable[[], T]) -> T:
+        hit = self._answers.get(key)
+        if hit is None:
+            outer = self.module.lookups
+            inner: dict[str, set[str]] = {}
+            self.module.lookups = inner
+            external_before = self.inference.external_lookups
+            try:
+                answer = compute()
+            finally:
+                self.module.lookups = outer
+            hit = (answer, inner, self.inference.external_lookups != external_before)
+            self._answers[key] = hit
+        answer, lookups, external = hit
+        if self.module.lookups is not None:
+            for name, kinds in lookups.items():
+                self.module.lookups.setdefault(name, set()).update(kinds)
+        if external:
+            self.inference.external_lookups += 1
+        return answer

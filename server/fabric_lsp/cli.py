@@ -441,7 +441,7 @@ def _progress(total: int):
 
 def _may_have_findings(text: str, config: Config) -> bool:
     """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return any(rule.matches(text) for rule in config.enabled_rules())
+    return bool(_analyzer(config).matching(text))
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
@@ -460,6 +460,7 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
     results: list = [None] * len(tasks)
     candidates: list[int] = []
+    sources: dict[int, tuple[str, bool]] = {}  # the candidates' texts, for checking them in this process
     try:
         for i, t in enumerate(tasks):
             text, problem, bom = read_source(t.path)
@@ -467,6 +468,7 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
                 results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
             elif _may_have_findings(text, t.config):
                 candidates.append(i)
+                sources[i] = (text, bom)
                 continue
             else:
                 results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
@@ -479,7 +481,8 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
         if done is None:
             done = []
             for i in candidates:
-                done.append(_check_task(tasks[i], mode))
+                text, bom = sources.pop(i)
+                done.append(check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named))
                 if bar is not None:
                     bar.update(1)
         for i, r in zip(candidates, done):

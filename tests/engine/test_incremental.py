@@ -4,6 +4,7 @@ the verdicts depend on — and an edit inside one function recomputes only what 
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 from fabric_lsp.engine import Analyzer
@@ -222,3 +223,20 @@ def test_with_every_rule_an_edit_inside_one_function_recomputes_only_that_functi
     assert analyzer.stats["computed"] - before["computed"] == per_function["train_2"], analyzer.stats
     fresh = Analyzer(Workspace(), ALL_RULES).analysis(edited, "/work/train.py")
     assert _observable(got) == _observable(fresh)
+
+
+def test_scope_facts_kept_across_versions_follow_the_statement_text():
+    """A function's local names are remembered by the text of its module-level statement (a
+    keystroke elsewhere does not walk it again): the same text anywhere gives the same names, a
+    changed text its own."""
+    from fabric_lsp.engine.modules import ModuleInfo
+
+    def scopes(text: str) -> dict[str, set[str]]:
+        m = ModuleInfo(text)
+        return {n.name: m.local_names(n) for n in ast.walk(m.tree) if isinstance(n, ast.FunctionDef)}
+
+    body = "def f(x):\n    y = 1\n\n    def g(q):\n        global G\n        w = q\n        G = w\n    return y\n"
+    assert scopes(body) == {"f": {"x", "y", "g"}, "g": {"q", "w"}}
+    assert scopes("import os\n\n\n" + body) == {"f": {"x", "y", "g"}, "g": {"q", "w"}}  # moved
+    assert scopes(body.replace("y = 1", "z = 1")) == {"f": {"x", "z", "g"}, "g": {"q", "w"}}  # y is only read now
+    assert scopes(body.replace("global G", "pass")) == {"f": {"x", "y", "g"}, "g": {"q", "w", "G"}}

@@ -98,6 +98,7 @@ class Analyzer:
         self.workspace.log = log
         #: per document path, what its last analysis left for the next (incremental reuse)
         self._memos: dict[str, DocumentMemo] = {}
+        self._last_match: tuple[str | None, list[Rule]] = (None, [])
         #: how many site verdicts were computed and how many reused (tests, benchmarks)
         self.stats = {"computed": 0, "reused": 0}
 
@@ -105,8 +106,17 @@ class Analyzer:
         """Findings for ``text``; ``report_unknown`` overrides the analyzer's setting for this call."""
         return self.analysis(text, path, report_unknown=report_unknown).findings
 
+    def matching(self, text: str) -> list[Rule]:
+        """The rules whose prefilters let ``text`` through (remembered for the last text: the
+        CLI asks before it hands the same text to :meth:`analysis`)."""
+        last_text, last_rules = self._last_match
+        if last_text is not text:
+            last_rules = [r for r in self.rules if r.matches(text)]
+            self._last_match = (text, last_rules)
+        return list(last_rules)
+
     def analysis(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> Analysis:
-        rules = [r for r in self.rules if r.matches(text)]
+        rules = self.matching(text)
         if any(r.needs_setups for r in rules) and not self.workspace.setups_may_reach(path, text):
             rules = [r for r in rules if not r.needs_setups]  # asked once, not once per rule
         if not rules:

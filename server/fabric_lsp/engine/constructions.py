@@ -18,8 +18,9 @@ from typing import Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine import fabric_args, lightning
+from fabric_lsp.engine.bindings import Binding, block_bindings
 from fabric_lsp.engine.configuration import CONNECTOR_ARGS, Scenario
-from fabric_lsp.engine.infer import Inference
+from fabric_lsp.engine.infer import OPAQUE_PACKAGES, Inference
 from fabric_lsp.engine.launch_checks import launch_error, missing_config_file, release_error
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import Evaluator, PartialVal
@@ -30,9 +31,36 @@ def constructions(module: ModuleInfo, ev: Inference) -> list[ast.Call]:
     if module.tree is None:
         return []
     partial = "partial" in module.text  # once: a search of the text per call would be quadratic
-    calls = [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and _may_be_class(n.func, partial)]
-    out = [c for c in calls if any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))]
+    # the calls of each statement, walked once per version for every rule that asks
+    calls = [n for top in module.tree.body for n in module.calls_in(top) if _may_be_class(n.func, partial)]
+    out = [c for c in calls if not _of_opaque_package(module, c.func) and any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))]
     return sorted(out, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _of_opaque_package(module: ModuleInfo, func: ast.AST) -> bool:
+    """Whether the callee is reached from a name the module binds only by importing a package
+    the evaluator knows by name alone (``torch.optim.AdamW``, ``nn.Linear``, ``DataLoader``,
+    ``collections.OrderedDict``): one of that package's classes, never a Fabric — no need to
+    evaluate it. A callee named ``Fabric`` is always evaluated."""
+    root = func
+    while isinstance(root, ast.Attribute):
+        if root.attr == "Fabric":
+            return False
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id == "Fabric":
+        return False
+    bindings = module.module_bindings(root.id, block_bindings)
+    return bool(bindings) and all(_imported_package(b) in OPAQUE_PACKAGES for b in bindings)
+
+
+def _imported_package(b: Binding) -> str | None:
+    """The top-level package an ``import`` binding brings in (None: not an absolute import)."""
+    stmt = b.node
+    if b.kind != "import" or not isinstance(b.value, ast.alias):
+        return None
+    if isinstance(stmt, ast.ImportFrom):
+        return stmt.module.split(".")[0] if stmt.module and not stmt.level else None
+    return b.value.name.split(".")[0]
 
 
 def _may_be_class(func: ast.AST, partial: bool) -> bool:

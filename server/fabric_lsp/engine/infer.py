@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine import calls, cli_sources, fabric_args
@@ -89,6 +89,8 @@ class Inference:
         self.budget = Budget()
         #: how many look-ups went outside the analysed document (other modules, the workspace)
         self.external_lookups = 0
+        #: the analysis' memo (:class:`~fabric_lsp.engine.memo.AskedOnce`), when there is one
+        self.asked_once: Callable | None = None
 
     def start(self) -> None:
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
@@ -700,7 +702,12 @@ class Inference:
         """A call of something known by its qualified name: Lightning's classes, the command-line
         and environment sources, ``functools.partial``."""
         if facts.is_fabric_class(q):
-            return fabric_args.fabric_instances(self, node, ctx, origin)
+            if self.asked_once is None or ctx.env:
+                return fabric_args.fabric_instances(self, node, ctx, origin)
+            # a construction outside any call's bound arguments is the same Fabric for every
+            # receiver that reaches it: its configurations are worked out once per analysis
+            key = ("fabric_instances", id(node), ctx.depth)
+            return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin)))
         kind = facts.strategy_kind_of_class(q)
         if kind is not None:
             name = q.rsplit(".", 1)[-1]

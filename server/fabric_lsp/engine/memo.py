@@ -32,14 +32,20 @@ class AskedOnce:
             external_before = self.inference.external_lookups
             try:
                 answer = compute()
-            finally:
+            except BaseException:  # no answer to keep; what it looked up still counts
                 self.module.lookups = outer
+                self._replay(inner)
+                raise
+            self.module.lookups = outer
             hit = (answer, inner, self.inference.external_lookups != external_before)
             self._answers[key] = hit
         answer, lookups, external = hit
-        if self.module.lookups is not None:
-            for name, kinds in lookups.items():
-                self.module.lookups.setdefault(name, set()).update(kinds)
+        self._replay(lookups)
         if external:
             self.inference.external_lookups += 1
         return answer
+
+    def _replay(self, lookups: dict[str, set[str]]) -> None:
+        if self.module.lookups is not None:
+            for name, kinds in lookups.items():
+                self.module.lookups.setdefault(name, set()).update(kinds)

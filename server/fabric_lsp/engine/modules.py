@@ -56,6 +56,7 @@ class ModuleInfo:
         #: "global" (those that also say ``global``), "mention" (every one that mentions it)
         self.lookups: dict[str, set[str]] | None = None
         self._local_names: dict[ast.AST, set[str]] = {}
+        self._mentions: dict[str, tuple[list[ast.stmt], list[int]]] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree
@@ -177,33 +178,43 @@ class ModuleInfo:
         tells what the caller reads of them: ``"binding"`` when only those that bind the name at
         module level matter (name resolution), ``"mention"`` otherwise (call sites, uses)."""
         self._record(name, kind)
-        body = self._tops[2]
-        return [body[i] for i in self.index.get(name, ())]
+        return list(self._tops_with(name)[0])
+
+    def _tops_with(self, name: str) -> tuple[list[ast.stmt], list[int]]:
+        """The statements mentioning ``name`` and their first lines, found once per name."""
+        found = self._mentions.get(name)
+        if found is None:
+            body = self._tops[2]
+            tops = [body[i] for i in self.index.get(name, ())]
+            found = self._mentions[name] = (tops, [t.lineno for t in tops])
+        return found
 
     def module_bindings(self, name: str, bindings_of) -> list:
         """The module-level bindings of ``name`` (``bindings_of(tops, name)``, from the statements
         that mention it), found once per module: a name like an import alias is looked up at
         every site."""
-        tops = self.tops_with(name, "binding")  # recorded at every look-up, as a scan would be
+        self._record(name, "binding")  # at every look-up, as a scan would be
         found = self._bindings.get(name)
         if found is None:
-            found = self._bindings[name] = bindings_of(tops, name)[0]
+            found = self._bindings[name] = bindings_of(self._tops_with(name)[0], name)[0]
         return list(found)
 
     def tops_declaring_global(self, name: str) -> list[ast.stmt]:
         """The module-level statements that mention ``global`` and ``name`` (functions that may
         assign the module's ``name``)."""
         self._record(name, "global")
-        common = set(self.index.get("global", ())) & set(self.index.get(name, ()))
+        if "global" not in self.index:
+            return []
+        common = set(self.index["global"]) & set(self.index.get(name, ()))
         body = self._tops[2]
         return [body[i] for i in sorted(common)]
 
     def tops_before(self, name: str, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
         """The module-level statements mentioning ``name``, and how many come before ``stmt``
         (for the bindings of ``name`` that reach ``stmt``)."""
-        tops = self.tops_with(name, "binding")
-        line = stmt.lineno
-        return tops, bisect.bisect_left([t.lineno for t in tops], line)
+        self._record(name, "binding")
+        tops, lines = self._tops_with(name)
+        return list(tops), bisect.bisect_left(lines, stmt.lineno)
 
     def calls_named(self, name: str) -> list[ast.Call]:
         """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
@@ -325,42 +336,29 @@ class ModuleInfo:
         cache = self._local_names
         if scope in cache:
             return cache[scope]
-        bound: set[str] = set()
-        declared: set[str] = set()
-        globals_: set[str] = set()
-        if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
-            a = scope.args
-            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
-                if arg is not None:
-                    bound.add(arg.arg)
-        body = scope.body if isinstance(scope.body, list) else [scope.body]
-        stack = list(body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
-                if isinstance(node, ast.Global):
-                    globals_.update(node.names)
-            elif isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
-                bound.add(node.name)
-                stack.extend(node.decorator_list)
-                continue
-            elif isinstance(node, ast.Lambda):
-                continue
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound.add(node.id)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for alias in node.names:
-                    bound.add((alias.asname or alias.name).split(".")[0])
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                bound.add(node.name)
-            elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                continue
-            stack.extend(ast.iter_child_nodes(node))
-        result = bound - declared
+        key = self._text_key(scope)
+        known = _SCOPE_NAMES.get(key) if key is not None else None
+        if known is not None:
+            cache[scope], self._globals[scope] = known
+            return known[0]
+        result, globals_ = _scope_names(scope)
         cache[scope] = result
         self._globals[scope] = globals_
+        if key is not None:
+            if len(_SCOPE_NAMES) >= MAX_SCOPE_NAMES:
+                _SCOPE_NAMES.clear()
+            _SCOPE_NAMES[key] = (result, globals_)
         return result
+
+    def _text_key(self, node: ast.AST) -> tuple | None:
+        """A key for ``node`` that holds in every version of any document where the module-level
+        statement around it has the same text: that text's hash and ``node``'s place in it."""
+        lineno: int | None = getattr(node, "lineno", None)
+        top = self.top_for_line(lineno) if lineno is not None else None
+        if top is None or lineno is None:
+            return None
+        i = self.top_index(top)
+        return (self.top_keys[i][0], lineno - self._tops[0][i], getattr(node, "col_offset", 0), type(node).__name__)
 
     def declared_global(self, scope: ast.AST, name: str) -> bool:
         """Whether ``scope`` itself declares ``global name`` (found by the same walk as
@@ -375,6 +373,50 @@ class ModuleInfo:
     def segment(self, node: ast.AST) -> str:
         return self.lines.segment(node)
 
+
+def _scope_names(scope: ast.AST) -> tuple[set[str], set[str]]:
+    """The names ``scope`` binds (parameters, assignments, imports, definitions) minus those it
+    declares ``global``/``nonlocal``, and those it declares ``global``: one walk of its body."""
+    bound: set[str] = set()
+    declared: set[str] = set()
+    globals_: set[str] = set()
+    if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
+        a = scope.args
+        for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+            if arg is not None:
+                bound.add(arg.arg)
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            if isinstance(node, ast.Global):
+                globals_.update(node.names)
+        elif isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
+            bound.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        elif isinstance(node, ast.Lambda):
+            continue
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return bound - declared, globals_
+
+
+#: (text hash of a module-level statement, line and column of a scope in it, its type) →
+#: (local names, globals) of the scope: facts its own text decides, kept across versions (an
+#: edit elsewhere re-parses the document; the functions it did not touch are not walked again)
+_SCOPE_NAMES: dict[tuple, tuple[set[str], set[str]]] = {}
+MAX_SCOPE_NAMES = 50_000
 
 #: the look-up key under which a verdict records the module-level statements it read by
 #: position (their keys, "hash:occurrence"), not by the identifiers they mention

@@ -40,6 +40,7 @@ class SemanticModel:
         #: answers asked once per analysis (values of expressions, setup calls …), with the
         #: look-ups that found them
         self.asked_once = AskedOnce(module, self.inference)
+        self.inference.asked_once = self.asked_once
 
     @property
     def path(self) -> str | None:

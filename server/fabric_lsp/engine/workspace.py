@@ -103,6 +103,7 @@ class Workspace:
         self._words: dict[str, tuple[str, frozenset[str]]] = {}
         self._index: list[tuple[str, frozenset[str]]] = []
         self._index_key: tuple[int, list[str]] | None = None
+        self._mentions: dict[str, list[str]] = {}
         self._local_names: tuple[list[str], frozenset[str]] | None = None
         self._setup_cache: tuple[list[tuple[str, frozenset[str]]], set[str]] | None = None
         self._changes_of: dict[str, int] = {}
@@ -404,7 +405,7 @@ class Workspace:
         recorder = self._recorder()
         if recorder is not None:
             recorder.mentions.update(facts.MODEL_SETUP_METHODS)
-        sets = self._word_sets()
+        sets = self._word_sets()[0]
         if self._setup_cache is None or self._setup_cache[0] is not sets:
             found = {p for p, words in sets if any(w in words for w in facts.MODEL_SETUP_METHODS)}
             self._setup_cache = (sets, found)
@@ -469,18 +470,42 @@ class Workspace:
         if not name.isidentifier():
             pattern = re.compile(rf"\b{re.escape(name)}\b")
             return [path for path in self.python_files() if pattern.search(self.text_of(path) or "")]
-        return [path for path, words in self._word_sets() if name in words]
+        sets, mentions = self._word_sets()
+        found = mentions.get(name)
+        if found is None and not mentions and name in self.local_module_names():
+            self._index_module_names(sets, mentions)  # the importers of every module, in one pass
+            found = mentions.get(name)
+        if found is None:  # one pass over the word sets per identifier and index
+            found = [path for path, words in sets if name in words]
+            with self._lock:
+                mentions[name] = found
+        return list(found)
 
-    def _word_sets(self) -> list[tuple[str, frozenset[str]]]:
+    def _index_module_names(self, sets: list[tuple[str, frozenset[str]]], mentions: dict[str, list[str]]) -> None:
+        """Fill ``mentions`` for every name a workspace module is imported under: the search for
+        a module's importers asks it for each module, one pass over the workspace each (quadratic
+        in the number of files) if asked name by name."""
+        local = self.local_module_names()
+        found: dict[str, list[str]] = {name: [] for name in local}
+        for path, words in sets:
+            for name in words & local:
+                found[name].append(path)
+        with self._lock:
+            for name, paths in found.items():
+                mentions.setdefault(name, paths)
+
+    def _word_sets(self) -> tuple[list[tuple[str, frozenset[str]]], dict[str, list[str]]]:
+        """The word set of every file, and the files found per identifier asked so far (both
+        rebuilt after an announced change or a new listing)."""
         listing = self.python_files()
         with self._lock:
             if self._index_key is not None and self._index_key[0] == self._epoch and self._index_key[1] is listing:
-                return self._index
+                return self._index, self._mentions
             key = (self._epoch, listing)
         sets = [(path, self._words_of(path)) for path in listing]
         with self._lock:
-            self._index, self._index_key = sets, key
-        return sets
+            self._index, self._index_key, self._mentions = sets, key, {}
+            return sets, self._mentions
 
     def changed(self, path: str | None = None) -> None:
         """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created

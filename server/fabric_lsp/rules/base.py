@@ -57,6 +57,10 @@ class Rule:
     code: ClassVar[str]
     prefilter: ClassVar[re.Pattern[str]]
     keywords: ClassVar[tuple[str, ...]] = ()
+    #: the prefilter as alternatives, each tried only when the text holds one of its substrings
+    #: (for a pattern whose alternatives have different common words: the search for a rare one
+    #: is not paid on every file that holds a common one); ``prefilter`` is their union
+    prefilter_parts: ClassVar[tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]] = ()
     #: the rule judges set-up models only: it skips documents no set-up model can reach
     #: (``Workspace.setups_may_reach``), before they are parsed
     needs_setups: ClassVar[bool] = False
@@ -69,6 +73,8 @@ class Rule:
 
     def matches(self, text: str) -> bool:
         """Whether the rule's prefilter lets ``text`` through."""
+        if self.prefilter_parts:
+            return any(any(k in text for k in words) and part.search(text) for words, part in self.prefilter_parts)
         if self.keywords and not any(k in text for k in self.keywords):
             return False
         return self.prefilter.search(text) is not None

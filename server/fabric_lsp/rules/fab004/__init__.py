@@ -56,6 +56,8 @@ class FAB004(Rule):
         if not facts.has_feature("backward_check", ctx.lightning_version):
             return None
         tensor = call.func.value
+        if any(isinstance(v, FabricInst) for v in model.values(tensor)):
+            return None  # `fabric.backward(...)`: asked first, it is cheap (no jedi look-up)
         uses = model.models_computing(tensor)
         if not uses or model.set_up_models(tensor) or model.fabrics(tensor)[0]:
             return None  # not a set-up model's output, or `model.backward`/`fabric.backward`

@@ -44,8 +44,11 @@ class FAB005(Rule):
     invalid = INVALID
     fixable = True
     # a tensor's own ``loss.backward()`` (no argument) is not ``Fabric.backward(tensor)``
-    prefilter = re.compile(r"\b(?:setup|setup_module|clip_gradients|init_module|no_backward_sync)\s*\(|\bbackward\s*\(\s*[^)\s]")
-    keywords = ("setup", "backward", "clip_gradients", "init_module", "no_backward_sync")
+    prefilter_parts = (
+        (("setup", "clip_gradients", "init_module", "no_backward_sync"), re.compile(r"\b(?:setup|setup_module|clip_gradients|init_module|no_backward_sync)\s*\(")),
+        (("backward",), re.compile(r"backward\s*\(\s*[^)\s]")),
+    )
+    prefilter = re.compile("|".join(part.pattern for _, part in prefilter_parts))
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name) if not _tensor_backward(c)]

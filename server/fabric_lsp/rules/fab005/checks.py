@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -114,9 +115,25 @@ def _optimizers_set_up_later(model: SemanticModel, setup: ast.Call, fabrics: lis
     return bool(wanted & model.fabrics_calling("setup_optimizers"))
 
 
+_SETUP_CALL_TEXT = re.compile(r"\.\s*(?:" + "|".join(facts.MODEL_SETUP_METHODS) + r")\s*\(")
+
+
+def _setup_calls_in_text(model: SemanticModel) -> int:
+    """At least the number of model setup calls in the document, from the text. The answer
+    rests on every statement that mentions a setup method, and is recorded so — a shortcut
+    taken only when it rules a check out."""
+    count = len(_SETUP_CALL_TEXT.findall(model.module.text))
+    if count < 2:
+        for name in facts.MODEL_SETUP_METHODS:
+            model.module.tops_with(name)  # the look-ups the answer depends on
+    return count
+
+
 def _backward_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> Check | None:
     if any(k.arg in ("model", None) for k in call.keywords) or not call.args:
         return None
+    if _setup_calls_in_text(model) < 2:
+        return None  # at most one model is set up: no need to follow the loss
     setups = relevant_setups(model.setups, call, call.args[0], model.module, fabrics)
     if len(setups) < 2:
         return None

@@ -240,3 +240,23 @@ def test_scope_facts_kept_across_versions_follow_the_statement_text():
     assert scopes("import os\n\n\n" + body) == {"f": {"x", "y", "g"}, "g": {"q", "w"}}  # moved
     assert scopes(body.replace("y = 1", "z = 1")) == {"f": {"x", "z", "g"}, "g": {"q", "w"}}  # y is only read now
     assert scopes(body.replace("global G", "pass")) == {"f": {"x", "y", "g"}, "g": {"q", "w", "G"}}
+
+
+def test_a_syntax_error_elsewhere_withholds_fixes_without_recomputing_verdicts():
+    """While the file does not parse as it is, findings stay and their fixes are withheld (the
+    rewrite could not be checked); the verdicts are those of the clean file, reused across the
+    keystrokes that break and mend the file."""
+    from fabric_lsp.engine.analyzer import NO_FIX_WHILE_BROKEN
+
+    text = "import torch\nimport lightning as L\n" + "".join(TRAINING.format(i=i) for i in range(3))
+    analyzer = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]])
+    (clean, *_) = analyzer.analyze(text, "/work/train.py")
+    assert clean.fix is not None
+    broken = text.replace("        optimizer.step()\n", "        optimizer.step(\n", 1)  # in train_0
+    before = dict(analyzer.stats)
+    findings = analyzer.analyze(broken, "/work/train.py")
+    assert len(findings) == 3 and all(f.fix is None and f.message.endswith(NO_FIX_WHILE_BROKEN) for f in findings)
+    assert analyzer.stats["computed"] - before["computed"] <= 1  # the broken function's own site at most
+    mended = analyzer.analyze(text, "/work/train.py")
+    assert [f.fix for f in mended] == [f.fix for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/work/train.py")]
+    assert all(f.fix is not None for f in mended)

@@ -132,9 +132,8 @@ class Analyzer:
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
-        # what every verdict may read besides its own statements: the rules, the settings, and
-        # whether the file parsed cleanly (fixes are offered only then)
-        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown, module.parsed.clean))
+        # what every verdict may read besides its own statements: the rules and the settings
+        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown))
         previous = self._memos.pop(path, None) if path is not None else None
         if previous is not None and previous.context != memo.context:
             previous = None
@@ -146,6 +145,8 @@ class Analyzer:
             while len(self._memos) > MAX_MEMOS:
                 self._memos.pop(next(iter(self._memos)))
         verdicts.sort(key=lambda v: (v.span.start, v.code))
+        if not module.parsed.clean:
+            verdicts = [_without_fix(v) for v in verdicts]
         findings = [v.finding for v in verdicts if v.finding is not None and not _suppressed(module, v.finding)]
         return Analysis(text, path, verdicts, findings, model, rules)
 
@@ -188,6 +189,20 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
+
+
+#: why a finding offers no fix in a file that does not parse as it is
+NO_FIX_WHILE_BROKEN = "No automatic fix while the file has syntax errors."
+
+
+def _without_fix(verdict: Verdict) -> Verdict:
+    """``verdict`` for a document with syntax errors: a fix is offered only on a file that parses
+    as it is (what it would rewrite cannot be checked), whatever the rule found; the verdicts
+    themselves are computed as for a clean file and reused across the keystrokes in between."""
+    finding = verdict.finding
+    if finding is None or finding.fix is None:
+        return verdict
+    return replace(verdict, finding=replace(finding, fix=None, message=f"{finding.message} {NO_FIX_WHILE_BROKEN}"))
 
 
 @contextlib.contextmanager

@@ -196,19 +196,37 @@ class _Mover:
             return None
 
     def _walk(self, obj: Any, here: bool) -> Any:
-        if isinstance(obj, Span):
+        kind = type(obj)
+        if kind in _LEAVES:
+            return obj
+        if kind is Span:
             return self.span(obj) if here else obj
         if isinstance(obj, (tuple, list)):
             items = [self._walk(x, here) for x in obj]
-            return type(obj)(items) if any(a is not b for a, b in zip(items, obj)) else obj
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            path = getattr(obj, "path", None)
-            inside = here and (path is None or path == self.path)
-            changes = {}
-            for f in dataclasses.fields(obj):
-                value = getattr(obj, f.name)
-                moved = self._walk(value, inside)
-                if moved is not value:
-                    changes[f.name] = moved
-            return dataclasses.replace(obj, **changes) if changes else obj
-        return obj
+            return kind(items) if any(a is not b for a, b in zip(items, obj)) else obj
+        names = _field_names(kind)
+        if names is None:
+            return obj
+        path = getattr(obj, "path", None)
+        inside = here and (path is None or path == self.path)
+        changes = {}
+        for name in names:
+            value = getattr(obj, name)
+            moved = self._walk(value, inside)
+            if moved is not value:
+                changes[name] = moved
+        return dataclasses.replace(obj, **changes) if changes else obj
+
+
+#: values that hold no span
+_LEAVES = frozenset({str, int, float, bool, type(None), dict})
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass type (None for any other type), looked up once per type."""
+    names = _FIELDS.get(kind, ())
+    if names == ():
+        names = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else None
+        _FIELDS[kind] = names
+    return names

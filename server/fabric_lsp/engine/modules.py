@@ -89,15 +89,29 @@ class ModuleInfo:
         calls: list[ast.Call] = []
         loads: list[ast.Name] = []
         stack: list[ast.AST] = [top]
+        pop, push = stack.pop, stack.append
+        # ast.iter_child_nodes, inlined (the walk of every statement an analysis reads: a
+        # generator per node made it the largest cost of a keystroke). A name's only child is
+        # its context (Load/Store), which needs no parent.
         while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Call):
+            node = pop()
+            kind = type(node)
+            if kind is ast.Call:
                 calls.append(node)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                loads.append(node)
-            for child in ast.iter_child_nodes(node):
-                parents[child] = node
-                stack.append(child)
+            elif kind is ast.Name:
+                if type(node.ctx) is ast.Load:
+                    loads.append(node)
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for child in value:
+                        if isinstance(child, ast.AST):
+                            parents[child] = node
+                            push(child)
+                elif isinstance(value, ast.AST):
+                    parents[value] = node
+                    push(value)
         self._top_calls[id(top)] = calls
         self._top_loads[id(top)] = loads
 

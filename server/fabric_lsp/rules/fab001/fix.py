@@ -375,8 +375,6 @@ def _site(module, call, a_stmt, a_call, same_block: bool, branches: Branches) ->
     one_line = a_stmt is b_stmt
     if not one_line and _call_of_stmt(b_stmt) is not call:
         raise NoFix("the `setup_optimizers` call is part of a larger expression; rewrite it by hand")
-    if not module.parsed.clean:
-        raise NoFix("the file has syntax errors")
     _check_optimizer_arguments(call, branches, one_line)
     _check_module_setup_keywords(a_call)
     t_m, t_o = _one_line_targets(b_stmt) if one_line else (_target_of(a_stmt), _target_of(b_stmt))

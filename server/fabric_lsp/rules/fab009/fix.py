@@ -114,8 +114,6 @@ def _whole_lines(module: ModuleInfo, stmt: ast.stmt) -> bool:
 
 
 def _edits(module: ModuleInfo, call: ast.Call) -> list[Edit]:
-    if not module.parsed.clean:
-        raise NoFix("the file has syntax errors")
     b_stmt, t_m, t_o = _setup_statement(module, call)
     c_stmt, block, ic, ib = _construction(module, call, b_stmt)
     value = c_stmt.value

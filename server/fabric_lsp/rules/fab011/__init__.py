@@ -379,7 +379,7 @@ def _fix(
     if values != {"ddp"} or origin is None or origin.path not in (None, model.path):
         return None, 'only a literal `strategy="ddp"` has a fork-based equivalent (`"ddp_notebook"`)'
     literal = _literal(model, origin.span)
-    if literal is None or not model.module.parsed.clean:
+    if literal is None:
         return None, "the strategy is not written as a string literal here"
     launches = _launches(model, fabrics)
     if not launches or any(not c.args for c in launches):

@@ -106,6 +106,7 @@ class FabricLanguageServer(LanguageServer):
         self.results: dict[str, Result] = {}  # by text document (or notebook cell) URI
         self.notebooks: dict[str, notebook_server.NotebookState] = {}
         self.tasks: dict[str, asyncio.Task] = {}
+        self.last_typed: dict[str, float] = {}  # by URI: when its last edit arrived (loop time)
         self.supports_resolve = False
         self.supports_document_changes = False
         self.root: str | None = None
@@ -180,6 +181,17 @@ class FabricLanguageServer(LanguageServer):
             old.cancel()
         delay = self.options.debounce_ms / 1000 if delay is None else delay
         self.tasks[uri] = asyncio.get_running_loop().create_task(self._analyze_later(uri, delay))
+
+    def schedule_edit(self, uri: str) -> None:
+        """An edit of an open document: analysed at once when it comes after a pause of at least
+        the debounce (and no analysis of the document is under way), else once typing pauses
+        for the debounce — a burst of keystrokes is analysed at its start and at its end."""
+        now = asyncio.get_running_loop().time()
+        last = self.last_typed.get(uri)
+        self.last_typed[uri] = now
+        debounce = self.options.debounce_ms / 1000
+        paused = last is None or now - last >= debounce
+        self.schedule(uri, 0 if paused and uri not in self.tasks else debounce)
 
     async def _analyze_later(self, uri: str, delay: float) -> None:
         try:
@@ -521,7 +533,7 @@ def _same_as_disk(path: str, text: str) -> bool:
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: FabricLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.schedule(uri)
+    ls.schedule_edit(uri)
     path = _path_of(uri)
     if path is not None:
         ls.module_changed(path)
@@ -546,6 +558,7 @@ async def did_close(ls: FabricLanguageServer, params: types.DidCloseTextDocument
     if task is not None:
         task.cancel()
     ls.results.pop(uri, None)
+    ls.last_typed.pop(uri, None)
     ls.graph.forget(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

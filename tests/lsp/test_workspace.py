@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -338,3 +339,27 @@ async def test_batch_script_and_the_file_it_launches_follow_each_other(session: 
     session.change(script_uri, SBATCH.format(n=8))
     await session.codes_become(train_uri, [])
     await session.codes_become(script_uri, [])
+
+
+@pytest.mark.asyncio
+async def test_a_keystroke_after_a_pause_is_analysed_at_once_and_a_burst_once_it_pauses(session: Session, tmp_path: Path):
+    """``debounceMs`` delays only keystrokes that follow one another closely: the first edit
+    after a pause is analysed at once; the next, within the debounce, waits until typing has
+    paused for the debounce."""
+    debounce = 2.0
+    train, _ = project(tmp_path, strategy="deepspeed")
+    await session.start(tmp_path, options={"debounceMs": int(debounce * 1000)})
+    uri = session.open(train)
+    assert [d.code for d in await session.publish_after(uri, 0)] == ["FAB001"]
+    text = train.read_text()
+
+    started = time.monotonic()
+    session.change(uri, text + "\n# after a pause\n")  # version 2
+    await until(lambda: any(v == 2 for v, _ in session.published[uri]))
+    assert time.monotonic() - started < debounce * 0.75  # at once, not after the debounce
+
+    started = time.monotonic()
+    session.change(uri, text + "\n# within the burst\n")  # version 3, right after version 2
+    await until(lambda: any(v == 3 for v, _ in session.published[uri]))
+    assert time.monotonic() - started >= debounce * 0.9  # once typing paused
+    assert [d.code for d in session.published[uri][-1][1]] == ["FAB001"]

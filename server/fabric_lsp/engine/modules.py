@@ -162,9 +162,13 @@ class ModuleInfo:
             i -= 1
         return i
 
-    def _record(self, name: str, kind: str) -> None:
+    def record_lookup(self, name: str, kind: str = "mention") -> None:
+        """Record that the verdict being computed depends on the statements that mention
+        ``name`` (or, for ``kind="binding"``, bind it), as :meth:`tops_with` does."""
         if self.lookups is not None:
             self.lookups.setdefault(name, set()).add(kind)
+
+    _record = record_lookup
 
     def _record_statement(self, top: ast.stmt) -> None:
         """The verdict being computed read inside the module-level statement ``top`` only: it

@@ -311,10 +311,11 @@ def _module_assignments(m: ModuleInfo, name: str, grad_only: bool) -> list[tuple
     """The module-level assignments of ``name``, from the statements that mention it (recorded
     at every call as a name-resolution look-up: only the statements binding it matter), found
     once per version: a global read such as ``enumerate`` is asked at every site."""
-    tops = m.tops_with(name, "binding")
+    m.record_lookup(name, "binding")
     per_module = _MODULE_ASSIGNMENTS.setdefault(m, {})
     found = per_module.get((name, grad_only))
     if found is None:
+        tops = m.tops_with(name)
         found = per_module[(name, grad_only)] = _assigned_in((n for top in tops for n in own_nodes(_Block([top]), grad_only)), name)
     return found
 

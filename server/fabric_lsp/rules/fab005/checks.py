@@ -122,10 +122,11 @@ def _setup_calls_in_text(model: SemanticModel) -> int:
     """At least the number of model setup calls in the document, from the text. The answer
     rests on every statement that mentions a setup method, and is recorded so — a shortcut
     taken only when it rules a check out."""
-    count = len(_SETUP_CALL_TEXT.findall(model.module.text))
+    text = model.module.text
+    count: int = model.asked_once(("setup calls in the text",), lambda: len(_SETUP_CALL_TEXT.findall(text)))
     if count < 2:
         for name in facts.MODEL_SETUP_METHODS:
-            model.module.tops_with(name)  # the look-ups the answer depends on
+            model.module.record_lookup(name)  # what the answer depends on
     return count
 
 

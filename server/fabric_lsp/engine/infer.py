@@ -705,8 +705,9 @@ class Inference:
             if self.asked_once is None or ctx.env:
                 return fabric_args.fabric_instances(self, node, ctx, origin)
             # a construction outside any call's bound arguments is the same Fabric for every
-            # receiver that reaches it: its configurations are worked out once per analysis
-            key = ("fabric_instances", id(node), ctx.depth)
+            # receiver that reaches it: its configurations are worked out once per analysis (an
+            # evaluation that reaches the depth limit raises, and leaves nothing remembered)
+            key = ("fabric_instances", id(node))
             return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin)))
         kind = facts.strategy_kind_of_class(q)
         if kind is not None:

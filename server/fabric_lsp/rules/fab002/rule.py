@@ -67,10 +67,15 @@ class FAB002(Rule):
     invalid = INVALID
     fixable = True
     #: a rank guard names a rank (``global_rank``, ``rank_zero_only``, ``get_rank``, ``LOCAL_RANK`` …),
-    #: ``is_global_zero`` or ``rank_zero_first``
-    #: (each branch starts with a literal, so that a file without them costs one fast scan)
-    prefilter = re.compile(r"rank(?<=_rank)\b|is_global_zero|rank_zero_|RANK\b|get_rank")
-    keywords = ("rank", "RANK", "is_global_zero")
+    #: ``is_global_zero`` or ``rank_zero_first`` (each searched only where its words are)
+    prefilter_parts = (
+        (("_rank",), re.compile(r"_rank\b")),
+        (("get_rank",), re.compile(r"get_rank")),
+        (("is_global_zero",), re.compile(r"is_global_zero")),
+        (("rank_zero_",), re.compile(r"rank_zero_")),
+        (("RANK",), re.compile(r"RANK\b")),
+    )
+    prefilter = re.compile("|".join(part.pattern for _, part in prefilter_parts))
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]

@@ -96,6 +96,11 @@ def test_set_up_models_reach_a_module_only_through_setup_or_its_importers(tmp_pa
     assert workspace.setups_may_reach(str(tmp_path / "steps.py"), step)  # train.py imports it and sets up
     assert workspace.setups_may_reach(None, "model = fabric.setup_module(model)\n")  # names a setup method
     assert workspace.setups_may_reach(None, "from steps import step\n")  # imports a workspace module
+    assert workspace.setups_may_reach(None, "from  . import steps\n")  # a relative import, however spaced
+    assert workspace.setups_may_reach(None, "from\t.steps import step\n")
+    assert not workspace.setups_may_reach(None, "import torch\nimport os.path\n")  # packages only
+    unsaved = "import torch\nfrom steps import step\n"  # an editor buffer that differs from the disk
+    assert workspace.setups_may_reach(str(tmp_path / "plain.py"), unsaved)
 
 
 def test_rule_keywords_never_reject_what_the_prefilter_accepts():

@@ -421,7 +421,8 @@ class Workspace:
         local = self.local_module_names() if self.root else frozenset()
         # the words of the file as the workspace read it, when that is this text
         words = self._words_of(path) if path and self.text_of(path) == text else _words(text)
-        if "from ." not in text and "from\t." not in text and local.isdisjoint(words):
+        relative = " ." in text or "\t." in text  # a relative import has `from`, blanks, then a dot
+        if not relative and local.isdisjoint(words):
             return False  # no relative import, and no word of the text names a workspace module
         for match in IMPORT_LINE.finditer(text):
             for dotted in (match.group("module") or match.group("plain") or "").replace(",", " ").split():

@@ -89,7 +89,7 @@ async def refresh_session(debounce_ms: int, edits: int) -> dict:
         config_uri, first = client.did_open(config, 'STRATEGY = "ddp"\n')
         await asyncio.wait_for(first, 60)
         train_uri, first = client.did_open(train, TRAIN)
-        await asyncio.wait_for(first, 60)
+        base = (await asyncio.wait_for(first, 60)).n  # under "ddp" (FAB007: main() never launches)
         dependent, own = [], []
         for i in range(edits):
             strategy = "deepspeed" if i % 2 == 0 else "ddp"
@@ -97,7 +97,7 @@ async def refresh_session(debounce_ms: int, edits: int) -> dict:
             fut = client.diag_future(train_uri, None, t0)
             replace_all(client, config_uri, f'STRATEGY = "{strategy}"\n')
             rec = await asyncio.wait_for(fut, 60)
-            assert rec.n == (1 if strategy == "deepspeed" else 0), (strategy, rec)
+            assert rec.n == base + (1 if strategy == "deepspeed" else 0), (strategy, rec)  # FAB001 comes and goes
             dependent.append((rec.t - t0) * 1000)
             await asyncio.sleep(0.05)
             t0 = time.perf_counter()

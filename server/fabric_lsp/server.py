@@ -303,7 +303,8 @@ class FabricLanguageServer(LanguageServer):
         """Event loop: keep the result of the current version; push its diagnostics, or, to a
         client that pulls them, ask for a refresh when a dependency changed them."""
         previous = self.results.get(uri)
-        same = previous is not None and previous.diagnostics == result.diagnostics
+        # result ids matter to a client that pulls; a pushed client gets every version's list
+        same = self.pull and previous is not None and previous.diagnostics == result.diagnostics
         result.result_id = previous.result_id if same and previous else self.new_result_id()
         self.results[uri] = result
         if not self.pull:

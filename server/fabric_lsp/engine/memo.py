@@ -9,6 +9,7 @@ answer itself — so incremental reuse (:mod:`fabric_lsp.engine.incremental`) st
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable
 from typing import Any, Callable, TypeVar
 
@@ -20,7 +21,9 @@ T = TypeVar("T")
 class AskedOnce:
     def __init__(self, module: ModuleInfo, inference) -> None:
         self.module = module
-        self.inference = inference
+        # the evaluator holds this memo too: a weak reference keeps the two out of a reference
+        # cycle, so that a version's trees are freed as soon as the next one replaces them
+        self._inference = weakref.ref(inference)
         self._answers: dict[Hashable, tuple[Any, dict[str, set[str]], bool]] = {}
 
     def __call__(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -29,7 +32,8 @@ class AskedOnce:
             outer = self.module.lookups
             inner: dict[str, set[str]] = {}
             self.module.lookups = inner
-            external_before = self.inference.external_lookups
+            inference = self.inference
+            external_before = inference.external_lookups
             try:
                 answer = compute()
             except BaseException:  # no answer to keep; what it looked up still counts
@@ -37,13 +41,17 @@ class AskedOnce:
                 self._replay(inner)
                 raise
             self.module.lookups = outer
-            hit = (answer, inner, self.inference.external_lookups != external_before)
+            hit = (answer, inner, inference.external_lookups != external_before)
             self._answers[key] = hit
         answer, lookups, external = hit
         self._replay(lookups)
         if external:
             self.inference.external_lookups += 1
         return answer
+
+    @property
+    def inference(self):
+        return self._inference()
 
     def _replay(self, lookups: dict[str, set[str]]) -> None:
         if self.module.lookups is not None:

@@ -291,9 +291,9 @@ class ModuleInfo:
     def name_loads(self) -> _ByName:
         return _ByName(self.loads_of)
 
-    @cached_property
+    @property
     def parents(self) -> _Parents:
-        return _Parents(self)
+        return _Parents(self)  # not kept: the module would be in a reference cycle with it
 
     # -- navigation --------------------------------------------------------------------------
     def scope_of(self, node: ast.AST) -> ast.AST:

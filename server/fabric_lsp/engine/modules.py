@@ -168,7 +168,6 @@ class ModuleInfo:
         if self.lookups is not None:
             self.lookups.setdefault(name, set()).add(kind)
 
-    _record = record_lookup
 
     def _record_statement(self, top: ast.stmt) -> None:
         """The verdict being computed read inside the module-level statement ``top`` only: it
@@ -195,7 +194,7 @@ class ModuleInfo:
         """The module-level statements that mention the identifier ``name``, in order. ``kind``
         tells what the caller reads of them: ``"binding"`` when only those that bind the name at
         module level matter (name resolution), ``"mention"`` otherwise (call sites, uses)."""
-        self._record(name, kind)
+        self.record_lookup(name, kind)
         return list(self._tops_with(name)[0])
 
     def _tops_with(self, name: str) -> tuple[list[ast.stmt], list[int]]:
@@ -211,7 +210,7 @@ class ModuleInfo:
         """The module-level bindings of ``name`` (``bindings_of(tops, name)``, from the statements
         that mention it), found once per module: a name like an import alias is looked up at
         every site."""
-        self._record(name, "binding")  # at every look-up, as a scan would be
+        self.record_lookup(name, "binding")  # at every look-up, as a scan would be
         found = self._bindings.get(name)
         if found is None:
             found = self._bindings[name] = bindings_of(self._tops_with(name)[0], name)[0]
@@ -220,7 +219,7 @@ class ModuleInfo:
     def tops_declaring_global(self, name: str) -> list[ast.stmt]:
         """The module-level statements that mention ``global`` and ``name`` (functions that may
         assign the module's ``name``)."""
-        self._record(name, "global")
+        self.record_lookup(name, "global")
         if "global" not in self.index:
             return []
         common = set(self.index["global"]) & set(self.index.get(name, ()))
@@ -230,13 +229,13 @@ class ModuleInfo:
     def tops_before(self, name: str, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
         """The module-level statements mentioning ``name``, and how many come before ``stmt``
         (for the bindings of ``name`` that reach ``stmt``)."""
-        self._record(name, "binding")
+        self.record_lookup(name, "binding")
         tops, lines = self._tops_with(name)
         return list(tops), bisect.bisect_left(lines, stmt.lineno)
 
     def calls_named(self, name: str) -> list[ast.Call]:
         """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
-        self._record(name, "mention")
+        self.record_lookup(name, "mention")
         cached = self._calls_cache.get(name)
         if cached is not None:
             return cached

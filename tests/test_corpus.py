@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import io
-import os
 import sys
 from pathlib import Path
 
@@ -101,10 +100,6 @@ def _labelled_registered() -> list[tuple[str, str]]:
     """(project, rule) for every labelled rule that is registered; rules being written are left out quietly."""
     registered = report.registered_rules()
     return [(c.name, rule) for c in CASES for rule in c.rules if rule in registered]
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 # --------------------------------------------------------------------------------------------

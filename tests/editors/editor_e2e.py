@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ci_env import in_ci
+
 if TYPE_CHECKING:  # the editor runs' record, defined with the fixtures
     from conftest import Run
 
@@ -32,7 +34,7 @@ SCENARIOS = {
     "unicode_names": "deepspeed_unicode_names",
 }
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+IN_CI = in_ci()
 
 
 def units(text: str, encoding: str) -> int:

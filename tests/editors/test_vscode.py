@@ -37,6 +37,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from ci_env import in_ci
 
 # The first test may install the tools (see `tools`), so it may take longer than the default 300 s.
 INSTALL_TIMEOUT = 420
@@ -172,14 +173,10 @@ def _missing_tools() -> list[str]:
     return missing
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 @pytest.fixture(scope="module")
 def tools() -> dict[str, str]:
     missing = _missing_tools()
-    if missing and _in_ci():
+    if missing and in_ci():
         pytest.fail(
             "CI is set but the VS Code end-to-end test is missing: " + "; ".join(missing)
             + f". {INSTALL_SCRIPT.relative_to(ROOT)} (run by .ci/run) should have installed them.",

@@ -183,8 +183,8 @@ def start_script(runtime_python: Path, runtime_env: dict[str, str]):
     """
     started: list[Started] = []
 
-    def start(script: Path, *args: str) -> Started:
-        started.append(Started(script, runtime_python, runtime_env, args))
+    def start(script: Path, *args: str, env: dict[str, str] | None = None) -> Started:
+        started.append(Started(script, runtime_python, runtime_env if env is None else env, args))
         return started[-1]
 
     yield start

@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -73,21 +71,10 @@ def _project(tmp_path: Path, name: str, script_name: str, script: str, fabric_ar
     return folder
 
 
-@dataclass
-class Run:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    def explain(self) -> str:
-        return f"$ {' '.join(self.args)}\nexit {self.returncode}\n--- stdout ---\n{self.stdout[-3000:]}\n--- stderr ---\n{self.stderr[-5000:]}"
-
-
-def _run(python: Path, env: dict[str, str], folder: Path, *args: str) -> Run:
-    cmd = [str(python), *args]
-    proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
-    return Run(cmd, proc.returncode, proc.stdout, proc.stderr)
+def _run(start_script, env: dict[str, str], folder: Path, script: str, *args: str):
+    """``script`` in ``folder`` under the runtime harness (a run that hangs or aborts in torch's
+    process-group teardown after its work is run once more; see ``conftest.Started``)."""
+    return start_script(folder / script, *args, env=env).result()
 
 
 def _findings(fabric_lsp, folder: Path) -> list[dict]:
@@ -109,7 +96,7 @@ def _slurm_env(runtime_env: dict[str, str], folder: Path, script_name: str) -> d
     return {**runtime_env, **environment(script, launch).mapping(), **SLURM_TASK, "MASTER_PORT": str(_free_port())}
 
 
-def test_torchrun_world_size(tmp_path, runtime_python, runtime_env, fabric_lsp):
+def test_torchrun_world_size(tmp_path, start_script, runtime_env, fabric_lsp):
     message = (
         "ValueError: You set `devices=2` and `num_nodes=1` in Lightning, but the product (2 * 1) does not"
         " match the world size (1)."
@@ -118,7 +105,7 @@ def test_torchrun_world_size(tmp_path, runtime_python, runtime_env, fabric_lsp):
     for name, nproc in (("invalid", 1), ("valid", 2)):
         folder = _project(tmp_path, name, "run.sh", f"torchrun --standalone --nproc_per_node={nproc} train.py\n", fabric_args)
         (folder / "torchrun.py").write_text(TORCHRUN)
-        res = _run(runtime_python, runtime_env, folder, "torchrun.py", "--standalone", f"--nproc_per_node={nproc}", "train.py")
+        res = _run(start_script, runtime_env, folder, "torchrun.py", "--standalone", f"--nproc_per_node={nproc}", "train.py")
         if name == "invalid":
             assert res.returncode != 0 and message in res.stderr, res.explain()
             _assert_reported(fabric_lsp, folder, message.removeprefix("ValueError: "))
@@ -127,7 +114,7 @@ def test_torchrun_world_size(tmp_path, runtime_python, runtime_env, fabric_lsp):
             assert _findings(fabric_lsp, folder) == []
 
 
-def test_slurm_ntasks_per_node(tmp_path, runtime_python, runtime_env, fabric_lsp):
+def test_slurm_ntasks_per_node(tmp_path, start_script, runtime_env, fabric_lsp):
     message = (
         "ValueError: You set `devices=2` in Lightning, but the number of tasks per node configured in SLURM"
         " `--ntasks-per-node=1` does not match. HINT: Set `devices=1`."
@@ -135,7 +122,7 @@ def test_slurm_ntasks_per_node(tmp_path, runtime_python, runtime_env, fabric_lsp
     sbatch = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\nsrun python train.py\n"
     for name, devices in (("invalid", 2), ("valid", 1)):
         folder = _project(tmp_path, name, "job.sbatch", sbatch, f'accelerator="cpu", devices={devices}, strategy="ddp"')
-        res = _run(runtime_python, _slurm_env(runtime_env, folder, "job.sbatch"), folder, "train.py")
+        res = _run(start_script, _slurm_env(runtime_env, folder, "job.sbatch"), folder, "train.py")
         if name == "invalid":
             assert res.returncode != 0 and message in res.stderr, res.explain()
             _assert_reported(fabric_lsp, folder, message.removeprefix("ValueError: "))
@@ -144,19 +131,19 @@ def test_slurm_ntasks_per_node(tmp_path, runtime_python, runtime_env, fabric_lsp
             assert _findings(fabric_lsp, folder) == []
 
 
-def test_slurm_ntasks_without_ntasks_per_node(tmp_path, runtime_python, runtime_env, fabric_lsp):
+def test_slurm_ntasks_without_ntasks_per_node(tmp_path, start_script, runtime_env, fabric_lsp):
     message = (
         "RuntimeError: You set `--ntasks=2` in your SLURM bash script, but this variable is not supported."
         " HINT: Use `--ntasks-per-node=2` instead."
     )
     fabric_args = 'accelerator="cpu", devices=2, strategy="ddp"'
     folder = _project(tmp_path, "invalid", "job.sbatch", "#SBATCH --ntasks=2\nsrun python train.py\n", fabric_args)
-    res = _run(runtime_python, _slurm_env(runtime_env, folder, "job.sbatch"), folder, "train.py")
+    res = _run(start_script, _slurm_env(runtime_env, folder, "job.sbatch"), folder, "train.py")
     assert res.returncode != 0 and message in res.stderr, res.explain()
     _assert_reported(fabric_lsp, folder, message.removeprefix("RuntimeError: "))
 
 
-def test_fabric_run_devices_conflict(tmp_path, runtime_python, runtime_env, fabric_lsp):
+def test_fabric_run_devices_conflict(tmp_path, start_script, runtime_env, fabric_lsp):
     message = (
         "ValueError: Your code has `Fabric(devices=2, ...)` but it conflicts with the value `--devices=1`"
         " set through the CLI."
@@ -166,7 +153,7 @@ def test_fabric_run_devices_conflict(tmp_path, runtime_python, runtime_env, fabr
         command = f"fabric run --accelerator=cpu --strategy=ddp --devices={devices} train.py\n"
         folder = _project(tmp_path, name, "run.sh", command, fabric_args, launch=False)
         shutil.copy(FABRIC_RUN, folder)
-        res = _run(runtime_python, runtime_env, folder, FABRIC_RUN.name, "cpu", "ddp", devices, str(_free_port()), "train.py")
+        res = _run(start_script, runtime_env, folder, FABRIC_RUN.name, "cpu", "ddp", devices, str(_free_port()), "train.py")
         if name == "invalid":
             assert res.returncode != 0 and message in res.stderr, res.explain()
             _assert_reported(fabric_lsp, folder, message.removeprefix("ValueError: "))

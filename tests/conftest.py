@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ci_env import in_ci
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "tests" / ".artifacts"
@@ -41,3 +42,14 @@ def analysed_env(request):
     if request.param == "with-lightning":
         return str(ensure_lightning_env())
     return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CI, a test that skips itself fails: a skipped editor or runtime test proves nothing
+    (the suites fail with the missing tool's name themselves; this catches any that would not)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and not hasattr(report, "wasxfail") and in_ci():
+        report.outcome = "failed"
+        report.longrepr = f"CI=true and the test skipped: {report.longrepr}"

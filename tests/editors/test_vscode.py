@@ -126,7 +126,7 @@ modèle, optimiseur_漢字𠮷 = fabric.setup(modèle, optimiseur_漢字𠮷)  #
 
 def _unavailable(message: str) -> None:
     """A missing tool: a failure under CI (a skipped editor test proves nothing), a skip elsewhere."""
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    if in_ci():
         pytest.fail("CI=true and " + message, pytrace=False)
     pytest.skip(message)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ci_env import in_ci
 from fabric_lsp import config, facts
 from fabric_lsp.engine.lightning import (
     CPU,
@@ -180,7 +181,7 @@ def _runtime_python() -> Path:
     proc = subprocess.run(["bash", str(install)], cwd=ROOT, capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0 or not python.exists():
         message = f"runtime venv not installed by {install.name}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
-        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes", "on"):
+        if in_ci():
             pytest.fail(message)
         pytest.skip(message)
     return python

@@ -1,0 +1,211 @@
+"""The real-code corpus: whole public repositories, checked from their roots, every finding labelled.
+
+Each ``repos/<owner>__<name>.toml`` pins one public repository at a commit and labels the findings
+fabric-lsp reports on it (``[[finding]]``: TP or FP, with the Lightning ``file:line`` that proves it)
+and the failures it should report but does not (``[[miss]]``). None of the repositories' code is
+kept here: it is read from snapshots (bare git directories named ``owner+name``, each holding the
+pinned commit), unpacked into a scratch folder and checked as a user would, from its root::
+
+    python tests/realcode/report.py --snapshots DIR            # every repository
+    python tests/realcode/report.py --snapshots DIR litgpt      # those whose name contains "litgpt"
+    python tests/realcode/report.py --snapshots DIR --unlabelled-toml   # stubs to paste
+
+It prints per-rule precision, the errors that Lightning does not raise on every feasible
+configuration, the safe fixes that break one, the known misses still missed, and every finding
+nobody has labelled yet (those count in no figure: label them before calling a rule done).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPOS = HERE / "repos"
+FABRIC_LSP = [sys.executable, "-m", "fabric_lsp"]
+
+
+@dataclass
+class Repo:
+    name: str  # owner/name
+    commit: str
+    licence: str
+    labels: dict[tuple[str, int, str], dict]
+    misses: list[dict]
+    source: Path
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace("/", "__")
+
+
+@dataclass
+class Tally:
+    tp: Counter = field(default_factory=Counter)
+    fp: Counter = field(default_factory=Counter)
+    unlabelled: list[tuple[str, dict]] = field(default_factory=list)
+    bad_errors: list[tuple[str, dict, dict]] = field(default_factory=list)
+    bad_fixes: list[tuple[str, dict, dict]] = field(default_factory=list)
+    missed: list[tuple[str, dict]] = field(default_factory=list)
+    found_misses: list[tuple[str, dict]] = field(default_factory=list)
+    stale: list[tuple[str, dict]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def load_repos(select: list[str]) -> list[Repo]:
+    out = []
+    for path in sorted(REPOS.glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        if select and not any(s.lower() in data["repo"].lower() for s in select):
+            continue
+        labels = {(f["path"], int(f["line"]), f["code"]): f for f in data.get("finding", [])}
+        out.append(Repo(data["repo"], data["commit"], data["licence"], labels, data.get("miss", []), path))
+    return out
+
+
+def snapshot_dir(snapshots: Path, repo: Repo) -> Path | None:
+    base = snapshots / repo.name.replace("/", "+")
+    for candidate in (base / "repo", base):
+        if (candidate / "objects").is_dir() or (candidate / ".git").is_dir():
+            return candidate
+    return None
+
+
+def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
+    root = scratch / repo.slug / repo.commit[:12]
+    if root.is_dir():
+        return root
+    tmp = root.with_suffix(".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", repo.commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    if not (tmp / repo.licence).is_file():
+        raise SystemExit(f"{repo.source.name}: no licence file {repo.licence!r} at {repo.commit}")
+    tmp.rename(root)
+    return root
+
+
+def check(root: Path, extra: list[str]) -> tuple[list[dict], float]:
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [*FABRIC_LSP, "check", "--format", "json", "--exit-zero", ".", *extra],
+        cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"fabric-lsp check failed in {root}:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout or "[]"), elapsed
+
+
+def finding_key(f: dict) -> tuple[str, int, str]:
+    name = f["filename"]
+    if f.get("cell"):
+        name = f"{name}:cell {f['cell']}"
+    return (name, f["location"]["row"], f["code"])
+
+
+def judge(repo: Repo, findings: list[dict], tally: Tally) -> None:
+    seen = set()
+    for f in findings:
+        key = finding_key(f)
+        seen.add(key)
+        label = repo.labels.get(key)
+        if label is None:
+            tally.unlabelled.append((repo.name, f))
+            continue
+        (tally.tp if label["label"] == "TP" else tally.fp)[f["code"]] += 1
+        if f["severity"] == "error" and not (label["label"] == "TP" and label.get("certain", False)):
+            tally.bad_errors.append((repo.name, f, label))
+        fix = f.get("fix")
+        if fix and fix["applicability"] == "safe" and label.get("fix_ok") is False:
+            tally.bad_fixes.append((repo.name, f, label))
+    for miss in repo.misses:
+        key = (miss["path"], int(miss["line"]), miss["code"])
+        (tally.found_misses if key in seen else tally.missed).append((repo.name, miss))
+    for key, label in repo.labels.items():
+        if key not in seen:
+            tally.stale.append((repo.name, label))
+
+
+def stub(repo: str, f: dict) -> str:
+    path = finding_key(f)[0]
+    return (
+        f"# {repo}\n[[finding]]\npath = {json.dumps(path)}\nline = {f['location']['row']}\ncode = \"{f['code']}\"\n"
+        f"severity = \"{f['severity']}\"\nlabel = \"?\"  # TP | FP\ncertain = false  # TP on every feasible configuration\n"
+        f"lightning = \"\"  # lightning/fabric/...py:LINE\nwhy = {json.dumps(f['message'][:300])}\n"
+    )
+
+
+def print_report(tally: Tally, repos: list[Repo], stubs: bool) -> None:
+    codes = sorted(set(tally.tp) | set(tally.fp))
+    total_tp, total_fp = sum(tally.tp.values()), sum(tally.fp.values())
+    print(f"\n{len(repos)} repositories, {total_tp + total_fp} labelled findings, {len(tally.unlabelled)} unlabelled")
+    print(f"{'rule':8} {'TP':>4} {'FP':>4} {'precision':>9}")
+    for code in codes:
+        tp, fp = tally.tp[code], tally.fp[code]
+        print(f"{code:8} {tp:4} {fp:4} {tp / (tp + fp):9.3f}")
+    if total_tp + total_fp:
+        print(f"{'all':8} {total_tp:4} {total_fp:4} {total_tp / (total_tp + total_fp):9.3f}")
+    print(f"errors where Lightning does not fail on every feasible configuration: {len(tally.bad_errors)}")
+    for repo, f, label in tally.bad_errors:
+        print(f"  {repo}: {finding_key(f)} [{label['label']}] {label.get('why', '')[:160]}")
+    print(f"safe fixes that break a feasible configuration: {len(tally.bad_fixes)}")
+    for repo, f, label in tally.bad_fixes:
+        print(f"  {repo}: {finding_key(f)} {label.get('why', '')[:160]}")
+    print(f"known misses: {len(tally.missed)} still missed, {len(tally.found_misses)} now reported")
+    for repo, miss in tally.missed:
+        print(f"  missed {repo}: {miss['path']}:{miss['line']} {miss['code']} {miss.get('why', '')[:120]}")
+    if tally.stale:
+        print(f"labels no longer reported: {len(tally.stale)}")
+        for repo, label in tally.stale:
+            print(f"  {repo}: {label['path']}:{label['line']} {label['code']} [{label['label']}]")
+    for repo, f in tally.unlabelled:
+        if stubs:
+            print(stub(repo, f))
+        else:
+            print(f"  UNLABELLED {repo}: {':'.join(map(str, finding_key(f)))} [{f['severity']}] {f['message'][:200]}")
+    print("seconds per repository: " + ", ".join(f"{n} {s:.1f}" for n, s in tally.seconds.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("select", nargs="*", help="only repositories whose owner/name contains one of these")
+    p.add_argument("--snapshots", default=os.environ.get("FABRIC_LSP_SNAPSHOTS"), help="folder of the snapshots (owner+name/…), or $FABRIC_LSP_SNAPSHOTS")
+    p.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "fabric-lsp-realcode"), help="where the pinned trees are unpacked")
+    p.add_argument("--unlabelled-toml", action="store_true", help="print unlabelled findings as [[finding]] stubs")
+    p.add_argument("--json", metavar="FILE", help="also write every finding with its label to FILE")
+    args, extra = p.parse_known_args(argv)
+    if not args.snapshots:
+        p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
+    repos = load_repos(args.select)
+    tally, dump = Tally(), []
+    for repo in repos:
+        git_dir = snapshot_dir(Path(args.snapshots), repo)
+        if git_dir is None:
+            print(f"missing snapshot of {repo.name}: fetch github:{repo.name} into {args.snapshots}", file=sys.stderr)
+            continue
+        root = unpack(git_dir, repo, Path(args.scratch))
+        findings, seconds = check(root, extra)
+        tally.seconds[repo.name] = seconds
+        judge(repo, findings, tally)
+        dump += [{"repo": repo.name, **f, "label": repo.labels.get(finding_key(f))} for f in findings]
+    print_report(tally, repos, args.unlabelled_toml)
+    if args.json:
+        Path(args.json).write_text(json.dumps(dump, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -60,10 +60,6 @@ KNOWN_FAILURES: dict[str, str] = {
         "FAB006 misses fabric.save(path, model) (a module, not a state dict: AttributeError under every strategy) "
         "and the load of a stage {optimizer, scheduler, iter_num} without the model under the FSDP branch"
     ),
-    "703-real-single-device-under-slurm-tasks:FAB010": (
-        "the evaluator takes both branches of `DeepSpeedStrategy(...) if devices > 1 else \"auto\"` (it does not "
-        "fold the test on the module constant devices = 1), so the DeepSpeed branch with devices=1 makes a warning"
-    ),
 }
 
 #: Cases the engine gets wrong in one analysed environment only.

@@ -16,6 +16,9 @@ class Binding:
     node: ast.AST
     target: ast.AST | None = None
     value: ast.AST | None = None
+    #: tests the value must pass to reach the use, as the value of this name (the walk from the
+    #: use passed ``if x is None: x = 1`` or ``if x > 1: raise``): (test, wanted outcome)
+    narrow: tuple = ()
 
 
 def binds(target: ast.AST, name: str) -> bool:

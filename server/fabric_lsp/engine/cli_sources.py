@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from fabric_lsp.engine import paths
 from fabric_lsp.engine.bindings import callee_name
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.values import (
@@ -86,7 +87,12 @@ def literal_values(ev: Evaluator, annotation: ast.AST | None, ctx: Ctx, what: st
 
 
 def cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
-    """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown."""
+    """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown;
+    one decision per option, so that every read of it takes the same value."""
+    return paths.tagged(_cli_option(ev, m, dest, ctx), ("option", id(m), dest))
+
+
+def _cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
     grouped = added_arguments(ev, m, dest, ctx)
     if grouped is not None:
         return grouped

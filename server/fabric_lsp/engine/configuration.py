@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabric_lsp import facts
-from fabric_lsp.engine import lightning
+from fabric_lsp.engine import lightning, paths
 from fabric_lsp.engine.values import (
     AcceleratorInst,
     ArgumentSet,
@@ -54,6 +54,7 @@ CONNECTOR_ARGS = ("accelerator", "strategy", "devices", "num_nodes", "precision"
 
 CPU = lightning.CPU
 CUDA = lightning.Host(cuda=8)
+ONE_GPU = lightning.Host(cuda=1)
 TPU = lightning.Host(tpu=8)
 MPS = lightning.Host(mps=True)
 _HOSTS_BY_ACCELERATOR = {"cpu": (CPU,), "cuda": (CUDA,), "gpu": (CUDA,), "tpu": (TPU,), "mps": (MPS,), "auto": (CPU, CUDA)}
@@ -114,13 +115,30 @@ def scenarios(ev: Evaluator, fabric: FabricInst, interactive: bool = False) -> l
 
 
 def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) -> list[Scenario]:
+    """One scenario per *feasible* combination of argument values (their paths agree: values
+    the code chooses together go together) and machine."""
     per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
-    for combo in itertools.islice(itertools.product(*per_arg), MAX_SCENARIOS):
+    for combo in itertools.islice(_feasible(per_arg, args.path), MAX_SCENARIOS):
         out += _resolved(combo, interactive)
         if len(out) >= MAX_SCENARIOS:
             break
     return out[:MAX_SCENARIOS]
+
+
+def _feasible(per_arg: list[list[_Choice]], path: frozenset):
+    """The combinations of one choice per argument whose paths agree (depth first, pruning a
+    prefix as soon as it disagrees)."""
+    if not per_arg:
+        yield ()
+        return
+    first, rest = per_arg[0], per_arg[1:]
+    for choice in first:
+        merged = paths.merge(path, choice.path)
+        if merged is None:
+            continue
+        for tail in _feasible(rest, merged):
+            yield (choice, *tail)
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,7 @@ class _Choice:
     written: bool = False  # False: Fabric's default
     label: str | None = None
     assumed: bool = False  # a representative value for one not known
+    path: frozenset = paths.EMPTY  # the decisions the value was chosen under
 
 
 _DEFAULTS = {"accelerator": "auto", "strategy": "auto", "devices": "auto", "num_nodes": 1, "precision": None, "plugins": None}
@@ -145,22 +164,23 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
         return [_Choice(name, _DEFAULTS[name])]
     expr, ctx = arg
     out = []
-    for v in ev.ev(expr, ctx):
+    for v in ev.reached(ev.ev(expr, ctx), ctx.module.stmt_of(expr), ctx):
         value, why = concrete(ev, v)
         origin = getattr(v, "origin", None) or Origin(ctx.module.span(expr), short(ctx.module.segment(expr)), ctx.module.path)
+        path = paths.path_of(v)
         if why is None:
-            out.append(_Choice(name, value, origin, written=True, label=_label(name, v, value, origin)))
+            out.append(_Choice(name, value, origin, written=True, label=_label(name, v, value, origin), path=path))
         else:
             label = f"`{short(ctx.module.segment(expr), 40)}` is not known statically"
-            out += _unknown(name, origin, f"`{name}`: {why}", label)
+            out += _unknown(name, origin, f"`{name}`: {why}", label, path)
     return _distinct(out) or _unknown(name, None, f"`{name}` is not known statically", None)
 
 
-def _unknown(name: str, origin: Origin | None, why: str, label: str | None) -> list[_Choice]:
+def _unknown(name: str, origin: Origin | None, why: str, label: str | None, path: frozenset = paths.EMPTY) -> list[_Choice]:
     reps = REPRESENTATIVES.get(name)
     if reps is None:
-        return [_Choice(name, origin=origin, unknown=why, written=True, label=label)]
-    return [_Choice(name, rep, origin, written=True, label=label, assumed=True) for rep in reps]
+        return [_Choice(name, origin=origin, unknown=why, written=True, label=label, path=path)]
+    return [_Choice(name, rep, origin, written=True, label=label, assumed=True, path=path) for rep in reps]
 
 
 def _distinct(choices: list[_Choice]) -> list[_Choice]:
@@ -273,11 +293,20 @@ def _wanted(devices: Any) -> int:
     return 0
 
 
+def _counts_all(devices: Any) -> bool:
+    """``devices="auto"``/``-1``: as many as the machine has, which the code does not say."""
+    return devices == "auto" or (not isinstance(devices, bool) and devices in (-1, "-1"))
+
+
 def _sized(hosts: tuple[lightning.Host, ...], devices: Any) -> tuple[lightning.Host, ...]:
     """The machines sized for what the code asks: a machine with as many chips as ``devices``
-    requests (a TPU host has 4 or 8 chips; a CUDA machine at least 8 devices)."""
+    requests (a TPU host has 4 or 8 chips; a CUDA machine at least 8 devices). How many GPUs a
+    machine has is not in the code: where ``devices`` takes them all, a CUDA machine with one GPU
+    is as likely as one with eight."""
     n = _wanted(devices)
     if n <= 1:
+        if _counts_all(devices) and any(h.cuda for h in hosts):
+            return tuple(dict.fromkeys(x for h in hosts for x in ((ONE_GPU, h) if h.cuda else (h,))))
         return hosts
     out = []
     for h in hosts:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp import facts
-from fabric_lsp.engine import calls, configuration, lightning
+from fabric_lsp.engine import calls, configuration, lightning, paths
 from fabric_lsp.engine.modules import FUNC_TYPES
 from fabric_lsp.engine.values import (
     ArgumentSet,
@@ -32,7 +32,7 @@ def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[A
     sets = [ArgumentSet()]
     for kw in keywords:
         part = [ArgumentSet(((kw.arg, kw.value, ctx),))] if kw.arg is not None else dict_sets(ev, kw.value, ctx)
-        sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
+        sets = [m for a in sets for b in part if (m := a.merged(b)) is not None][:MAX_ARGUMENT_SETS]
     return sets
 
 
@@ -40,14 +40,16 @@ def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[ArgumentSet]:
     """The entries a ``**expr`` may hold: one set per alternative of ``expr``."""
     out: list[ArgumentSet] = []
     for v in ev.ev(expr, ctx):
+        on_path = ArgumentSet(path=paths.path_of(v))
         if isinstance(v, DictVal):
-            out += _display_sets(ev, v.node, v.ctx)
+            found = _display_sets(ev, v.node, v.ctx)
         elif isinstance(v, KwargsVal):
-            out += keyword_sets(ev, list(v.node.keywords), v.ctx)
+            found = keyword_sets(ev, list(v.node.keywords), v.ctx)
             if v.node.args:  # dict(base, key=...): the positional mapping comes first
-                out = [b.merged(a) for b in dict_sets(ev, v.node.args[0], v.ctx) for a in out]
+                found = [m for b in dict_sets(ev, v.node.args[0], v.ctx) for a in found if (m := b.merged(a)) is not None]
         else:
-            out.append(ArgumentSet(open=True))
+            found = [ArgumentSet(open=True)]
+        out += [m for a in found if (m := on_path.merged(a)) is not None]
     return out[:MAX_ARGUMENT_SETS] or [ArgumentSet(open=True)]
 
 
@@ -60,7 +62,7 @@ def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[ArgumentSet]:
             part = [ArgumentSet(((key.value, value, ctx),))]
         else:
             part = [ArgumentSet(open=True)]
-        sets = [a.merged(b) for a in sets for b in part][:MAX_ARGUMENT_SETS]
+        sets = [m for a in sets for b in part if (m := a.merged(b)) is not None][:MAX_ARGUMENT_SETS]
     return sets
 
 
@@ -69,7 +71,7 @@ def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: ClassRef | None 
     ``base`` holds arguments a ``functools.partial`` already bound."""
     sets = keyword_sets(ev, list(call.keywords), ctx)
     if base is not None:
-        sets = [base.merged(s) for s in sets]
+        sets = [m for s in sets if (m := base.merged(s)) is not None]
     if cls is not None:
         forwarded = subclass_forwarded(ev, cls, call, ctx)
         if forwarded is not None:

@@ -14,12 +14,13 @@ Nothing is ever executed. Inference is bounded (:data:`MAX_DEPTH`, :data:`MAX_ST
 from __future__ import annotations
 
 import ast
+import dataclasses
 import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine import calls, cli_sources, fabric_args
+from fabric_lsp.engine import calls, cli_sources, conditions, fabric_args, paths
 from fabric_lsp.engine.bindings import (
     MISSING,
     Binding,
@@ -91,6 +92,8 @@ class Inference:
         self.external_lookups = 0
         #: the analysis' memo (:class:`~fabric_lsp.engine.memo.AskedOnce`), when there is one
         self.asked_once: Callable | None = None
+        #: id(statement) → (statement, the tests it is reached under)
+        self._conditions: dict[int, tuple[ast.AST, tuple]] = {}
 
     def start(self) -> None:
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
@@ -130,10 +133,57 @@ class Inference:
         m = ctx.module
         return [Const(node.value, Origin(m.span(node), m.segment(node), m.path))]
 
-    def ev_alternatives(self, node: ast.AST, ctx: Ctx) -> list[Value]:
-        """``a if c else b``, ``a or b``: every operand is an alternative."""
-        parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
-        return [v for part in parts for v in self.ev(part, ctx)]
+    def ev_ifexp(self, node: ast.IfExp, ctx: Ctx) -> list[Value]:
+        """``a if c else b``: ``a`` on the paths where ``c`` holds, ``b`` on the others."""
+        out: list[Value] = []
+        branches: dict[bool, list[Value]] = {}
+        for outcome, path in conditions.truth(self, node.test, ctx):
+            if outcome not in branches:
+                branches[outcome] = self.ev(node.body if outcome else node.orelse, ctx)
+            out += paths.restrict(branches[outcome], path)
+        return out
+
+    def ev_boolop(self, node: ast.BoolOp, ctx: Ctx) -> list[Value]:
+        """``a or b`` (``a and b``): each operand's alternatives on the paths where the operands
+        before it were false (true); an operand that stops the chain is its value."""
+        stops_on = isinstance(node.op, ast.Or)
+        pending: list[frozenset] = [paths.EMPTY]
+        out: list[Value] = []
+        for i, operand in enumerate(node.values):
+            last = i == len(node.values) - 1
+            nxt: list[frozenset] = []
+            for v in self.ev(operand, ctx):
+                for p in pending:
+                    x = paths.extended(v, p)
+                    if x is None:
+                        continue
+                    t = None if last else conditions.truthiness(x)
+                    if last or t == stops_on:
+                        out.append(x)
+                    elif t is None:
+                        out += paths.restrict([x], frozenset({(conditions.decision(operand, ctx), stops_on)}))
+                        nxt.append(paths.merge(paths.path_of(x), frozenset({(conditions.decision(operand, ctx), not stops_on)})) or paths.EMPTY)
+                    else:
+                        nxt.append(paths.path_of(x))
+            pending = list(dict.fromkeys(nxt))
+            if not pending:
+                break
+        return out
+
+    def conditions(self, m: ModuleInfo, stmt: ast.AST | None) -> tuple:
+        """The tests ``stmt`` is reached under (:func:`conditions.conditions_of`), once per
+        statement."""
+        if stmt is None:
+            return ()
+        known = self._conditions.get(id(stmt))
+        if known is None or known[0] is not stmt:
+            known = self._conditions[id(stmt)] = (stmt, conditions.conditions_of(m, stmt))
+        return known[1]
+
+    def reached(self, values: list[Value], stmt: ast.AST | None, ctx: Ctx) -> list[Value]:
+        """The alternatives that can reach ``stmt``, on the paths they do."""
+        conds = self.conditions(ctx.module, stmt)
+        return conditions.constrained(self, values, conds, ctx) if conds else values
 
     def ev_sequence(self, node: ast.List | ast.Tuple, ctx: Ctx) -> list[Value]:
         if any(isinstance(e, ast.Starred) for e in node.elts):
@@ -151,46 +201,65 @@ class Inference:
         return None
 
     def ev_subscript(self, node: ast.Subscript, ctx: Ctx) -> list[Value]:
-        keys = None
+        """``base[key]``: the entries a key can select, each on the path of that key (entries of
+        a key not known: one decision per display, so two look-ups in it go together)."""
         key_vals = self.ev(node.slice, ctx)
-        if all(isinstance(k, Const) for k in key_vals):
-            keys = [k.value for k in key_vals]
+        keys = key_vals if all(isinstance(k, Const) for k in key_vals) else None
         out: list[Value] = []
         for base in self.ev(node.value, ctx):
             if isinstance(base, DictVal):
-                for k, v in zip(base.node.keys, base.node.values):
-                    if k is None:
-                        out.append(Unknown("dict unpacking"))
-                        continue
-                    if keys is not None and isinstance(k, ast.Constant) and k.value not in keys:
-                        continue
-                    out += self.ev(v, base.ctx)
+                found = self._dict_entries(base, keys)
             elif isinstance(base, Seq):
-                items = list(base.items)
-                if keys is not None and all(isinstance(k, int) and -len(items) <= k < len(items) for k in keys):
-                    items = [items[k] for k in keys]
-                for item in items:
-                    out += self.ev(item, base.ctx or ctx)
+                found = self._seq_items(base, keys, ctx)
             else:
-                out.append(Unknown("subscript"))
+                found = [Unknown("subscript")]
+            out += paths.restrict(found, paths.path_of(base))
         return out or [Unknown("subscript")]
 
+    def _dict_entries(self, base: DictVal, keys: list[Value] | None) -> list[Value]:
+        out: list[Value] = []
+        entries = list(zip(base.node.keys, base.node.values))
+        for i, (k, v) in enumerate(entries):
+            if k is None:
+                out.append(Unknown("dict unpacking"))
+            elif keys is None:
+                out += paths.restrict(self.ev(v, base.ctx), frozenset({(("entry", id(base.node)), i)}))
+            elif isinstance(k, ast.Constant):
+                for key in keys:
+                    if isinstance(key, Const) and key.value == k.value:
+                        out += paths.restrict(self.ev(v, base.ctx), paths.path_of(key))
+            else:
+                out += self.ev(v, base.ctx)
+        return out
+
+    def _seq_items(self, base: Seq, keys: list[Value] | None, ctx: Ctx) -> list[Value]:
+        items = list(base.items)
+        out: list[Value] = []
+        if keys is not None and all(isinstance(k, Const) and isinstance(k.value, int) and -len(items) <= k.value < len(items) for k in keys):
+            for key in keys:
+                assert isinstance(key, Const) and isinstance(key.value, int)
+                out += paths.restrict(self.ev(items[key.value], base.ctx or ctx), paths.path_of(key))
+            return out
+        for item in items:
+            out += self.ev(item, base.ctx or ctx)
+        return out
+
     # strings built from constants -----------------------------------------------------------
-    def _const_strings(self, node: ast.AST, ctx: Ctx) -> list[str] | None:
+    def _const_strings(self, node: ast.AST, ctx: Ctx) -> list[tuple[str, frozenset]] | None:
         vals = self.ev(node, ctx)
         out = []
         for v in vals:
             if isinstance(v, Const) and isinstance(v.value, (str, int)) and not isinstance(v.value, bool):
-                out.append(str(v.value))
+                out.append((str(v.value), paths.path_of(v)))
             else:
                 return None
         return out
 
     def ev_fstring(self, node: ast.JoinedStr, ctx: Ctx) -> list[Value]:
-        parts: list[list[str]] = []
+        parts: list[list[tuple[str, frozenset]]] = []
         for piece in node.values:
             if isinstance(piece, ast.Constant):
-                parts.append([str(piece.value)])
+                parts.append([(str(piece.value), paths.EMPTY)])
             elif isinstance(piece, ast.FormattedValue) and piece.format_spec is None and piece.conversion in (-1, 115):
                 strings = self._const_strings(piece.value, ctx)
                 if strings is None:
@@ -198,11 +267,11 @@ class Inference:
                 parts.append(strings)
             else:
                 return [Unknown("f-string")]
-        results = [""]
+        results: list[tuple[str, frozenset]] = [("", paths.EMPTY)]
         for options in parts:
-            results = [r + o for r in results for o in options][:MAX_ALTERNATIVES]
+            results = _joined(results, options)[:MAX_ALTERNATIVES]
         o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
-        return [Const(r, o) for r in results]
+        return [paths.extended(Const(r, o), p) or Const(r, o) for r, p in results]
 
     def ev_concat(self, node: ast.BinOp, ctx: Ctx) -> list[Value]:
         left = self._const_strings(node.left, ctx)
@@ -210,7 +279,7 @@ class Inference:
         if left is None or right is None:
             return [Unknown("expression")]
         o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
-        out: list[Value] = [Const(a + b, o) for a in left for b in right]
+        out: list[Value] = [paths.extended(Const(r, o), p) or Const(r, o) for r, p in _joined(left, right)]
         return out[:MAX_ALTERNATIVES]
 
     # names -----------------------------------------------------------------------------------
@@ -233,11 +302,12 @@ class Inference:
             scope = m.scope_of(scope)
         if crossed and isinstance(scope, ast.Module):
             return self.ev_module_name(name, m, ctx)
+        narrow: tuple = ()
         if crossed:
             body = scope.body if isinstance(scope.body, list) else [scope.body]
             bindings, definite = block_bindings(body, name)
         else:
-            bindings, definite = self.reaching(name, stmt, scope, m)
+            bindings, definite, narrow = self.reaching(name, stmt, scope, m)
         out: list[Value] = []
         for b in bindings:
             out += self.ev_binding(b, name, ctx)
@@ -247,7 +317,7 @@ class Inference:
             if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
                 params = scope.args
                 if name in {a.arg for a in (*params.posonlyargs, *params.args, *params.kwonlyargs)} or not bindings:
-                    out += self.ev_param(scope, name, ctx)
+                    out += conditions.constrained(self, self.ev_param(scope, name, ctx), narrow, ctx, name)
             elif not bindings:
                 out.append(Unknown(f"`{name}` is not defined here"))
         return out or [UNKNOWN]
@@ -287,8 +357,14 @@ class Inference:
                                 out.append(Binding("assign", node, t, matched))
         return out
 
-    def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool]:
+    def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
+        """The bindings of ``name`` that reach ``stmt``, whether one surely does, and the tests
+        the value from before them (a parameter) must pass to reach it. Each binding carries the
+        tests its value must pass (``Binding.narrow``): the walk passed ``if x is None: x = 1``
+        (the earlier ``x`` reaches the use only when it is not None), a guard on the name
+        (``if x > 1: raise``), an enclosing ``if x:``."""
         found: list[Binding] = []
+        narrow: list = []
         cur = stmt
         while cur is not None and cur is not scope:
             parent, block, idx = m.block_of(cur)
@@ -298,30 +374,41 @@ class Inference:
                 for prev in reversed(block[:idx]):
                     self.budget.tick()
                     b, definite = stmt_bindings(prev, name)
-                    found.extend(b)
+                    found.extend(_narrowed(b, narrow))
                     if definite:
-                        return found, True
+                        return found, True, ()
+                    _passed(prev, name, bool(b), narrow)
             if parent is None or parent is scope:
                 break
+            if isinstance(parent, ast.If) and _mentions(parent.test, name):
+                narrow.append((parent.test, any(cur is s for s in parent.body)))
             # the header of the enclosing block may bind the name for its body
             if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and binds(parent.target, name):
                 kind = "for" if isinstance(parent.target, ast.Name) else "unknown"
-                found.append(Binding(kind, parent, parent.target, parent.iter))
-                return found, True
+                found.append(Binding(kind, parent, parent.target, parent.iter, tuple(narrow)))
+                return found, True, ()
             if isinstance(parent, (ast.With, ast.AsyncWith)):
                 items = [i for i in parent.items if i.optional_vars is not None and binds(i.optional_vars, name)]
                 if items:
                     found.append(Binding("unknown", parent, items[0].optional_vars))
-                    return found, True
+                    return found, True, ()
             if isinstance(parent, ast.ExceptHandler) and parent.name == name:
                 found.append(Binding("unknown", parent))
-                return found, True
+                return found, True, ()
             if isinstance(parent, ast.ExceptHandler) or type(parent).__name__ == "match_case":
                 parent = m.parents.get(parent)
             cur = parent
-        return found, False
+        return found, False, tuple(narrow)
 
     def ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
+        """The values of one binding that reach the use: those on a path through the binding's
+        own conditions, passing the tests the walk from the use passed (``b.narrow``)."""
+        values = self._ev_binding(b, name, ctx)
+        if b.kind in ("assign", "unpack", "for", "annotation"):
+            values = self.reached(values, b.node, ctx)
+        return conditions.constrained(self, values, b.narrow, ctx, name) if b.narrow else values
+
+    def _ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         m = ctx.module
         in_class = isinstance(m.parents.get(b.node), ast.ClassDef)
         if b.kind in ("assign", "annotation") and in_class and isinstance(b.node, ast.AnnAssign):
@@ -339,8 +426,8 @@ class Inference:
             out: list[Value] = []
             for seq in self.ev(b.value, ctx):
                 if isinstance(seq, Seq) and seq.items:
-                    for item in seq.items:
-                        out += self.ev(item, seq.ctx or ctx)
+                    items = [paths.restrict(self.ev(item, seq.ctx or ctx), paths.path_of(seq)) for item in seq.items]
+                    out += [v for i, vs in enumerate(items) for v in paths.restrict(vs, frozenset({(("for", id(b.node)), i)}))]
                 else:
                     out.append(Unknown(f"loop variable `{name}`"))
             return out
@@ -449,25 +536,28 @@ class Inference:
             return self.self_instances(ref)
         out: list[Value] = []
         sites = list(calls.call_sites(self, func, m, is_method, cls))
-        for site_args, site_ctx, site_call in sites:
+        for i, (site_args, site_ctx, site_call) in enumerate(sites):
             expr = site_args.get(name, MISSING)
             if expr is MISSING:
-                out += self._param_default(func, name, ctx) or [Unknown("argument not passed")]
+                found = self._param_default(func, name, ctx) or [Unknown("argument not passed")]
             elif expr is None:
-                out.append(Unknown("argument unpacked"))
+                found = [Unknown("argument unpacked")]
             else:
-                out += with_step(self.ev(expr, site_ctx), self.origin(site_call, m))
+                found = with_step(self.ev(expr, site_ctx), self.origin(site_call, m))
+            # one call site fills every parameter: its values go together
+            out += paths.restrict(found, frozenset({(("call", id(func)), i)})) if len(sites) > 1 else found
         if not sites or calls.escapes(self, func, m) or getattr(func, "decorator_list", None):
             # a decorated function (click, hydra …) or one passed around is called with values
             # its own module does not show
             choices = cli_sources.param_choices(self, func, name, ctx)
             if choices is not None:
-                return out + choices
+                return out + paths.tagged(choices, ("choices", id(func), name))
             default = self._param_default(func, name, ctx)
             annotated = self._param_annotation(func, name, ctx)
-            out += annotated
+            unseen = frozenset({(("call", id(func)), "unseen")})
+            out += paths.restrict(annotated, unseen)
             if default:
-                out += default + [Unknown("parameter filled by a caller not in view")]
+                out += paths.restrict(default, unseen) + [paths.extended(Unknown("parameter filled by a caller not in view"), frozenset({(("call", id(func)), "unseen-other")})) or UNKNOWN]
             if not out:
                 out.append(Unknown(f"parameter `{name}`"))
         return out
@@ -767,12 +857,12 @@ class Inference:
         out: list[Value] = []
         returns = list(returns_of(func))
         for ret in returns:
-            if ret.value is None:
-                out.append(Const(None))
-            else:
-                out += with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
+            found = [Const(None)] if ret.value is None else with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
+            out += self.reached(found, ret, fctx)
         if not returns and func.body and isinstance(func.body[-1], ast.Raise):
             return []  # always raises (an abstract method): no value reaches the caller
+        if returns and not out:
+            return [Unknown(f"no return of `{getattr(func, 'name', 'lambda')}` is reached")]
         if all(isinstance(v, Unknown) for v in out) and self.returns_fabric(func, callee.module, ctx):
             return [FabricInst((StrategyChoice(None, f"returned by `{func.name}` (annotated `Fabric`)", "?"),), None)]
         return out or [Const(None)]
@@ -785,6 +875,40 @@ class Inference:
         return any(fabric_args.is_fabric_class(self, v) for v in self.ev(ann, Ctx(m, (), ctx.depth)))
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
+
+
+def _joined(left: list[tuple[str, frozenset]], right: list[tuple[str, frozenset]]) -> list[tuple[str, frozenset]]:
+    """Every concatenation of a left and a right string whose paths agree."""
+    out = []
+    for a, pa in left:
+        for b, pb in right:
+            p = paths.merge(pa, pb)
+            if p is not None:
+                out.append((a + b, p))
+    return out
+
+
+def _mentions(test: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(test))
+
+
+def _narrowed(found: list[Binding], narrow: list) -> list[Binding]:
+    return [dataclasses.replace(b, narrow=tuple(narrow)) for b in found] if narrow else found
+
+
+def _passed(stmt: ast.stmt, name: str, binds_some: bool, narrow: list) -> None:
+    """What passing ``stmt`` (walking back from a use) says of the earlier value of ``name``:
+    ``if c: name = …`` (c is false where the earlier value reaches the use), a guard on it."""
+    if binds_some:
+        if isinstance(stmt, ast.If) and _mentions(stmt.test, name):
+            in_body = bool(block_bindings(stmt.body, name)[0])
+            in_else = bool(block_bindings(stmt.orelse, name)[0])
+            if in_body != in_else and block_bindings(stmt.body if in_body else stmt.orelse, name)[1]:
+                narrow.append((stmt.test, not in_body))
+        return
+    g = conditions.guard(stmt)
+    if g is not None and _mentions(g[0], name):
+        narrow.append(g)
 
 
 def _assignments(func: ast.AST):
@@ -806,8 +930,8 @@ _EXPRESSIONS = {
     "Name": lambda ev, node, ctx: ev.ev_name(node.id, node, ctx),
     "Attribute": Inference.ev_attribute,
     "Call": Inference.ev_call,
-    "IfExp": Inference.ev_alternatives,
-    "BoolOp": Inference.ev_alternatives,
+    "IfExp": Inference.ev_ifexp,
+    "BoolOp": Inference.ev_boolop,
     "List": Inference.ev_sequence,
     "Set": Inference.ev_sequence,
     "Tuple": Inference.ev_sequence,

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
+from fabric_lsp.engine import paths
 from fabric_lsp.engine.model import Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.facts import Kind
@@ -192,6 +193,8 @@ class ArgumentSet:
 
     items: tuple[tuple[str, ast.AST, Ctx], ...] = ()
     open: bool = False
+    #: the decisions the set was chosen under (``**cfg`` where ``cfg`` is one of two dicts)
+    path: frozenset = paths.EMPTY
 
     def get(self, name: str) -> Arg | None:
         for key, expr, ctx in reversed(self.items):
@@ -199,8 +202,12 @@ class ArgumentSet:
                 return expr, ctx
         return None
 
-    def merged(self, other: ArgumentSet) -> ArgumentSet:
-        return ArgumentSet(self.items + other.items, self.open or other.open)
+    def merged(self, other: ArgumentSet) -> ArgumentSet | None:
+        """Both sets' arguments (``other``'s win), or None where their paths disagree."""
+        path = paths.merge(self.path, other.path)
+        if path is None:
+            return None
+        return ArgumentSet(self.items + other.items, self.open or other.open, path)
 
 
 @dataclass(eq=False)
@@ -219,7 +226,7 @@ def with_step(values: list[Value], origin: Origin) -> list[Value]:
     out: list[Value] = []
     for v in values:
         if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
-            v = replace(v, via=v.via + (origin,))
+            v = paths.carried(replace(v, via=v.via + (origin,)), v)
         out.append(v)
     return out
 
@@ -310,3 +317,5 @@ class Evaluator(Protocol):
     def mro(self, cls: ClassRef) -> list[ClassRef]: ...
 
     def origin(self, node: ast.AST, m: ModuleInfo) -> Origin: ...
+
+    def reached(self, values: list[Value], stmt: ast.AST | None, ctx: Ctx) -> list[Value]: ...

@@ -1,0 +1,202 @@
+"""Feasible configurations: a Fabric's configuration is the values of one consistent path through
+the code, not a product of each argument's possible values (the truth issue's shapes, each in a
+minimal example of our own: silent where no path fails, reported with the right severity where
+one does)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+from fabric_lsp.engine import Analyzer
+from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+HEAD = """\
+import argparse
+from lightning.fabric import Fabric
+from lightning.fabric.strategies import DeepSpeedStrategy, FSDPStrategy, XLAStrategy
+"""
+
+
+def severities(src: str, code: str) -> list[str]:
+    text = HEAD + textwrap.dedent(src)
+    ast.parse(text)  # a broken example would make every assertion of silence vacuous
+    found = Analyzer(Workspace(), [RULES_BY_CODE[code]]).analyze(text, "/tmp/t.py")
+    return [f.severity.name.lower() for f in found if f.code == code]
+
+
+# 1. values chosen together by one condition go together -----------------------------------------
+CHOSEN_TOGETHER = """
+parser = argparse.ArgumentParser()
+parser.add_argument("--tpu", action="store_true")
+args = parser.parse_args()
+precision = "32-true" if args.tpu else "bf16-mixed"
+strategy = XLAStrategy() if args.tpu else FSDPStrategy()
+fabric = Fabric(strategy=strategy, precision=precision)
+"""
+
+
+def test_a_conditional_expression_on_one_test_gives_two_configurations_not_four():
+    assert severities(CHOSEN_TOGETHER, "FAB008") == []
+
+
+def test_values_chosen_by_different_tests_still_combine():
+    src = CHOSEN_TOGETHER.replace("if args.tpu else \"bf16", "if args.fast else \"bf16").replace("args = ", 'parser.add_argument("--fast", action="store_true")\nargs = ')
+    assert severities(src, "FAB008") == ["warning"]
+
+
+def test_an_if_block_assigning_several_names_is_one_path():
+    src = """
+    def main(devices: int):
+        if devices > 1:
+            strategy = DeepSpeedStrategy(stage=3)
+            precision = "16-mixed"
+        else:
+            strategy = "auto"
+            precision = "32-true"
+        fabric = Fabric(accelerator="cuda", devices=devices, strategy=strategy, precision=precision)
+        fabric.launch()
+        model = fabric.setup_module(model)
+        optimizer = fabric.setup_optimizers(optimizer)
+
+    main(1)
+    """
+    assert severities(src, "FAB001") == []
+    assert severities(src.replace("main(1)", "main(1)\n    main(4)"), "FAB001") == ["warning"]
+
+
+# 2. conditions fold on the values the program has ------------------------------------------------
+SEPARATE_SETUP = """
+        fabric.launch()
+        model = fabric.setup_module(model)
+        optimizer = fabric.setup_optimizers(optimizer)
+"""
+
+
+def test_a_module_constant_decides_a_conditional_strategy():
+    src = """
+    devices = 1
+    def main():
+        fabric = Fabric(accelerator="cuda", devices=devices, strategy=DeepSpeedStrategy() if devices > 1 else "auto")
+    """ + SEPARATE_SETUP + "\n    main()\n"
+    assert severities(src, "FAB001") == []
+    assert severities(src.replace("devices = 1", "devices = 2"), "FAB001") == ["error"]
+
+
+def test_a_parameter_default_no_call_overrides_decides_a_branch():
+    src = """
+    def setup(tpu=False):
+        fabric = Fabric(accelerator="tpu" if tpu else "cuda", devices=8)
+    """ + SEPARATE_SETUP + "\n    setup()\n"
+    assert severities(src, "FAB001") == []
+    assert severities(src.replace("setup()\n", "setup()\n    setup(tpu=True)\n"), "FAB001") == ["warning"]
+
+
+# 3. helpers are evaluated with the call's arguments ---------------------------------------------
+def test_a_helper_returns_what_its_arguments_select():
+    src = """
+    def default_precision(training: bool) -> str:
+        if training:
+            return "16-mixed"
+        return "32-true"
+
+    fabric = Fabric(accelerator="cpu", precision=default_precision(training=False))
+    """
+    assert severities(src, "FAB008") == []
+    assert severities(src.replace("training=False", "training=True"), "FAB008") == ["warning"]
+
+
+# 4. `if x is None: x = ...` removes None ----------------------------------------------------------
+def test_a_none_replaced_before_use_is_not_none():
+    src = """
+    def main(devices=None):
+        if devices is None:
+            devices = 1
+        fabric = Fabric(accelerator="cpu", devices=devices)
+
+    main()
+    """
+    assert severities(src, "FAB008") == []
+
+
+def test_a_none_replaced_only_on_one_branch_stays_possible():
+    src = """
+    def main(devices=None, fill=False):
+        if fill:
+            devices = 1
+        fabric = Fabric(accelerator="cpu", devices=devices)
+
+    main()
+    """
+    assert severities(src, "FAB008") == ["error"]
+
+
+# 5. raise guards prune the paths they raise on ----------------------------------------------------
+def test_a_raise_guard_on_a_derived_value_prunes_the_multi_device_path():
+    src = """
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--devices", type=int, choices=[1, 2, 4], default=1)
+    args = parser.parse_args()
+
+    def main():
+        n = args.devices
+        if n > 1:
+            raise NotImplementedError("one device only")
+        fabric = Fabric(accelerator="cuda", devices=n, strategy="deepspeed" if n > 1 else "auto")
+    """ + SEPARATE_SETUP + "\n    main()\n"
+    assert severities(src, "FAB001") == []
+    assert severities(src.replace("raise NotImplementedError", "print"), "FAB001") == ["warning"]
+
+
+def test_an_early_return_guards_the_rest_of_a_helper():
+    src = """
+    def strategy_for(devices):
+        if devices == 1:
+            return "auto"
+        return DeepSpeedStrategy()
+
+    def main():
+        fabric = Fabric(accelerator="cuda", devices=1, strategy=strategy_for(1))
+    """ + SEPARATE_SETUP
+    assert severities(src, "FAB001") == []
+
+
+# 6. machine facts are never certain ---------------------------------------------------------------
+@pytest.mark.parametrize("devices", ["", ', devices="auto"', ", devices=-1"])
+def test_how_many_gpus_the_machine_has_is_not_certain(devices):
+    src = f"""
+    fabric = Fabric(accelerator="cuda"{devices})
+    model = fabric.setup(model)
+    """
+    assert severities(src, "FAB007") == ["warning"]
+
+
+def test_a_count_the_code_fixes_is_certain():
+    src = """
+    fabric = Fabric(accelerator="cuda", devices=4)
+    model = fabric.setup(model)
+    """
+    assert severities(src, "FAB007") == ["error"]
+
+
+# 8. messages name feasible configurations only ----------------------------------------------------
+def test_the_message_lists_only_strategies_a_path_can_give():
+    src = """
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tpu", action="store_true")
+    args = parser.parse_args()
+    if args.tpu:
+        strategy, devices = XLAStrategy(), 8
+    else:
+        strategy, devices = FSDPStrategy(), 1
+    fabric = Fabric(accelerator="tpu" if args.tpu else "cuda", strategy=strategy, devices=devices)
+    fabric.launch()
+    model = fabric.setup_module(model)
+    optimizer = fabric.setup_optimizers(optimizer)
+    """
+    text = HEAD + textwrap.dedent(src)
+    [finding] = [f for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/tmp/t.py") if f.code == "FAB001"]
+    assert finding.severity.name == "WARNING"
+    assert "XLAStrategy" in finding.message and "DDPStrategy" not in finding.message

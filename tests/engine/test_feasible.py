@@ -200,3 +200,71 @@ def test_the_message_lists_only_strategies_a_path_can_give():
     [finding] = [f for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/tmp/t.py") if f.code == "FAB001"]
     assert finding.severity.name == "WARNING"
     assert "XLAStrategy" in finding.message and "DDPStrategy" not in finding.message
+
+
+# a value not known keeps its identity through the calls that pass it -----------------------------
+def test_a_flag_tested_in_a_helper_goes_the_way_the_caller_chose():
+    src = """
+    def prec(tpu):
+        if tpu:
+            return "32-true"
+        return "16-mixed"
+
+    def setup(tpu=False):
+        strategy = XLAStrategy() if tpu else FSDPStrategy()
+        fabric = Fabric(devices=8, strategy=strategy, precision=prec(tpu))
+
+    if __name__ == "__main__":
+        from jsonargparse import CLI
+        CLI(setup)
+    """
+    assert severities(src, "FAB008") == []
+    # the same helper called with another flag: XLA with 16-mixed is a path again
+    src2 = src.replace("prec(tpu)", "prec(fast)").replace("tpu=False)", "tpu=False, fast=False)")
+    assert severities(src2, "FAB008") == ["warning"]
+
+
+# 2. values followed the way real code passes them ------------------------------------------------
+def test_a_match_statement_selects_one_case():
+    src = """
+    def build(kind: str):
+        match kind:
+            case "big":
+                strategy = "deepspeed"
+            case _:
+                strategy = "ddp"
+        return Fabric(accelerator="cuda", devices=2, strategy=strategy)
+
+    def main():
+        fabric = build("big")
+    """ + SEPARATE_SETUP + "\n    main()\n"
+    assert severities(src, "FAB001") == ["error"]
+    assert severities(src.replace('build("big")', 'build("small")'), "FAB001") == []
+
+
+def test_hooks_run_by_fabric_call_get_its_arguments():
+    src = """
+    class Hooks:
+        def on_train_start(self, fabric, model, optimizer):
+            model = fabric.setup_module(model)
+            optimizer = fabric.setup_optimizers(optimizer)
+
+    fabric = Fabric(accelerator="cuda", devices=2, strategy="deepspeed", callbacks=[Hooks()])
+    fabric.launch()
+    fabric.call("on_train_start", fabric, model, optimizer)
+    """
+    assert severities(src, "FAB001") == ["error"]
+    assert severities(src.replace('strategy="deepspeed"', 'strategy="ddp"'), "FAB001") == []
+
+
+def test_merged_dicts_and_loops_over_literal_tuples():
+    merged = """
+    defaults = {"accelerator": "cuda", "devices": 2, "strategy": "ddp"}
+    fabric = Fabric(**{**defaults, "strategy": "deepspeed"})
+    """ + SEPARATE_SETUP.replace("        ", "    ")
+    assert severities(merged, "FAB001") == ["error"]
+    loop = """
+    for strategy in ("deepspeed", "deepspeed_stage_3"):
+        fabric = Fabric(accelerator="cuda", devices=2, strategy=strategy)
+    """ + SEPARATE_SETUP
+    assert severities(loop, "FAB001") == ["error"]

@@ -1,6 +1,7 @@
 """Call sites: who calls a function, with which arguments — in its own module and in the other
 modules of the workspace. ``x.launch(fn, *args)`` counts as ``fn(x, *args)``; so do
-``launch(function=fn)`` and ``launch(functools.partial(fn, ...))``."""
+``launch(function=fn)`` and ``launch(functools.partial(fn, ...))``; ``fabric.call("hook", *args)``
+counts as a call of every callback method named ``hook``."""
 
 from __future__ import annotations
 
@@ -71,6 +72,8 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
         if verify and not any(is_def(ev, v, target, m) for v in ev.ev(call.func, ctx)):
             continue
         yield bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
+    if is_method:
+        yield from _hook_sites(ev, func, params[offset:], kwonly, where, ctx)
     for call, first, pre_args, pre_kwargs in _launches(where, func.name):
         rest = list(call.args[1:])
         skip = 0
@@ -86,6 +89,20 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
             continue
         mapping = bind_args(params[skip:], kwonly, [*pre_args, call.func.value, *rest], [*pre_kwargs, *call.keywords])
         yield mapping, ctx, call
+
+
+def _hook_sites(ev: Evaluator, func, params: list[str], kwonly: list[str], where: ModuleInfo, ctx: Ctx):
+    """``fabric.call("hook", *args, **kwargs)`` runs the method ``hook`` of the Fabric's callbacks
+    with those arguments (keywords the method does not take are left out, as Fabric does)."""
+    for call in where.calls_in_statements_mentioning("call", func.name):
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "call" and call.args):
+            continue
+        hook = call.args[0]
+        if not (isinstance(hook, ast.Constant) and hook.value == func.name):
+            continue
+        if not any(isinstance(r, FabricInst) for r in ev.ev(call.func.value, ctx)):
+            continue
+        yield bind_args(params, kwonly, list(call.args[1:]), call.keywords), ctx, call
 
 
 def _launches(m: ModuleInfo, name: str) -> list[tuple[ast.Call, ast.expr | None, list, list]]:

@@ -66,10 +66,13 @@ def decision(test: ast.AST, ctx: Ctx) -> tuple:
     """The decision a test not known statically makes: one per text in its scope (tests of an
     attribute, ``args.tpu``, per text in the class or module), in one call's bound arguments."""
     m = ctx.module
+    anchor = getattr(test, "_fabric_lsp_anchor", test)  # a case's comparison: where its subject is
     text = " ".join(m.segment(test).split())
+    if anchor is not test:
+        text = f"{m.segment(anchor)} ~ {text}"
     if any(isinstance(n, ast.Attribute) for n in ast.walk(test)):
-        return ("test", id(m), id(_enclosing_class(m, test)), text)
-    return ("test", id(m.scope_of(test)), text, _env_signature(ctx))
+        return ("test", id(m), id(_enclosing_class(m, anchor)), text)
+    return ("test", id(m.scope_of(anchor)), text, _env_signature(ctx))
 
 
 def _enclosing_class(m: ModuleInfo, node: ast.AST) -> ast.AST | None:
@@ -79,8 +82,17 @@ def _enclosing_class(m: ModuleInfo, node: ast.AST) -> ast.AST | None:
     return cur
 
 
-def _undecided(test: ast.AST, ctx: Ctx, path: frozenset = paths.EMPTY) -> Outcomes:
-    key = decision(test, ctx)
+def _value_decision(v: Value, how: tuple) -> tuple | None:
+    """The decision a test of one value not known makes, wherever the value is tested: a named
+    value followed from its source (a parameter, a command-line option) keeps its identity on
+    the way, so that ``if tpu:`` in a helper that received ``tpu`` goes the way the caller's did."""
+    if isinstance(v, Unknown) and "`" in v.reason and paths.path_of(v):
+        return ("value", v.reason, paths.path_of(v), how)
+    return None
+
+
+def _undecided(test: ast.AST, ctx: Ctx, path: frozenset = paths.EMPTY, key: tuple | None = None) -> Outcomes:
+    key = key or decision(test, ctx)
     out: Outcomes = []
     for outcome in (True, False):
         p = paths.merge(path, frozenset({(key, outcome)}))
@@ -155,8 +167,18 @@ def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst) -> Outcom
             if p is None:
                 continue
             result = _compare_pair(ev, test.ops[0], a, b)
-            out += [(result, p)] if result is not None else _undecided(test, ctx, p)
+            out += [(result, p)] if result is not None else _undecided(test, ctx, p, _compare_decision(ev, test.ops[0], a, b))
     return _distinct(out, test, ctx)
+
+
+def _compare_decision(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> tuple | None:
+    known_a, pa = _plain(ev, a)
+    known_b, pb = _plain(ev, b)
+    if known_b and not known_a:
+        return _value_decision(a, (type(op).__name__, "right", repr(pb)))
+    if known_a and not known_b:
+        return _value_decision(b, (type(op).__name__, "left", repr(pa)))
+    return None
 
 
 def _bool_op(ev: Evaluator, test: ast.BoolOp, ctx: Ctx, subst: Subst) -> Outcomes:
@@ -179,7 +201,7 @@ def _values_truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst) -> Outco
     out: Outcomes = []
     for v in _operand(ev, test, ctx, subst):
         t = truthiness(v)
-        out += [(t, paths.path_of(v))] if t is not None else _undecided(test, ctx, paths.path_of(v))
+        out += [(t, paths.path_of(v))] if t is not None else _undecided(test, ctx, paths.path_of(v), _value_decision(v, ("truthy",)))
     return _distinct(out, test, ctx)
 
 
@@ -241,6 +263,54 @@ def guard(stmt: ast.stmt) -> Condition | None:
     return None
 
 
+def _pattern_test(subject: ast.expr, pattern: ast.pattern) -> ast.expr | None:
+    """The test a ``case`` pattern makes of the subject, where it is a plain comparison
+    (``case "big":``, ``case None:``, ``case "a" | "b":``); None for any other pattern."""
+    if isinstance(pattern, ast.MatchValue):
+        test: ast.expr = ast.Compare(subject, [ast.Eq()], [pattern.value])
+    elif isinstance(pattern, ast.MatchSingleton):
+        test = ast.Compare(subject, [ast.Is()], [ast.Constant(pattern.value)])
+    elif isinstance(pattern, ast.MatchOr):
+        parts = [_pattern_test(subject, p) for p in pattern.patterns]
+        if any(p is None for p in parts):
+            return None
+        test = ast.BoolOp(ast.Or(), parts)
+    else:
+        return None
+    return ast.copy_location(test, pattern)
+
+
+def _case_conditions(m: ModuleInfo, case: ast.match_case) -> list[Condition]:
+    """A ``case`` body is reached when its pattern (and guard) matches and no earlier case did."""
+    match = m.parents.get(case)
+    if not isinstance(match, ast.Match):
+        return []
+    out: list[Condition] = []
+    for earlier in match.cases:
+        if earlier is case:
+            break
+        test = _case_test(m, match, earlier)
+        if test is not None and earlier.guard is None:
+            out.append((test, False))
+    test = _case_test(m, match, case)
+    if test is not None:
+        out.append((test, True))
+    if case.guard is not None:
+        out.append((case.guard, True))
+    return out
+
+
+def _case_test(m: ModuleInfo, match: ast.Match, case: ast.match_case) -> ast.expr | None:
+    """The comparison a case makes, built once per case (its identity keys its decision)."""
+    cached = getattr(case, "_fabric_lsp_test", False)
+    if cached is False:
+        cached = _pattern_test(match.subject, case.pattern)
+        case._fabric_lsp_test = cached  # type: ignore[attr-defined]
+        if cached is not None:
+            cached._fabric_lsp_anchor = match.subject  # type: ignore[attr-defined]  # its scope and class
+    return cached
+
+
 def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
     """The tests ``stmt`` is reached under in its function (at module level: inside its own
     top-level statement, whose text is what the analysis depends on)."""
@@ -260,7 +330,9 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
                 out.append(g)
         if isinstance(parent, ast.If):
             out.append((parent.test, any(cur is s for s in parent.body)))
-        if isinstance(parent, ast.ExceptHandler) or type(parent).__name__ == "match_case":
+        if isinstance(parent, ast.match_case):
+            out += _case_conditions(m, parent)
+        if isinstance(parent, ast.ExceptHandler) or isinstance(parent, ast.match_case):
             parent = m.parents.get(parent)
             if parent is None:
                 break

@@ -554,10 +554,11 @@ class Inference:
                 return out + paths.tagged(choices, ("choices", id(func), name))
             default = self._param_default(func, name, ctx)
             annotated = self._param_annotation(func, name, ctx)
-            unseen = frozenset({(("call", id(func)), "unseen")})
-            out += paths.restrict(annotated, unseen)
+            # a caller not in view sets each parameter on its own: the default, or anything
+            out += annotated
             if default:
-                out += paths.restrict(default, unseen) + [paths.extended(Unknown("parameter filled by a caller not in view"), frozenset({(("call", id(func)), "unseen-other")})) or UNKNOWN]
+                free = Unknown(f"parameter `{name}` filled by a caller not in view")
+                out += paths.tagged([*default, free], ("param", id(func), name))
             if not out:
                 out.append(Unknown(f"parameter `{name}`"))
         return out

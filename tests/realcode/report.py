@@ -81,6 +81,10 @@ def snapshot_dir(snapshots: Path, repo: Repo) -> Path | None:
     return None
 
 
+class Unpacked(Exception):
+    """A pinned tree that cannot be unpacked (a snapshot without some of its files, no licence)."""
+
+
 def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
     root = scratch / repo.slug / repo.commit[:12]
     if root.is_dir():
@@ -88,10 +92,12 @@ def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
     tmp = root.with_suffix(".part")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", repo.commit], check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", repo.commit], capture_output=True)
+    if archive.returncode != 0:
+        raise Unpacked(f"{repo.name}: the snapshot cannot give {repo.commit[:12]} whole: {archive.stderr.decode()[-300:].strip()}")
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
     if not (tmp / repo.licence).is_file():
-        raise SystemExit(f"{repo.source.name}: no licence file {repo.licence!r} at {repo.commit}")
+        raise Unpacked(f"{repo.source.name}: no licence file {repo.licence!r} at {repo.commit}")
     tmp.rename(root)
     return root
 
@@ -197,7 +203,11 @@ def main(argv: list[str] | None = None) -> int:
         if git_dir is None:
             print(f"missing snapshot of {repo.name}: fetch github:{repo.name} into {args.snapshots}", file=sys.stderr)
             continue
-        root = unpack(git_dir, repo, Path(args.scratch))
+        try:
+            root = unpack(git_dir, repo, Path(args.scratch))
+        except Unpacked as e:
+            print(f"skipped: {e}", file=sys.stderr)
+            continue
         findings, seconds = check(root, extra)
         tally.seconds[repo.name] = seconds
         judge(repo, findings, tally)

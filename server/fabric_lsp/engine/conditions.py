@@ -272,9 +272,10 @@ def _pattern_test(subject: ast.expr, pattern: ast.pattern) -> ast.expr | None:
         test = ast.Compare(subject, [ast.Is()], [ast.Constant(pattern.value)])
     elif isinstance(pattern, ast.MatchOr):
         parts = [_pattern_test(subject, p) for p in pattern.patterns]
-        if any(p is None for p in parts):
+        known = [p for p in parts if p is not None]
+        if len(known) != len(parts):
             return None
-        test = ast.BoolOp(ast.Or(), parts)
+        test = ast.BoolOp(ast.Or(), known)
     else:
         return None
     return ast.copy_location(test, pattern)
@@ -302,12 +303,12 @@ def _case_conditions(m: ModuleInfo, case: ast.match_case) -> list[Condition]:
 
 def _case_test(m: ModuleInfo, match: ast.Match, case: ast.match_case) -> ast.expr | None:
     """The comparison a case makes, built once per case (its identity keys its decision)."""
-    cached = getattr(case, "_fabric_lsp_test", False)
-    if cached is False:
-        cached = _pattern_test(match.subject, case.pattern)
-        case._fabric_lsp_test = cached  # type: ignore[attr-defined]
-        if cached is not None:
-            cached._fabric_lsp_anchor = match.subject  # type: ignore[attr-defined]  # its scope and class
+    if not hasattr(case, "_fabric_lsp_test"):
+        test = _pattern_test(match.subject, case.pattern)
+        case._fabric_lsp_test = test  # type: ignore[attr-defined]
+        if test is not None:
+            test._fabric_lsp_anchor = match.subject  # type: ignore[attr-defined]  # its scope and class
+    cached: ast.expr | None = case._fabric_lsp_test  # type: ignore[attr-defined]
     return cached
 
 
@@ -332,7 +333,7 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
             out.append((parent.test, any(cur is s for s in parent.body)))
         if isinstance(parent, ast.match_case):
             out += _case_conditions(m, parent)
-        if isinstance(parent, ast.ExceptHandler) or isinstance(parent, ast.match_case):
+        if isinstance(parent, (ast.ExceptHandler, ast.match_case)):
             parent = m.parents.get(parent)
             if parent is None:
                 break

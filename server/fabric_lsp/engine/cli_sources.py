@@ -89,7 +89,7 @@ def literal_values(ev: Evaluator, annotation: ast.AST | None, ctx: Ctx, what: st
 def cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
     """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown;
     one decision per option, so that every read of it takes the same value."""
-    return paths.tagged(_cli_option(ev, m, dest, ctx), ("option", id(m), dest))
+    return paths.tagged(_cli_option(ev, m, dest, ctx), ("option", id(m), dest), single=True)
 
 
 def _cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:

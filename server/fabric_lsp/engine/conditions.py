@@ -63,23 +63,15 @@ def _env_signature(ctx: Ctx) -> tuple:
 
 
 def decision(test: ast.AST, ctx: Ctx) -> tuple:
-    """The decision a test not known statically makes: one per text in its scope (tests of an
-    attribute, ``args.tpu``, per text in the class or module), in one call's bound arguments."""
+    """The decision a test not known statically makes: one per text in its scope, in one call's
+    bound arguments (a value tested in several functions is one decision through
+    :func:`_value_decision`)."""
     m = ctx.module
     anchor = getattr(test, "_fabric_lsp_anchor", test)  # a case's comparison: where its subject is
     text = " ".join(m.segment(test).split())
     if anchor is not test:
         text = f"{m.segment(anchor)} ~ {text}"
-    if any(isinstance(n, ast.Attribute) for n in ast.walk(test)):
-        return ("test", id(m), id(_enclosing_class(m, anchor)), text)
     return ("test", id(m.scope_of(anchor)), text, _env_signature(ctx))
-
-
-def _enclosing_class(m: ModuleInfo, node: ast.AST) -> ast.AST | None:
-    cur = m.parents.get(node)
-    while cur is not None and not isinstance(cur, ast.ClassDef):
-        cur = m.parents.get(cur)
-    return cur
 
 
 def _value_decision(v: Value, how: tuple) -> tuple | None:

@@ -65,9 +65,10 @@ def restrict(values: Iterable[V], path: frozenset) -> list[V]:
     return [x for v in values if (x := extended(v, path)) is not None]
 
 
-def tagged(values: list[V], key: Hashable) -> list[V]:
-    """Alternatives of one decision ``key``: the i-th is chosen when ``key`` goes the i-th way."""
-    if len(values) < 2:
+def tagged(values: list[V], key: Hashable, single: bool = False) -> list[V]:
+    """Alternatives of one decision ``key``: the i-th is chosen when ``key`` goes the i-th way
+    (``single``: a lone alternative is tagged too, so that it keeps its identity)."""
+    if len(values) < (1 if single else 2):
         return values
     out = []
     for i, v in enumerate(values):

@@ -268,3 +268,18 @@ def test_merged_dicts_and_loops_over_literal_tuples():
         fabric = Fabric(accelerator="cuda", devices=2, strategy=strategy)
     """ + SEPARATE_SETUP
     assert severities(loop, "FAB001") == ["error"]
+
+
+# 3. an entry point exposed to a CLI takes what the CLI allows -------------------------------------
+def test_a_typer_option_default_is_what_runs_as_shipped():
+    src = """
+    import typer
+
+    def main(strategy: str = typer.Option("deepspeed"), devices: int = 2):
+        fabric = Fabric(accelerator="cuda", devices=devices, strategy=strategy)
+    """ + SEPARATE_SETUP + """
+    if __name__ == "__main__":
+        typer.run(main)
+    """
+    assert severities(src, "FAB001") == ["warning"]
+    assert severities(src.replace('typer.Option("deepspeed")', 'typer.Option("ddp")'), "FAB001") == []

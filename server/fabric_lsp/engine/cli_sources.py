@@ -171,6 +171,15 @@ def _field(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
     return [Unknown("a field without a default")]
 
 
+def _typer_parameter(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
+    """``typer.Option(default, ...)`` / ``typer.Argument(default)`` as a parameter's default: the
+    default it declares (``...``: the option is required, its value not known)."""
+    default = node.args[0] if node.args else next((kw.value for kw in node.keywords if kw.arg == "default"), None)
+    if default is None or (isinstance(default, ast.Constant) and default.value is Ellipsis):
+        return [Unknown("a required command-line option")]
+    return ev.ev(default, ctx)
+
+
 def parsed_dataclasses(parser: DataclassParser) -> list[Value]:
     """``parser.parse_args_into_dataclasses()``."""
     return [ValueTuple(tuple(filled(c, "`HfArgumentParser`") for c in parser.classes))]
@@ -196,6 +205,10 @@ CALL_SOURCES = {
     "transformers.HfArgumentParser": _dataclass_parser,
     "transformers.hf_argparser.HfArgumentParser": _dataclass_parser,
     "dataclasses.field": _field,
+    "typer.Option": _typer_parameter,
+    "typer.Argument": _typer_parameter,
+    "typer.params.Option": _typer_parameter,
+    "typer.params.Argument": _typer_parameter,
     "simple_parsing.ArgumentParser": _argument_parser,
     "jsonargparse.CLI": _filled_instance,
     "jsonargparse.auto_cli": _filled_instance,

@@ -283,3 +283,14 @@ def test_a_typer_option_default_is_what_runs_as_shipped():
     """
     assert severities(src, "FAB001") == ["warning"]
     assert severities(src.replace('typer.Option("deepspeed")', 'typer.Option("ddp")'), "FAB001") == []
+
+
+def test_arithmetic_on_known_numbers_folds_a_condition():
+    src = """
+    devices, num_nodes = 1, 1
+    def main():
+        strategy = DeepSpeedStrategy() if devices * num_nodes > 1 else "auto"
+        fabric = Fabric(accelerator="cuda", devices=devices, num_nodes=num_nodes, strategy=strategy)
+    """ + SEPARATE_SETUP + "\n    main()\n"
+    assert severities(src, "FAB001") == []
+    assert severities(src.replace("devices, num_nodes = 1, 1", "devices, num_nodes = 2, 1"), "FAB001") == ["error"]

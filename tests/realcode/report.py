@@ -86,20 +86,51 @@ class Unpacked(Exception):
 
 
 def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
+    """The pinned tree, written from the snapshot's objects. A snapshot holds no file of 4 MiB or
+    more (data, slides, images): those are left out and named on standard error."""
     root = scratch / repo.slug / repo.commit[:12]
     if root.is_dir():
         return root
     tmp = root.with_suffix(".part")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", repo.commit], capture_output=True)
-    if archive.returncode != 0:
-        raise Unpacked(f"{repo.name}: the snapshot cannot give {repo.commit[:12]} whole: {archive.stderr.decode()[-300:].strip()}")
-    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+    git = ["git", f"--git-dir={git_dir}"]
+    listing = subprocess.run([*git, "ls-tree", "-r", "-z", repo.commit], capture_output=True)
+    if listing.returncode != 0:
+        raise Unpacked(f"{repo.name}: the snapshot has no commit {repo.commit[:12]}: {listing.stderr.decode()[-300:].strip()}")
+    blobs = []
+    for entry in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000":
+            blobs.append((parts[2], path))
+    missing = _write_blobs(git, blobs, tmp)
+    if missing:
+        print(f"{repo.name}: {len(missing)} files not in the snapshot (left out): {', '.join(missing[:5])}", file=sys.stderr)
     if not (tmp / repo.licence).is_file():
         raise Unpacked(f"{repo.source.name}: no licence file {repo.licence!r} at {repo.commit}")
     tmp.rename(root)
     return root
+
+
+def _write_blobs(git: list[str], blobs: list[tuple[str, str]], into: Path) -> list[str]:
+    """Writes each (object, path) the snapshot holds under ``into``; returns the paths it lacks."""
+    request = "".join(f"{sha}\n" for sha, _ in blobs).encode()
+    out = subprocess.run([*git, "cat-file", "--batch"], input=request, capture_output=True, check=True).stdout
+    missing, pos = [], 0
+    for _, path in blobs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            missing.append(path)
+            continue
+        size = int(header[2])
+        target = into / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(out[pos : pos + size])
+        pos += size + 1
+    return missing
 
 
 def check(root: Path, extra: list[str]) -> tuple[list[dict], float]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import operator
 import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable
@@ -191,7 +192,24 @@ class Inference:
         return [Seq(len(node.elts), tuple(node.elts), ctx)]
 
     def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> list[Value] | None:
-        return self.ev_concat(node, ctx) if isinstance(node.op, ast.Add) else None
+        """``a + b`` of strings (:meth:`ev_concat`), and arithmetic on known numbers
+        (``devices * num_nodes``), each result on the paths of its operands."""
+        op = _ARITHMETIC.get(type(node.op))
+        if op is None:
+            return None
+        lefts, rights = self.ev(node.left, ctx), self.ev(node.right, ctx)
+        if isinstance(node.op, ast.Add) and not all(_is_number(v) for v in (*lefts, *rights)):
+            return self.ev_concat(node, ctx)
+        o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
+        out: list[Value] = []
+        for a in lefts:
+            for b in rights:
+                p = paths.merge(paths.path_of(a), paths.path_of(b))
+                if p is None:
+                    continue
+                value = _apply(op, a, b)
+                out.append(paths.extended(Const(value, o) if value is not None else Unknown("expression"), p) or UNKNOWN)
+        return out[:MAX_ALTERNATIVES] or [Unknown("expression")]
 
     def ev_unary(self, node: ast.UnaryOp, ctx: Ctx) -> list[Value] | None:
         operand = node.operand
@@ -876,6 +894,31 @@ class Inference:
         return any(fabric_args.is_fabric_class(self, v) for v in self.ev(ann, Ctx(m, (), ctx.depth)))
 
     # Fabric(...) → strategy choices ----------------------------------------------------------
+
+
+#: arithmetic the evaluator folds on known numbers
+_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Div: operator.truediv,
+}
+
+
+def _is_number(v: Value) -> bool:
+    return isinstance(v, Const) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
+
+
+def _apply(op: Callable[[Any, Any], Any], a: Value, b: Value) -> Any:
+    if not (_is_number(a) and _is_number(b)):
+        return None
+    assert isinstance(a, Const) and isinstance(b, Const)
+    try:
+        return op(a.value, b.value)
+    except (ArithmeticError, ValueError):
+        return None
 
 
 def _joined(left: list[tuple[str, frozenset]], right: list[tuple[str, frozenset]]) -> list[tuple[str, frozenset]]:

@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--root", help="inference root for cross-module analysis (default: the current folder, or the paths' common folder)")
     check.add_argument("--environment", help="Python interpreter or virtualenv whose packages jedi analyses")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--add-noqa", action="store_true", help="add `# noqa: FABxxx` to the line of every current finding, then exit 0")
+    check.add_argument("--show-files", action="store_true", help="print the files that would be checked, then exit")
     rules = check.add_argument_group("rule selection", "as ruff's: comma-separated codes or prefixes (FAB, FAB00, FAB001, ALL); repeatable")
     rules.add_argument("--select", action="append", metavar="CODES", help="the rules to run, instead of `select` in pyproject.toml")
     rules.add_argument("--extend-select", action="append", metavar="CODES", help="rules to run in addition to those selected")
@@ -569,6 +571,8 @@ def _usage_error(args) -> str | None:
         return f"--jobs must be at least 1, got {args.jobs}"
     if _reads_stdin(args) and args.fix and args.diff:
         return "--fix and --diff cannot be combined on standard input"
+    if args.add_noqa and (args.fix or args.diff or _reads_stdin(args)):
+        return "--add-noqa edits the files it checks: it cannot be combined with --fix, --diff or standard input"
     return None
 
 
@@ -643,6 +647,32 @@ def _exit_code(args, report, n_inputs: int) -> int:
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
 
+def _show_files(args, tasks: list[Task], report) -> int:
+    """``--show-files``: the files a check would read, one a line, sorted (as ruff's)."""
+    for line in report.problems:
+        print(line, file=sys.stderr)
+    error = _write_output("".join(f"{t.shown}\n" for t in sorted(tasks, key=lambda t: t.shown)), args.output_file)
+    if error:
+        print(error, file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_CLEAN
+
+
+def _add_noqa(report) -> int:
+    from fabric_lsp.add_noqa import add_noqa_to_results
+
+    def write(path: str, text: str) -> None:
+        with open(path, "rb") as fh:
+            bom = fh.read(3) == b"\xef\xbb\xbf"
+        write_atomic(path, text, bom)
+
+    added, messages = add_noqa_to_results(report.results, write)
+    for line in messages:
+        print(line, file=sys.stderr)
+    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def check_command(args) -> int:
     from fabric_lsp.config import ConfigError, Resolver
     from fabric_lsp.output import Report
@@ -673,6 +703,8 @@ def check_command(args) -> int:
     else:
         tasks = discover(paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore)
         n_inputs = len(tasks)
+        if args.show_files:
+            return _show_files(args, tasks, report)
         if tasks:
             report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs()))
 
@@ -682,6 +714,8 @@ def check_command(args) -> int:
         report.checked += 1 if r.checked else 0
     for line in report.problems:
         print(line, file=sys.stderr)
+    if args.add_noqa:
+        return _add_noqa(report)
     error = _emit(args, report, mode, stdin)
     if error:
         print(error, file=sys.stderr)

@@ -28,8 +28,8 @@ from pygls.workspace import TextDocument
 
 from fabric_lsp import __version__, notebook_server
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
-from fabric_lsp.engine import batch_scripts
-from fabric_lsp.engine.analyzer import Analysis, Analyzer, noqa_codes
+from fabric_lsp.engine import batch_scripts, noqa
+from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
@@ -461,20 +461,12 @@ class FabricLanguageServer(LanguageServer):
 
     def noqa_edit(self, uri: str, result: Result, f: Finding) -> types.WorkspaceEdit:
         line = f.span.end.line
-        content = result.lines.content(line)
-        codes = noqa_codes(content)
-        import re
-
-        m = re.search(r"#\s*noqa(:\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?", content, re.IGNORECASE)
-        if m is not None and codes:
-            new = f"# noqa: {', '.join(sorted(codes | {f.code}))}"
-            span = Span(Pos(line, m.start()), Pos(line, m.end()))
-        else:
-            stripped = content.rstrip()
-            new = f"  # noqa: {f.code}"
-            span = Span(Pos(line, len(stripped)), Pos(line, len(content)))
-        edit = types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)
-        return self.workspace_edit(uri, result.version, [edit])
+        edit = noqa.line_edit(result.lines.content(line), {f.code})
+        if edit is None:  # a bare noqa comment silences it already
+            return self.workspace_edit(uri, result.version, [])
+        start, end, new = edit
+        span = Span(Pos(line, start), Pos(line, end))
+        return self.workspace_edit(uri, result.version, [types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)])
 
     def current_result(self, uri: str) -> Result | None:
         result = self.results.get(uri)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
@@ -19,6 +18,7 @@ from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
 from fabric_lsp.engine.model import Finding, Pos, Verdict
 from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.noqa import noqa_codes
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.workspace import Workspace
 
@@ -27,18 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: documents whose last analysis is kept for incremental reuse
 MAX_MEMOS = 64
-
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-
-
-def noqa_codes(line: str) -> set[str] | None:
-    """Codes silenced on ``line``: None when none, an empty set for a bare ``# noqa``."""
-    m = _NOQA.search(line)
-    if not m:
-        return None
-    codes = m.group("codes")
-    return set() if not codes else {c.strip().upper() for c in codes.split(",")}
-
 
 @dataclass
 class Analysis:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
+from fabric_lsp.engine import describe
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
 from fabric_lsp.engine.model import Finding, Pos, Verdict
@@ -61,8 +62,14 @@ class Analysis:
         return chosen[0] if chosen else None
 
     def hover(self, pos: Pos) -> str | None:
-        """Markdown for hover at ``pos``: the verdict of the site under the cursor (the same one
-        the diagnostic shows), else what a rule says about the expression there."""
+        """Markdown for hover at ``pos``: what the rules say there, then the configurations of
+        the Fabric under the cursor (see :mod:`fabric_lsp.engine.describe`)."""
+        parts = [self._rule_hover(pos), self._configurations_at(pos)]
+        return "\n\n---\n\n".join(p for p in parts if p) or None
+
+    def _rule_hover(self, pos: Pos) -> str | None:
+        """The verdict of the site under the cursor (the same one the diagnostic shows), else
+        what a rule says about the expression there."""
         verdict = self.verdict_at(pos)
         if verdict is not None and verdict.explanation is not None:
             return render(verdict.explanation, self.path)
@@ -76,6 +83,23 @@ class Analysis:
             if explanation is not None:
                 return render(explanation, self.path)
         return None
+
+    def _configurations_at(self, pos: Pos) -> str | None:
+        if self.model is None:
+            return None
+        try:
+            return describe.hover_at(self.model, pos)
+        except RecursionError:
+            return None
+
+    def hints(self) -> list[describe.Hint]:
+        """Inlay hints: the configuration of every ``Fabric(...)`` in the document."""
+        if self.model is None:
+            return []
+        try:
+            return describe.hints(self.model)
+        except RecursionError:
+            return []
 
 
 class Analyzer:

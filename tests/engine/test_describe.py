@@ -69,3 +69,26 @@ def test_no_configuration_hover_away_from_a_fabric():
     analysis = _analysis("from lightning.fabric import Fabric\nfabric = Fabric()\nx = 1\nprint(x)\n")
     assert analysis.hover(Pos(3, 7)) is None
     assert analysis.hover(Pos(2, 0)) is None
+
+
+def test_hints_without_any_rule_running():
+    """No rule's prefilter matches (only FAB001 selected, no `setup_optimizers`): the document's
+    Fabrics are still described."""
+    from fabric_lsp.rules import RULES_BY_CODE
+
+    analysis = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analysis(
+        'from lightning.fabric import Fabric\nfabric = Fabric(accelerator="cpu")\n', "/project/train.py"
+    )
+    assert analysis.verdicts == []
+    assert [h.label for h in analysis.hints()] == ["SingleDeviceStrategy · CPU · 1 process · 32-true"]
+    assert "1 configuration" in analysis.hover(Pos(1, 1))
+
+
+def test_strategy_arguments_not_known_statically_are_marked():
+    source = (
+        "from lightning.fabric import Fabric\n"
+        "from lightning.fabric.strategies import FSDPStrategy\n"
+        'fabric = Fabric(accelerator="cuda", strategy=FSDPStrategy(use_orig_params=flag, sharding_strategy="HYBRID_SHARD"))\n'
+    )
+    value = _analysis(source).hover(Pos(2, 1))
+    assert "strategy: `FSDPStrategy` (use_orig_params=?, sharding_strategy='HYBRID_SHARD')" in value

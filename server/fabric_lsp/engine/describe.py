@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from fabric_lsp import facts
 from fabric_lsp.engine import lightning
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.model import Pos
@@ -62,8 +63,9 @@ def _obj_settings(value: Any) -> str:
     """``DeepSpeedStrategy(stage=3)``: a strategy object's constructor arguments known statically."""
     if not isinstance(value, lightning.Obj):
         return ""
-    shown = [f"{k}={v!r}" for k, v in value.args if not isinstance(v, lightning.Obj)]
-    return f" ({', '.join(shown)})" if shown else ""
+    shown = [f"{k}={'?' if v is facts.NOT_KNOWN else repr(v)}" for k, v in value.args if not isinstance(v, lightning.Obj)]
+    shown += [f"{k}=?" for k in value.unknown if k != "*" and k not in dict(value.args)]
+    return f" ({', '.join(dict.fromkeys(shown))})" if shown else ""
 
 
 def settings(s: Scenario) -> list[Setting]:

@@ -507,7 +507,11 @@ class FabricLanguageServer(LanguageServer):
             return []
         if notebook_server.notebook_uri_of(self, uri) is not None:
             return []
-        analysis, lines = await self.analysis_of(uri)
+        # the pending analysis of this version (hints are asked after every edit: never a second one)
+        result = await self.settled_result(uri)
+        if result is None or result.analysis is None:
+            return []
+        analysis, lines = result.analysis, result.lines
         span = self.encoder.range_from_lsp(lines, rng)
         return [
             types.InlayHint(

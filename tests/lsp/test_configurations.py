@@ -137,3 +137,18 @@ async def test_the_inlay_hints_setting_turns_them_off(client: LanguageClient, tm
     # a key the editor stops sending is back to its default
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"fabric-lsp": {}}))
     assert len(await _hints(client, uri, ONE)) == 1
+
+
+@pytest.mark.asyncio
+async def test_inlay_hints_asked_right_after_an_edit_describe_the_new_version(client: LanguageClient, tmp_path):
+    uri = _open(client, tmp_path / "train.py", ONE)
+    assert [h.label for h in await _hints(client, uri, ONE)] == ["SingleDeviceStrategy · CPU · 1 process · 32-true"]
+    edited = ONE.replace("devices=1", 'devices=2, strategy="ddp"')
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text=edited)],
+        )
+    )
+    got = await _hints(client, uri, edited)  # no wait: the server answers once this version is analysed
+    assert [h.label for h in got] == ["DDPStrategy · CPU ×2 · 2 processes · 32-true · subprocess script"]

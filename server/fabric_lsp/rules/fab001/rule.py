@@ -103,7 +103,9 @@ when another possible strategy needs separate setup:
   - the optimizer is built before the module setup from a model created inside such a `with` and
     not materialised (`to_empty`, `load_state_dict(..., assign=True)`): the separate setup
     already raises on that branch (`fabric.py:1237`, for every strategy) and the joint one would too, so the rewrite
-    is no fix there; build the optimizer from the set-up model after `setup_module`.
+    is no fix there; build the optimizer from the set-up model after `setup_module`. (This one
+    is traced within the function only: an optimizer built before the setup from a model that a
+    helper creates on the meta device keeps the fix, which leaves that branch failing as it did.)
 
 No fix is offered either when the calls are in different blocks, the set-up model is used in
 between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible

@@ -327,6 +327,8 @@ class Config:
     # The editor's only (the command line has flags for what it needs):
     environment_path: str | None = key(None, _path, file=False)
     debounce_ms: int = key(150, _debounce, file=False)
+    #: an inlay hint after every ``Fabric(...)``: its configuration, or how many it can have
+    inlay_hints: bool = key(True, _bool, file=False)
     certain_severity: str = key(Severity.ERROR.value, _severity_name, file=False)
     possible_severity: str = key(Severity.WARNING.value, _severity_name, file=False)
 

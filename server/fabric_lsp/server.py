@@ -116,6 +116,7 @@ class FabricLanguageServer(LanguageServer):
         self.graph = DependencyGraph()  # document URI → the modules its last analysis looked up
         self.pull = False  # the client pulls diagnostics (textDocument/diagnostic): never push
         self.supports_refresh = False  # ... and accepts workspace/diagnostic/refresh
+        self.supports_inlay_refresh = False  # the client accepts workspace/inlayHint/refresh
         self.disk_reports: dict[str, DiskReport] = {}  # workspace/diagnostic, files not open
         self._result_ids = itertools.count(1)
         self._refresh_task: asyncio.Task | None = None
@@ -240,10 +241,22 @@ class FabricLanguageServer(LanguageServer):
         if problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
         old = (self.options.environment_path, self.options.effective_lightning_version)
+        hints_before = self.options.inlay_hints
         self.options = Config.build(self.client_layers()[1:])
+        if self.options.inlay_hints != hints_before:
+            self.refresh_inlay_hints()
         if self.workspace_model is not None and (self.options.environment_path, self.options.effective_lightning_version) != old:
             self.setup_engine()
         self.configs.set_overrides(self.client_layers())
+
+    def refresh_inlay_hints(self) -> None:
+        """Ask the client to ask for inlay hints again (the ``inlayHints`` setting changed)."""
+        if not self.supports_inlay_refresh:
+            return
+        try:
+            self.workspace_inlay_hint_refresh(None)
+        except Exception as exc:  # no client yet, or it went away
+            self.log_message(f"fabric-lsp: workspace/inlayHint/refresh failed ({type(exc).__name__}: {exc})")
 
     def show_config_problems(self) -> None:
         problems = self.configs.drain_problems()  # each names its key and pyproject.toml
@@ -468,6 +481,41 @@ class FabricLanguageServer(LanguageServer):
         span = Span(Pos(line, start), Pos(line, end))
         return self.workspace_edit(uri, result.version, [types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)])
 
+    async def analysis_of(self, uri: str) -> tuple[Analysis, Lines]:
+        """The analysis of the document's current version (and its line index): the one its
+        diagnostics came from, else computed now (they are still being computed)."""
+        result = self.current_result(uri)
+        if result is not None and result.analysis is not None:
+            return result.analysis, result.lines
+        doc = self.document(uri)
+        text = doc.source if doc is not None else ""
+        analysis = await asyncio.get_running_loop().run_in_executor(self.executor, self._analyze, uri, text)
+        return analysis, Lines(text)
+
+    async def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
+        """The configuration of every ``Fabric(...)`` in ``rng`` (not in notebook cells; none when
+        the ``inlayHints`` setting is off)."""
+        if not self.options.inlay_hints or self.document(uri) is None or self.analyzer is None:
+            return []
+        if notebook_server.notebook_uri_of(self, uri) is not None:
+            return []
+        # the pending analysis of this version (hints are asked after every edit: never a second one)
+        result = await self.settled_result(uri)
+        if result is None or result.analysis is None:
+            return []
+        analysis, lines = result.analysis, result.lines
+        span = self.encoder.range_from_lsp(lines, rng)
+        return [
+            types.InlayHint(
+                position=self.encoder.to_lsp(lines, h.pos),
+                label=h.label,
+                tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=h.tooltip),
+                padding_left=True,
+            )
+            for h in analysis.hints()
+            if span.start <= h.pos <= span.end
+        ]
+
     def current_result(self, uri: str) -> Result | None:
         result = self.results.get(uri)
         doc = self.document(uri)
@@ -491,6 +539,8 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     wf = caps.workspace.did_change_watched_files if caps.workspace else None
     ls.supports_watched_files = bool(wf and wf.dynamic_registration)
     ls.supports_configuration = bool(caps.workspace and caps.workspace.configuration)
+    ih = caps.workspace.inlay_hint if caps.workspace else None
+    ls.supports_inlay_refresh = bool(ih and ih.refresh_support)
     offer_pull_diagnostics(ls, caps)
     root_uri = None
     if params.workspace_folders:
@@ -778,25 +828,21 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    doc = ls.document(uri)
-    if doc is None or ls.analyzer is None:
+    if ls.document(uri) is None or ls.analyzer is None:
         return None
     if notebook_server.notebook_uri_of(ls, uri) is not None:
         markdown = await notebook_server.hover(ls, uri, params.position)
     else:
-        result = ls.current_result(uri)
-        if result is not None and result.analysis is not None:
-            analysis, lines = result.analysis, result.lines
-        else:  # the diagnostics of this version are still being computed: compute them here
-            text = doc.source
-            loop = asyncio.get_running_loop()
-            analysis = await loop.run_in_executor(ls.executor, ls._analyze, uri, text)
-            lines = Lines(text)
-        pos = ls.encoder.from_lsp(lines, params.position)
-        markdown = analysis.hover(pos)
+        analysis, lines = await ls.analysis_of(uri)
+        markdown = analysis.hover(ls.encoder.from_lsp(lines, params.position))
     if not markdown:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+async def inlay_hint(ls: FabricLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    return await ls.inlay_hints(params.text_document.uri, params.range)
 
 
 notebook_server.register(server)

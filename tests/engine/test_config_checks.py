@@ -226,7 +226,9 @@ def test_hover_explains_the_check_and_its_place():
 def test_accepted_configuration_has_no_finding_and_no_verdict():
     src = 'from lightning.fabric import Fabric\nf = Fabric(accelerator="cuda", devices=4, strategy="deepspeed")\n'
     analysis = Analyzer(Workspace(), [RULES_BY_CODE["FAB008"]]).analysis(src)
-    assert analysis.findings == [] and analysis.hover(Pos(1, 6)) is None
+    assert analysis.findings == [] and analysis.verdict_at(Pos(1, 6)) is None
+    # hover shows the one configuration only (engine/describe.py), no verdict of FAB008's
+    assert analysis.hover(Pos(1, 6)).startswith("**`Fabric` (this file:2): 1 configuration**")
 
 
 # -- version awareness ------------------------------------------------------------------------------

@@ -17,11 +17,12 @@ from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.text import apply_edits
 from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.rules import RULES_BY_CODE
+from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 ANALYZER = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]])  # FAB001's fix (FAB007 also reports the missing launch)
+ALL_RULES_ANALYZER = Analyzer(Workspace(), ALL_RULES)
 RAISING = sorted(s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup)
 
 identifiers = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(
@@ -208,12 +209,24 @@ def strategy_programs(draw):
         lines += [f"with fabric.init_module(empty_init={meta}):", "    model = torch.nn.Linear(4, 2)"]
     else:
         lines.append("model = torch.nn.Linear(4, 2)")
-    lines += [
-        "model = fabric.setup_module(model)",
-        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)",
-        "optimizer = fabric.setup_optimizers(optimizer)",
-    ]
+    lines += _setup_lines(draw(st.sampled_from(OPTIMIZER_PLACES)))
     return "\n".join(lines) + "\n", branches, meta not in ("", "False", "None")
+
+
+#: where the optimizer is built: before the module setup (from the raw model), between the two
+#: calls from the set-up model, or between them from the raw model (a renamed target). The
+#: rewrite builds it before the joint setup in every case, so on a meta-device model it holds
+#: meta-device parameters there whichever place it had.
+OPTIMIZER_PLACES = ("before", "between_set_up", "between_raw")
+
+
+def _setup_lines(place: str) -> list[str]:
+    build = "optimizer = torch.optim.AdamW({}.parameters(), lr=1e-4)"
+    if place == "before":
+        return [build.format("model"), "model = fabric.setup_module(model)", "optimizer = fabric.setup_optimizers(optimizer)"]
+    if place == "between_raw":
+        return ["wrapped = fabric.setup_module(model)", build.format("model"), "optimizer = fabric.setup_optimizers(optimizer)"]
+    return ["model = fabric.setup_module(model)", build.format("model"), "optimizer = fabric.setup_optimizers(optimizer)"]
 
 
 def _expected_applicability(branches, meta: bool):
@@ -235,6 +248,10 @@ def test_fix_is_safe_only_where_every_branch_accepts_joint_setup(program):
     assert (fix.applicability.value if fix else None) == expected, (source, findings[0].message)
     if fix is None:
         assert "No automatic fix:" in findings[0].message
+    elif fix.applicability.value == "safe":
+        # a safe joint setup is right on every branch: no rule finds the joint setup failing
+        fixed = apply_edits(source, fix.edits)
+        assert [f for f in ALL_RULES_ANALYZER.analyze(fixed) if f.code in ("FAB001", "FAB009")] == [], fixed
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,9 @@ same script with the joint setup FAB001's fix writes. For every choice:
   message (FSDP with a meta-device model; ``FSDPStrategy(use_orig_params=False)``), or silently
   (``ModelParallelStrategy``: no weight changes, the script's own check on the loss fails);
 - ``fabric-lsp check --fix`` (safe fixes only) must write the joint form exactly when it trains on
-  every choice, and leave the file alone otherwise (the finding stays a warning).
+  every choice, and leave the file alone otherwise (the finding stays a warning); where the joint
+  form fails on a choice for a reason the code shows (``no_fix``: a meta-device model under FSDP,
+  ModelParallel), ``--unsafe-fixes`` must leave it alone too.
 
 FSDP on CPU: Fabric accepts an ``FSDPStrategy`` subclass on CPU (its "only available on GPU" check is
 ``type(strategy) is FSDPStrategy``) and launches it with gloo, and Fabric's setup-time checks run
@@ -74,6 +76,9 @@ class BranchCase:
     name: str
     original: dict[str, Outcome]  # --strategy choice -> what the separated-setup script does
     joint: dict[str, Outcome]  # --strategy choice -> what the joint form does
+    #: the code shows why the joint form fails on a choice (a meta-device model under FSDP,
+    #: ModelParallel): no fix at all, not even an unsafe one
+    no_fix: bool = False
 
     @property
     def fix_is_safe(self) -> bool:
@@ -90,6 +95,19 @@ BRANCH_CASES = [
         "fsdp_empty_init",
         original={"deepspeed_stage_3": JOINT_REQUIRED, "fsdp": FSDP_WRAP_NEEDS_ACCELERATOR},
         joint={"deepspeed_stage_3": TRAINS_1, "fsdp": META_OPTIMIZER},
+        no_fix=True,
+    ),
+    BranchCase(  # the optimizer built from the raw model after `wrapped = setup_module(model)`
+        "fsdp_empty_init_wrapped",
+        original={"deepspeed_stage_3": JOINT_REQUIRED, "fsdp": FSDP_WRAP_NEEDS_ACCELERATOR},
+        joint={"deepspeed_stage_3": TRAINS_1, "fsdp": META_OPTIMIZER},
+        no_fix=True,
+    ),
+    BranchCase(  # the optimizer built before `setup_module` from the meta-device model
+        "fsdp_optimizer_before",
+        original={"deepspeed_stage_3": JOINT_REQUIRED, "fsdp": FSDP_WRAP_NEEDS_ACCELERATOR},
+        joint={"deepspeed_stage_3": TRAINS_1, "fsdp": META_OPTIMIZER},
+        no_fix=True,
     ),
     BranchCase(
         "fsdp_flat",
@@ -100,6 +118,7 @@ BRANCH_CASES = [
         "deepspeed_or_model_parallel",
         original={"deepspeed_stage_3": JOINT_REQUIRED, "model_parallel": TRAINS_1},
         joint={"deepspeed_stage_3": TRAINS_1, "model_parallel": TRAINS_NOTHING},
+        no_fix=True,
     ),
 ]
 
@@ -192,6 +211,10 @@ def test_fix_keeps_every_branch_working(case: BranchCase, tmp_path, start_script
     if script.read_bytes() == original:
         assert not case.fix_is_safe, "no safe fix, although the joint form trains under every choice"
         assert fab001(), "the finding must remain when no safe fix exists"
+        if case.no_fix:  # an unsafe fix is for doubt about a strategy, not for a failure the code shows
+            unsafe = fabric_lsp("check", "--fix", "--unsafe-fixes", script.name, cwd=tmp_path)
+            assert unsafe.returncode in (0, 1) and "internal error" not in unsafe.stderr, unsafe.explain()
+            assert script.read_bytes() == original, f"--unsafe-fixes wrote a joint setup that fails:\n{script.read_text()}"
         return
     assert not fab001(), f"FAB001 remains after --fix:\n{script.read_text()}"
     runs = {choice: start_script(script, "--strategy", choice) for choice in case.original}

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
+from fabric_lsp.engine import describe
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
 from fabric_lsp.engine.model import Finding, Pos, Verdict
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: documents whose last analysis is kept for incremental reuse
 MAX_MEMOS = 64
+#: between what the rules say in a hover and the configurations of the Fabric there
+HOVER_SECTION_BREAK = "\n\n---\n\n"
 
 @dataclass
 class Analysis:
@@ -39,6 +42,8 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     model: SemanticModel | None = None
     rules: Sequence[Rule] = ()
+    #: where a model is made on demand when no rule ran (see :meth:`semantic`)
+    workspace: Workspace | None = None
 
     def verdict_at(self, pos: Pos) -> Verdict | None:
         """The verdict hover shows at ``pos``: of the sites under the cursor, one where a rule
@@ -49,8 +54,14 @@ class Analysis:
         return chosen[0] if chosen else None
 
     def hover(self, pos: Pos) -> str | None:
-        """Markdown for hover at ``pos``: the verdict of the site under the cursor (the same one
-        the diagnostic shows), else what a rule says about the expression there."""
+        """Markdown for hover at ``pos``: what the rules say there, then the configurations of
+        the Fabric under the cursor (see :mod:`fabric_lsp.engine.describe`)."""
+        parts = [self._rule_hover(pos), self._configurations_at(pos)]
+        return HOVER_SECTION_BREAK.join(p for p in parts if p) or None
+
+    def _rule_hover(self, pos: Pos) -> str | None:
+        """The verdict of the site under the cursor (the same one the diagnostic shows), else
+        what a rule says about the expression there."""
         verdict = self.verdict_at(pos)
         if verdict is not None and verdict.explanation is not None:
             return render(verdict.explanation, self.path)
@@ -64,6 +75,34 @@ class Analysis:
             if explanation is not None:
                 return render(explanation, self.path)
         return None
+
+    def semantic(self) -> SemanticModel | None:
+        """The semantic model of this version: the rules' own, else (no rule's prefilter matched)
+        one made now, so that hover and inlay hints still describe the document's Fabrics."""
+        if self.model is None and self.workspace is not None and "Fabric" in self.text:
+            module = ModuleInfo(self.text, self.path, self.workspace.module_name_for(self.path))
+            if module.tree is not None:
+                self.model = SemanticModel(module, self.workspace)
+        return self.model
+
+    def _configurations_at(self, pos: Pos) -> str | None:
+        model = self.semantic()
+        if model is None:
+            return None
+        try:
+            return describe.hover_at(model, pos)
+        except RecursionError:
+            return None
+
+    def hints(self) -> list[describe.Hint]:
+        """Inlay hints: the configuration of every ``Fabric(...)`` in the document."""
+        model = self.semantic()
+        if model is None:
+            return []
+        try:
+            return describe.hints(model)
+        except RecursionError:
+            return []
 
 
 class Analyzer:
@@ -108,7 +147,7 @@ class Analyzer:
         if any(r.needs_setups for r in rules) and not self.workspace.setups_may_reach(path, text):
             rules = [r for r in rules if not r.needs_setups]  # asked once, not once per rule
         if not rules:
-            return Analysis(text, path)
+            return Analysis(text, path, workspace=self.workspace)
         with gc_paused():
             return self._analysis(text, path, rules, report_unknown)
 

@@ -22,9 +22,11 @@ that need the model set up, and must not leave the block early. Otherwise no edi
 reason is returned.
 
 Which strategies accept joint setup is the rule's question (``Branches``, from ``facts``); the
-planner only adds the one that depends on the code: the optimizer built from the set-up model is
-built from the raw model after the rewrite, which under FSDP raises when the raw model may hold
-meta-device parameters (``fabric.init_module(empty_init=True)``).
+planner only adds the one that depends on the code: after the rewrite every optimizer is built
+before the joint setup, which under FSDP raises when the model may hold meta-device parameters
+there (``fabric.init_module(empty_init=True)``; Lightning 2.6.6 ``fabric/fabric.py:1208``) —
+whether the optimizer was built between the calls (FSDP had materialised the model by then) or
+before the module setup (the separate setup already fails there, ``fabric.py:1237``).
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ from dataclasses import dataclass, field
 
 from fabric_lsp.engine.defuse import PARAMETER_METHODS
 from fabric_lsp.engine.defuse import is_ref_chain as _is_ref_chain
+from fabric_lsp.engine.defuse import key as _key
 from fabric_lsp.engine.defuse import leaves_block as _leaves_block
 from fabric_lsp.engine.defuse import load as _load
 from fabric_lsp.engine.defuse import parameter_uses as _uses
 from fabric_lsp.engine.defuse import rebinds as _rebinds
 from fabric_lsp.engine.defuse import same as _same
-from fabric_lsp.engine.meta import OtherModules, meta_device_evidence
+from fabric_lsp.engine.meta import OtherModules, meta_device_evidence, meta_parameters, optimizer_construction
 from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Related, Span
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.text import apply_edits
@@ -471,22 +474,69 @@ def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
 
 
 def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches, other_modules: OtherModules) -> None:
-    """The rewrite builds the optimizer from the raw model instead of the set-up one. Where the
-    raw model may hold meta-device parameters and a possible strategy's joint setup refuses
-    them (FSDP), the rewrite would break that branch."""
-    if not (param_uses and branches.meta_sensitive):
+    """After the rewrite every optimizer is built before the joint setup. Where the model may then
+    hold meta-device parameters and a possible strategy's joint setup refuses them (FSDP,
+    ``fabric.py:1208``), the joint setup raises on that branch: no fix (not even an unsafe one:
+    the rewrite would trade a working FSDP branch for a failing one)."""
+    if not branches.meta_sensitive:
+        return
+    _check_optimizer_over_meta(site, branches)
+    if not (param_uses or _moved_model_reads(site)):
         return
     evidence = meta_device_evidence(site.module, other_modules)
     if evidence is not None:
         where = f" in {os.path.basename(evidence.path)}" if evidence.path else ""
         raise NoFix(
             f"the model may be created on the meta device (`{evidence.message}`{where}) and the optimizer is built "
-            f"from the set-up model; under {' or '.join(branches.meta_sensitive)} joint setup of an optimizer over "
-            "meta-device parameters raises RuntimeError (\"The optimizer has references to the model's meta-device "
-            "parameters\"), so set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
-            "and keep the separate setup on the other branch",
+            f"after the model is set up; the rewrite builds it before, and under {' or '.join(branches.meta_sensitive)} "
+            f"joint setup of an optimizer over meta-device parameters raises {_META_MESSAGE}, so {_BY_HAND}",
             Related(f"The model may be created on the meta device here: `{evidence.message}`", evidence.span, evidence.path),
         )
+
+
+_META_MESSAGE = "RuntimeError (\"The optimizer has references to the model's meta-device parameters\")"
+_BY_HAND = (
+    "set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
+    "and keep the separate setup on the other branch"
+)
+
+
+def _check_optimizer_over_meta(site: _Site, branches: Branches) -> None:
+    """An optimizer built before the module setup from a model created on the meta device (and
+    not materialized): the joint setup raises on it under FSDP, as ``setup_optimizers`` does
+    today (``fabric.py:1237``), so the rewrite leaves that branch failing."""
+    for optimizer in site.call.args:
+        built, _ = optimizer_construction(site.module, optimizer, site.call)
+        if built is None or _after(built, site.a_stmt):
+            continue  # built in the call or between the calls: `_moved_model_reads` judges it
+        found = meta_parameters(site.module, optimizer, site.call)
+        if found is None:
+            continue
+        module, ctx = site.module, found.context.item
+        raise NoFix(
+            f"the optimizer is built from meta-device parameters (`{module.segment(found.model)}` is created under "
+            f"`{module.segment(ctx)}`) before the model is set up; under {' or '.join(branches.meta_sensitive)} "
+            f"joint setup raises {_META_MESSAGE} on them, as `setup_optimizers` does today: build the optimizer from the "
+            f"set-up model after `setup_module` on that branch, and {_BY_HAND}",
+            Related("The model is created on the meta device here", module.span(ctx)),
+        )
+
+
+def _after(a: ast.stmt, b: ast.stmt) -> bool:
+    return (a.lineno, a.col_offset) > (b.lineno, b.col_offset)
+
+
+def _moved_model_reads(site: _Site) -> list[ast.AST]:
+    """What the rewrite moves above the joint setup that reads model parameters: a
+    ``.parameters()``-like call on anything, or the raw model itself (passed to a helper)."""
+    raw = _key(site.m_expr)
+    found: list[ast.AST] = []
+    for root in [*site.between, *site.call.args]:
+        for n in ast.walk(root):
+            parameters = isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in PARAMETER_METHODS
+            if parameters or (isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _key(n) == raw):
+                found.append(n)
+    return found
 
 
 # -- edits -----------------------------------------------------------------------------------

@@ -86,13 +86,26 @@ when another possible strategy needs separate setup:
 - `FSDPStrategy(use_orig_params=False)`: joint setup raises `ValueError`;
 - `ModelParallelStrategy`: joint setup keeps the optimizer on the original parameters, so training
   silently changes no weights;
-- `FSDPStrategy` (or a strategy that cannot be determined) when the optimizer is built from the
-  set-up model and the file — or, when it does not, another module of the project, since a helper
-  may build the model — may create parameters on the meta device (`fabric.init_module(empty_init=...)`
-  unless `empty_init` is literally false, `torch.device("meta")`, `device="meta"`): the rewrite
-  builds the optimizer from the raw model's meta-device parameters, and FSDP's joint setup raises
-  "The optimizer has references to the model's meta-device parameters…". (An optimizer built from
-  the raw model before any setup keeps its parameters, so the rewrite changes nothing there.)
+- `FSDPStrategy` (or a strategy that cannot be determined) when the model may hold meta-device
+  parameters at the joint setup. After the rewrite every optimizer is built before the joint
+  setup, and FSDP's joint setup refuses an optimizer over meta-device parameters
+  ("The optimizer has references to the model's meta-device parameters…", Lightning 2.6.6
+  `fabric/fabric.py:1208`, raised at 1211). Only FSDP and ModelParallel put parameters on the meta device under
+  `fabric.init_module(empty_init=True)` (`strategies/fsdp.py:342`, `strategies/model_parallel.py:201`;
+  the other strategies allocate them uninitialised on the device, `strategies/strategy.py:146`; DeepSpeed ZeRO-3 partitions
+  them), and only FSDP's joint setup checks. So there is no fix when
+  - the code moved above the joint setup reads parameters (`.parameters()` of the set-up or the
+    raw model, anything's `.named_parameters()`, the raw model passed to a helper) and the file —
+    or, when it does not, another module of the project, since a helper may build the model — may
+    create parameters on the meta device (`fabric.init_module(empty_init=...)` unless `empty_init`
+    is literally false, `torch.device("meta")`, `device="meta"`): after `setup_module` FSDP has
+    materialised them, before it they are on the meta device;
+  - the optimizer is built before the module setup from a model created inside such a `with` and
+    not materialised (`to_empty`, `load_state_dict(..., assign=True)`): the separate setup
+    already raises on that branch (`fabric.py:1237`, for every strategy) and the joint one would too, so the rewrite
+    is no fix there; build the optimizer from the set-up model after `setup_module`. (This one
+    is traced within the function only: an optimizer built before the setup from a model that a
+    helper creates on the meta device keeps the fix, which leaves that branch failing as it did.)
 
 No fix is offered either when the calls are in different blocks, the set-up model is used in
 between, or DeepSpeed would get several optimizers. The fix is **safe** when every possible
@@ -274,6 +287,20 @@ fabric = Fabric(strategy="deepspeed_stage_3" if zero else "fsdp")
 with fabric.init_module(empty_init=True):
     model = torch.nn.Linear(4, 2)
 model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+""",
+        severity=Severity.WARNING,
+    ),
+    Example(
+        "no fix: the optimizer is built from the raw model after its setup, moved above it by the rewrite",
+        """
+import torch
+from lightning.fabric import Fabric
+fabric = Fabric(strategy="deepspeed" if zero else "fsdp")
+with fabric.init_module(empty_init=True):
+    model = torch.nn.Linear(4, 2)
+wrapped = fabric.setup_module(model)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 optimizer = fabric.setup_optimizers(optimizer)
 """,

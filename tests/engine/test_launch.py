@@ -316,6 +316,29 @@ def test_a_launch_only_on_several_devices_fails_on_one_device(tmp_path):
     assert error.severity.name == "ERROR" and "world_size" in error.message
     [warning] = _conditional(tmp_path, 'accelerator="cuda", strategy="ddp", devices=1', "torch.cuda.device_count() > 1")
     assert warning.severity.name == "WARNING"
+    test = "torch.cuda.is_available() and fabric.accelerator.auto_device_count() > 1"  # litgpt's api.py
+    [warning] = _conditional(tmp_path, 'accelerator="cuda", strategy="ddp", devices=1', test)
+    assert warning.severity.name == "WARNING" and "auto_device_count() > 1" in warning.message
+
+
+def test_a_launch_on_several_devices_in_another_branch_stays_a_launch(tmp_path):
+    # litgpt's api.py: the launch is in the `else` of a test the call does not share, so the call
+    # may be on another path (the evaluator does not relate the two branches): as before, silent
+    text = """
+        import torch
+        from lightning.fabric import Fabric
+
+        def load(strategy_name, devices):
+            if strategy_name != "tensor_parallel":
+                fabric = Fabric(accelerator="cuda", devices=1)
+            else:
+                fabric = Fabric(accelerator="cuda", devices=devices, strategy="ddp")
+                if torch.cuda.is_available() and fabric.accelerator.auto_device_count() > 1:
+                    fabric.launch()
+            if strategy_name is None:
+                model = fabric.setup_module(make_model())
+    """
+    assert _findings(tmp_path, {"train.py": text}) == []
 
 
 def test_a_launch_only_on_several_devices_is_fine_where_one_device_needs_none(tmp_path):

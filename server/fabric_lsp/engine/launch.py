@@ -192,12 +192,20 @@ def launch_around(model: SemanticModel, call: ast.Call) -> Around:
 
 def _several_devices_only(model: SemanticModel, launch: ast.Call, call: ast.Call) -> ast.expr | None:
     """The test that lets ``launch`` run only on more than one device and does not hold ``call``
-    (``if torch.cuda.device_count() > 1: fabric.launch()``); None when no such test guards it."""
+    (``if torch.cuda.device_count() > 1: fabric.launch()``); None when no such test guards it, or
+    when another test guards it too (the launch may be on another path than the call, as before)."""
     shared = {id(test) for test, _ in conditions(model.module, call)}
+    found: ast.expr | None = None
     for test, truth in conditions(model.module, launch):
-        if id(test) not in shared and truth and isinstance(test, ast.Compare) and _several(test):
-            return test
-    return None
+        if id(test) in shared:
+            continue
+        # `if torch.cuda.is_available() and fabric.accelerator.auto_device_count() > 1:` holds only if each part does
+        parts = test.values if truth and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        several = next((p for p in parts if truth and isinstance(p, ast.Compare) and _several(p)), None)
+        if several is None:
+            return None
+        found = found or several
+    return found
 
 
 def _several(test: ast.Compare) -> bool:

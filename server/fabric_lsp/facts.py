@@ -403,6 +403,16 @@ LAUNCH_EXEMPT_KINDS = (Kind.SINGLE_DEVICE, Kind.SINGLE_XLA, Kind.DP)
 FUNCTION_LAUNCHERS = ("spawn", "fork", "forkserver", "xla")
 #: Strategy kinds whose launcher can be one of those (DDP's spawn/fork variants, XLA, XLAFSDP).
 SPAWNING_KINDS = (Kind.DDP, Kind.XLA, Kind.XLA_FSDP)
+#: ``Fabric.world_size`` (fabric.py:203-205) is ``num_nodes * num_processes`` from construction on: the
+#: connector sets the world ranks before any launch (connector.py:518-519 → strategies/ddp.py:237). A
+#: ``launch()`` only under ``if fabric.world_size > 1`` does not run with one process, where every
+#: strategy but the exempt ones still fails ``_validate_launched`` (fabric.py:1193-1197).
+WORLD_SIZE_ATTRIBUTE = "world_size"
+#: Where Lightning's own objects hold a launcher: ``Strategy.launcher`` returns ``self._launcher``
+#: (strategies/strategy.py:73-74), a ``_Launcher`` whose ``launch`` (strategies/launchers/launcher.py:35)
+#: is not ``Fabric.launch``. A Fabric has neither attribute, so ``<x>.launcher.launch(...)`` (Lightning's
+#: ``fabric.py:1120``, ``pytorch/trainer/call.py:48``, vendored in a project) never launches one.
+LAUNCHER_ATTRIBUTES = ("launcher", "_launcher")
 #: What shows a script run by the Fabric CLI (``fabric run``, ``lightning run model`` before 2.2), which
 #: sets ``LT_CLI_USED=1`` (then ``launch()`` must not be called, fabric.py:989): a command line — the
 #: command followed by an option or a ``.py`` path — or the CLI module or variable named. A sentence

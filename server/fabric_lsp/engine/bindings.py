@@ -169,6 +169,37 @@ def block_bindings(block: list, name: str) -> tuple[list[Binding], bool]:
 MISSING = object()
 
 
+def forwarded_to(func: ast.AST) -> str | None:
+    """For ``def __getattr__(self, name): return getattr(self.fabric, name)`` the attribute every
+    name is forwarded to (``"fabric"``); None for any other body. A docstring and ``if`` tests
+    that always raise or return (``if name.startswith("_"): raise AttributeError(name)``) may
+    come first."""
+    args = getattr(func, "args", None)
+    params = [*args.posonlyargs, *args.args] if args is not None else []
+    body = list(getattr(func, "body", []))
+    if len(params) != 2 or not body:
+        return None
+    last = body[-1]
+    if not all(_docstring_or_guard(stmt) for stmt in body[:-1]) or not isinstance(last, ast.Return):
+        return None
+    call = last.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "getattr"):
+        return None
+    if len(call.args) not in (2, 3) or call.keywords:
+        return None
+    target, name = call.args[0], call.args[1]
+    on_self = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == params[0].arg
+    if on_self and isinstance(name, ast.Name) and name.id == params[1].arg:
+        return target.attr
+    return None
+
+
+def _docstring_or_guard(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    return isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.body[-1], (ast.Raise, ast.Return))
+
+
 def attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: str):
     """The value assigned to ``self.attr`` by ``target = value``; MISSING if not assigned,
     None if unpacked from something unknowable."""

@@ -28,6 +28,7 @@ from fabric_lsp.engine.bindings import (
     attr_target_value,
     binds,
     block_bindings,
+    forwarded_to,
     match_target,
     returns_of,
     stmt_bindings,
@@ -106,6 +107,22 @@ class Inference:
             return self.ev(node, Ctx(module))
         except (BudgetExceeded, RecursionError):
             return [Unknown("inference budget exhausted")]
+
+    def method_receivers(self, values: list[Value], method: str, module: ModuleInfo) -> list[Value]:
+        """What ``<receiver>.method(...)`` runs on, for a receiver with alternatives ``values``: an
+        instance whose class forwards ``method`` through ``__getattr__`` (:meth:`forward_target`)
+        stands for the object it forwards to."""
+        if not any(isinstance(v, Instance) for v in values):
+            return values
+        self.start()
+        out: list[Value] = []
+        try:
+            for v in values:
+                target = self.forward_target(v, method, Ctx(module)) if isinstance(v, Instance) else None
+                out += [v] if target is None else target
+        except (BudgetExceeded, RecursionError):
+            return values
+        return out
 
     # -- core --------------------------------------------------------------------------------
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
@@ -680,7 +697,40 @@ class Inference:
                 found = self._field(klass, inst, attr, ctx)
             if found:
                 return found
+        forwarded = self._forwarding(inst, ctx)
+        if forwarded is not None:
+            return [a for v in forwarded for a in self.attribute_of(v, attr, ctx)] or [UNKNOWN]
         return [Unknown(f"attribute `{attr}`")]
+
+    def forward_target(self, inst: Instance, attr: str, ctx: Ctx) -> list[Value] | None:
+        """What ``inst.attr`` is looked up on when ``inst``'s class has no ``attr`` of its own and
+        its ``__getattr__`` forwards every name to an attribute (``return getattr(self.fabric,
+        name)``): the values of that attribute; None when it does not forward."""
+        for klass in self.mro(inst.cls):
+            if self._method(klass, attr, inst) or self._assigned(klass, inst, attr, ctx) or self._field(klass, inst, attr, ctx):
+                return None
+        return self._forwarding(inst, ctx)
+
+    def _forwarding(self, inst: Instance, ctx: Ctx) -> list[Value] | None:
+        """The values of the attribute ``inst``'s ``__getattr__`` forwards every name to; None when
+        it does not, or when a base class is not analysed (it may define the name itself)."""
+        classes = self.mro(inst.cls)
+        if any(not self._bases_seen(klass) for klass in classes):
+            return None
+        for klass in classes:
+            target = next((forwarded_to(f) for f in klass.node.body if isinstance(f, FUNC_TYPES) and f.name == "__getattr__"), MISSING)
+            if target is not MISSING:
+                return None if target is None else self.instance_attribute(inst, target, ctx)
+        return None
+
+    def _bases_seen(self, klass: ClassRef) -> bool:
+        """Every base of ``klass`` is a class of analysed source (or ``object``)."""
+        for base in klass.node.bases:
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            if not all(isinstance(v, ClassRef) for v in self.ev(base, Ctx(klass.module))):
+                return False
+        return True
 
     def _field(self, klass: ClassRef, inst: Instance, attr: str, ctx: Ctx) -> list[Value]:
         """A class-level binding of ``attr``; for an instance filled from outside (a command

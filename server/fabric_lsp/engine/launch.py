@@ -5,7 +5,8 @@
   Fabric, in the document and in every workspace module that mentions ``launch``; and whether a
   ``launch`` call on a receiver inference cannot resolve could be it.
 * :func:`launch_around` — a ``launch()`` on the same receiver before the call in the same function
-  (launched), or only after it (the Fabric is used before it is launched).
+  (launched; or launched only on several devices, ``if fabric.world_size > 1: fabric.launch()``),
+  or only after it (the Fabric is used before it is launched).
 * :func:`first_needing_launch` — the first call in the document, in source order, of a method that
   checks ``_validate_launched()`` on a given Fabric (where a missing launch is reported).
 * :func:`cli_evidence` — whether the repository shows the script may be run by the Fabric CLI
@@ -25,14 +26,19 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from fabric_lsp import facts
-from fabric_lsp.engine.flow import enclosing_function
+from fabric_lsp.engine.flow import conditions, enclosing_function
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.values import FabricInst, Unknown
+from fabric_lsp.engine.receivers import not_a_fabric
+from fabric_lsp.engine.values import FabricInst, FuncRef, PartialVal, Unknown
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.semantic import SemanticModel
 
 CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
+#: the name of a count of devices, in a test that lets a ``launch()`` run on several only
+SEVERAL_DEVICES = re.compile(r"device|gpu|world_size|nproc|num_proc", re.IGNORECASE)
+#: a backslash that continues a command line on the next one
+CONTINUATION = re.compile(r"\\\r?\n")
 #: text files searched for CLI use: names and suffixes
 TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
 TEXT_SUFFIXES = (
@@ -73,7 +79,11 @@ def fabric_key(fabric: FabricInst) -> tuple | None:
 
 def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
     assert isinstance(call.func, ast.Attribute)
-    values = model.values(call.func.value) if module is model.module else model.inference.evaluate(call.func.value, module)
+    if module is model.module:
+        fabrics, unknown = model.receiver_fabrics(call)
+        return fabrics, bool(unknown)
+    values = model.inference.evaluate(call.func.value, module)
+    values = model.inference.method_receivers(values, call.func.attr, module)
     return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)
 
 
@@ -100,8 +110,14 @@ def _launch_calls_in(
             fabrics, unknown = _receiver_fabrics(model, call, module)
             if any(fabric_key(f) == key for f in fabrics):
                 yield module, call, True
-            elif name == "launch" and (unknown or any(f.origin is None for f in fabrics)):
+            elif name == "launch" and (any(f.origin is None for f in fabrics) or _may_hold(model, module, call, unknown)):
                 yield module, call, False
+
+
+def _may_hold(model: SemanticModel, module: ModuleInfo, call: ast.Call, unknown: bool) -> bool:
+    """Whether the receiver of ``call``, not known (``unknown``), may be a Fabric: not when it is
+    certainly something else (a library's object, a strategy's launcher: :mod:`receivers`)."""
+    return unknown and not not_a_fabric(model.inference, module, call.func.value)  # type: ignore[attr-defined]
 
 
 def launches_of(model: SemanticModel, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
@@ -136,14 +152,27 @@ def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
     )
 
 
-def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, ast.Call | None]:
-    """Whether a ``launch(...)`` on the receiver of ``call`` comes before it in the same function,
-    and else the first one after it there."""
+class Around(NamedTuple):
+    """The ``launch()`` calls on a call's receiver in its function: the one that runs before it
+    (None: none does), the first after it, and — when the one before runs only on several
+    devices (``if fabric.world_size > 1: fabric.launch()``) — that test, and whether it tests the
+    receiver's own ``world_size`` (else a count of the machine's devices or a variable)."""
+
+    before: ast.Call | None
+    later: ast.Call | None
+    only_if: ast.expr | None = None
+    own_world_size: bool = False
+
+
+def launch_around(model: SemanticModel, call: ast.Call) -> Around:
+    """The ``launch(...)`` calls on the receiver of ``call`` in the same function: one before it
+    (one that runs whenever ``call`` does, if there is one), else the first after it."""
     assert isinstance(call.func, ast.Attribute)
     receiver = ast.dump(call.func.value)
     scope = enclosing_function(model.module, call)
     first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None) or 10**9
     later: ast.Call | None = None
+    guarded: Around | None = None
     # inside a function, only its own statement is read (and depended on)
     launches = model.module.calls_within(scope, "launch") if scope is not None else model.method_calls("launch")
     for launch in launches:
@@ -151,10 +180,62 @@ def launch_around(model: SemanticModel, call: ast.Call) -> tuple[bool, ast.Call 
             continue  # the cheap test first
         if ast.dump(launch.func.value) != receiver or enclosing_function(model.module, launch) is not scope:
             continue
-        if (launch.lineno, launch.col_offset) < (call.lineno, call.col_offset):
-            return True, None
-        later = later or launch
-    return False, later
+        if (launch.lineno, launch.col_offset) > (call.lineno, call.col_offset):
+            later = later or launch
+            continue
+        test = _several_devices_only(model, launch, call)
+        if test is None:
+            return Around(launch, None)
+        guarded = guarded or Around(launch, None, test, _is_world_size(test, receiver))
+    return guarded or Around(None, later)
+
+
+def _several_devices_only(model: SemanticModel, launch: ast.Call, call: ast.Call) -> ast.expr | None:
+    """The test that lets ``launch`` run only on more than one device and does not hold ``call``
+    (``if torch.cuda.device_count() > 1: fabric.launch()``); None when no such test guards it, or
+    when another test guards it too (the launch may be on another path than the call, as before)."""
+    shared = {id(test) for test, _ in conditions(model.module, call)}
+    found: ast.expr | None = None
+    for test, truth in conditions(model.module, launch):
+        if id(test) in shared:
+            continue
+        # `if torch.cuda.is_available() and fabric.accelerator.auto_device_count() > 1:` holds only if each part does
+        parts = test.values if truth and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        several = next((p for p in parts if truth and isinstance(p, ast.Compare) and _several(p)), None)
+        if several is None:
+            return None
+        found = found or several
+    return found
+
+
+def _several(test: ast.Compare) -> bool:
+    """``<count> > 1``, ``>= 2`` or ``!= 1``, where the count names devices, GPUs or the world size."""
+    if len(test.ops) != 1 or not isinstance(test.comparators[0], ast.Constant):
+        return False
+    op, bound = test.ops[0], test.comparators[0].value
+    if (type(op), bound) not in ((ast.Gt, 1), (ast.GtE, 2), (ast.NotEq, 1)):
+        return False
+    name = _count_name(test.left)
+    return name is not None and SEVERAL_DEVICES.search(name) is not None
+
+
+def _count_name(expr: ast.AST) -> str | None:
+    if isinstance(expr, ast.Call):
+        if isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1:
+            return _count_name(expr.args[0])
+        return _count_name(expr.func)
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _is_world_size(test: ast.expr, receiver: str) -> bool:
+    left = test.left if isinstance(test, ast.Compare) else None
+    return (
+        isinstance(left, ast.Attribute)
+        and left.attr == facts.WORLD_SIZE_ATTRIBUTE
+        and ast.dump(left.value) == receiver
+    )
 
 
 def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> ast.Call | None:
@@ -163,11 +244,28 @@ def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> ast.Call |
     calls = sorted(
         (c for m in facts.NEEDS_LAUNCH for c in model.method_calls(m)), key=lambda c: (c.lineno, c.col_offset)
     )
+    launched = _launched_functions(model)
     for call in calls:
+        if launched and id(enclosing_function(model.module, call)) in launched:
+            continue  # runs in the launched processes
         fabrics, _ = _receiver_fabrics(model, call, model.module)
         if any(fabric_key(f) == key for f in fabrics):
             return call
     return None
+
+
+def _launched_functions(model: SemanticModel) -> set[int]:
+    """The ``def``s of the document handed to a ``launch(...)`` (``launch(main)``,
+    ``launch(function=main)``, ``launch(partial(main, ...))``): they run launched."""
+    out: set[int] = set()
+    for launch in model.method_calls("launch"):
+        fn = launch.args[0] if launch.args else next((k.value for k in launch.keywords if k.arg == "function"), None)
+        if fn is None or isinstance(fn, ast.Starred):
+            continue
+        for value in model.values(fn):
+            funcs = value.funcs if isinstance(value, PartialVal) else (value,)
+            out.update(id(f.node) for f in funcs if isinstance(f, FuncRef) and f.module is model.module)
+    return out
 
 
 # -- the Fabric CLI ----------------------------------------------------------------------------
@@ -191,11 +289,14 @@ def cli_evidence(model: SemanticModel) -> Evidence | None:
 
 
 def _search_text(text: str) -> tuple[int, str] | None:
-    match = CLI_RUN.search(text)
+    """The first Fabric CLI command line in ``text``: its line and the command (a command
+    continued over several lines with ``\\`` — READMEs, shell scripts — is read joined)."""
+    joined = CONTINUATION.sub(lambda m: " " * len(m.group()), text)  # same length: offsets stay those of ``text``
+    match = CLI_RUN.search(joined)
     if match is None:
         return None
-    line = text.count("\n", 0, match.start())
-    return line, text.splitlines()[line].strip()[:120]
+    command = joined.splitlines()[joined.count("\n", 0, match.start())]
+    return text.count("\n", 0, match.start()), " ".join(command.split())[:120]
 
 
 def _text_files(root: str) -> list[str]:

@@ -17,7 +17,7 @@ from fabric_lsp.engine.model_methods import MethodRun, ModelClass, compiled, for
 from fabric_lsp.engine.modules import ModuleInfo
 from fabric_lsp.engine.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.setups import ModelUse, SetupCall, Setups, origin_key
-from fabric_lsp.engine.values import FabricInst, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.values import FabricInst, Instance, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import LATEST_LIGHTNING
 
@@ -112,6 +112,18 @@ class SemanticModel:
             return [FabricInst((StrategyChoice(None, "a `Fabric` by its type (jedi)", "?"),), None)], []
         return fabrics, unknown
 
+    def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]:
+        """:meth:`fabrics` of the receiver of the method call ``call``, where a wrapper whose
+        ``__getattr__`` forwards to a Fabric (``runner.setup(...)``) stands for that Fabric."""
+        assert isinstance(call.func, ast.Attribute)
+        values = self.values(call.func.value)
+        if not any(isinstance(v, Instance) for v in values):
+            return self.fabrics(call.func.value)
+        method = call.func.attr
+        key = ("method_receivers", id(call))
+        values = list(self.asked_once(key, lambda: self.inference.method_receivers(values, method, self.module)))
+        return [v for v in values if isinstance(v, FabricInst)], [v for v in values if isinstance(v, Unknown)]
+
     def fabrics_calling(self, method: str) -> set[tuple]:
         """The origins (:func:`~fabric_lsp.engine.setups.origin_key`) of the Lightning Fabrics
         on which the document calls ``method``, found once per analysis."""
@@ -157,9 +169,9 @@ class SemanticModel:
         """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
         return launch.in_overridden_run(self, call)
 
-    def launch_around(self, call: ast.Call) -> tuple[bool, ast.Call | None]:
-        """Whether ``call``'s receiver is launched before it in the same function, else the
-        ``launch()`` after it there."""
+    def launch_around(self, call: ast.Call) -> launch.Around:
+        """The ``launch()`` on ``call``'s receiver before it in the same function (and the test
+        that lets it run on several devices only, if one does), else the ``launch()`` after it."""
         return launch.launch_around(self, call)
 
     def first_needing_launch(self, fabric: FabricInst) -> ast.Call | None:

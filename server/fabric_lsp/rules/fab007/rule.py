@@ -9,6 +9,7 @@ import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.certainty import Judgement, judge
+from fabric_lsp.engine.launch import Around
 from fabric_lsp.engine.lightning import Outcome
 from fabric_lsp.engine.model import (
     Applicability,
@@ -47,6 +48,10 @@ def _requires_launch(outcome: Outcome) -> bool:
     return outcome.kind is not None and outcome.kind not in facts.LAUNCH_EXEMPT_KINDS
 
 
+def _requires_launch_on_one_process(outcome: Outcome) -> bool:
+    return _requires_launch(outcome) and outcome.world_size == 1
+
+
 def _strategies(judgement: Judgement) -> str:
     names = dict.fromkeys(f"`{s.outcome.strategy}`" for s in judgement.failing if s.outcome is not None)
     return " or ".join(names)
@@ -76,7 +81,7 @@ class FAB007(Rule):
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        fabrics, unknown = model.fabrics(call.func.value)
+        fabrics, unknown = model.receiver_fabrics(call)
         if not fabrics:
             return None
         if call.func.attr == "launch":
@@ -118,28 +123,49 @@ class FAB007(Rule):
         if not callees or not all(returns_none(v) for v in callees):
             return None
         name = model.segment(fn.func)
+        passes_fabric, rest = _passed_on(model, call, fn)
+        pass_fn = f"launch({', '.join([name, *rest])})"
         message = (
             f"`launch({model.segment(fn)})` calls `{name}` now, before `launch()`, in this one process (where a "
             "strategy needs a launch, its first setup call raises `To use Fabric with more than one device, you must "
             "call `.launch()``), then hands its result (None) to `launch`, which raises TypeError: "
-            f"`Fabric.launch(...)` needs to be a callable. Pass the function: `launch({name})`."
+            f"`Fabric.launch(...)` needs to be a callable. "
         )
-        fix = self._fix_called(model, call, fn, callees)
-        if fix is None:
-            message += f" No automatic fix: `{name}` does not take exactly the Fabric."
+        if passes_fabric or not rest:
+            message += f"Pass the function{' and its other arguments' if rest else ''}: `{pass_fn}`."
+        else:
+            message += (
+                f"`{name}` is not given the Fabric here, and `launch` passes it first: add a first parameter for it, "
+                f"then call `{pass_fn}`."
+            )
+        fix = self._fix_called(model, call, fn, callees, passes_fabric, rest)
+        if fix is None and (passes_fabric or not rest):
+            message += f" No automatic fix: `{name}` does not take exactly {'these' if rest else 'the Fabric'}."
         related = tuple(_def_related(model, v, f"`{name}` defined here") for v in callees if isinstance(v, FuncRef))
         return self._verdict(model, call, Certainty.CERTAIN, message, related, fix)
 
-    def _fix_called(self, model: SemanticModel, call: ast.Call, fn: ast.Call, callees: list) -> Fix | None:
+    def _fix_called(
+        self, model: SemanticModel, call: ast.Call, fn: ast.Call, callees: list, passes_fabric: bool, rest: list[str]
+    ) -> Fix | None:
+        """``launch(main())``/``launch(main(fabric))`` → ``launch(main)`` (safe: ``launch`` calls it
+        with the Fabric); ``launch(main(fabric, cfg))`` → ``launch(main, cfg)``: unsafe, since a
+        spawning launcher then pickles ``cfg`` for each process."""
         sigs = [params(v) for v in callees]
-        if len(sigs) != 1 or sigs[0] is None or sigs[0].total != 1 or sigs[0].positional != 1:
+        if len(sigs) != 1 or sigs[0] is None or not (passes_fabric or not fn.args) or len(call.args) + len(call.keywords) != 1:
             return None
-        receiver = ast.dump(call.func.value)  # type: ignore[attr-defined]
-        passes_fabric = len(fn.args) == 1 and ast.dump(fn.args[0]) == receiver
-        if fn.keywords or not (not fn.args or passes_fabric):
+        name = model.segment(fn.func)
+        if not rest:
+            if sigs[0].total != 1 or sigs[0].positional != 1:
+                return None
+            return Fix(f"Pass the function: launch({name})", Applicability.SAFE, (Edit(model.span(fn), name),))
+        if not passes_fabric or any(isinstance(a, ast.Starred) for a in fn.args):
             return None
-        edit = Edit(model.span(fn), model.segment(fn.func))
-        return Fix(f"Pass the function: launch({model.segment(fn.func)})", Applicability.SAFE, (edit,))
+        if any(k.arg in (None, "function") for k in fn.keywords):
+            return None
+        if _arity_problem(sigs[0], len(fn.args), bool(fn.keywords)) is not None:
+            return None
+        text = ", ".join([name, *rest])
+        return Fix(f"Pass the function and its arguments: launch({text})", Applicability.UNSAFE, (Edit(model.span(fn), text),))
 
     def _arity(self, model: SemanticModel, call: ast.Call, fn: ast.expr) -> Verdict | None:
         values = model.values(fn)
@@ -161,12 +187,15 @@ class FAB007(Rule):
     def _needs_launch(
         self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
     ) -> Verdict | None:
-        before, late = model.launch_around(call)
-        if before or model.in_overridden_run(call):
+        around = model.launch_around(call)
+        if (around.before is not None and around.only_if is None) or model.in_overridden_run(call):
             return None
         mine = [f for f in fabrics if model.first_needing_launch(f) is call]
         if not mine:
             return None
+        if around.only_if is not None:
+            return self._launched_on_several_only(model, call, mine, unknown, around)
+        late = around.later
         if late is None:
             mine = [f for f in mine if _never_launched(model, f)]
             if not mine:
@@ -179,9 +208,11 @@ class FAB007(Rule):
         related = _scenario_related(model, judgement, mine)
         head = f"`{rcv}.{method}(...)` needs a launched Fabric under {_strategies(judgement)}"
         if late is not None:
+            fn = _function_arg(late)
+            first = f"`{rcv}.launch()` first" if fn is None else f"it in the function `launch` runs (`{model.segment(fn)}`)"
             message = (
                 f"{head}, and `{rcv}.launch()` comes only later: Lightning raises RuntimeError: {NOT_LAUNCHED} "
-                f"Call `{rcv}.launch()` first."
+                f"Call {first}."
             )
             related = (Related("launch() called only here", model.span(late)), *related)
             return self._verdict(model, call, certainty, message, related, judgement=judgement)
@@ -200,6 +231,32 @@ class FAB007(Rule):
                 "the script needs no `launch()`.)"
             )
             certainty = Certainty.POSSIBLE
+        return self._verdict(model, call, certainty, message, related, judgement=judgement)
+
+    def _launched_on_several_only(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int, around: Around
+    ) -> Verdict | None:
+        """``if fabric.world_size > 1: fabric.launch()`` (or a count of the machine's devices):
+        with one process the launch does not run, and every strategy but the exempt ones fails
+        ``_validate_launched`` all the same (fabric.py:1193-1197)."""
+        judgement = judge(model, fabrics, unknown, _requires_launch_on_one_process)
+        certainty = judgement.certainty
+        if certainty is None:
+            return None
+        if not around.own_world_size:  # the machine's device count, or a value not tied to this Fabric
+            certainty = Certainty.POSSIBLE
+        assert around.before is not None and around.only_if is not None
+        rcv, method = model.segment(call.func.value), call.func.attr  # type: ignore[attr-defined]
+        test = model.segment(around.only_if)
+        message = (
+            f"`{rcv}.{method}(...)` needs a launched Fabric under {_strategies(judgement)} on one device too, but "
+            f"`{rcv}.launch()` runs only if `{test}`: with one process Lightning raises RuntimeError: {NOT_LAUNCHED} "
+            f"Call `{rcv}.launch()` whatever the device count (with one device it starts no other process)."
+        )
+        related = (
+            Related(f"launch() called only if `{test}`", model.span(around.before)),
+            *_scenario_related(model, judgement, fabrics),
+        )
         return self._verdict(model, call, certainty, message, related, judgement=judgement)
 
     def _verdict(
@@ -269,6 +326,17 @@ def _arity_problem(sig: Params, given: int, keywords: bool) -> str | None:
             "TypeError in every process."
         )
     return None
+
+
+def _passed_on(model: SemanticModel, call: ast.Call, fn: ast.Call) -> tuple[bool, list[str]]:
+    """For ``launch(main(fabric, cfg, steps=2))``: whether ``main`` is given the receiver first,
+    and the text of its other arguments (``["cfg", "steps=2"]``), which ``launch`` would pass on."""
+    receiver = ast.dump(call.func.value)  # type: ignore[attr-defined]
+    passes_fabric = bool(fn.args) and ast.dump(fn.args[0]) == receiver
+    args = fn.args[1:] if passes_fabric else fn.args
+    rest = [model.segment(a) for a in args]
+    rest += [f"{k.arg}={model.segment(k.value)}" if k.arg else f"**{model.segment(k.value)}" for k in fn.keywords]
+    return passes_fabric, rest
 
 
 def _def_related(model: SemanticModel, value: FuncRef, text: str) -> Related:

@@ -22,6 +22,9 @@ from typing import Any
 
 from fabric_lsp import facts
 from fabric_lsp.engine import lightning
+from fabric_lsp.engine.flow import conditions_at
+from fabric_lsp.engine.modules import ModuleInfo
+from fabric_lsp.engine.truth import truth
 from fabric_lsp.engine.values import (
     AcceleratorInst,
     ArgumentSet,
@@ -116,7 +119,8 @@ def scenarios(ev: Evaluator, fabric: FabricInst, interactive: bool = False) -> l
 def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) -> list[Scenario]:
     per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
-    for combo in itertools.islice(itertools.product(*per_arg), MAX_SCENARIOS):
+    combos = (c for c in itertools.product(*per_arg) if _consistent(args, c))
+    for combo in itertools.islice(combos, MAX_SCENARIOS):
         out += _resolved(combo, interactive)
         if len(out) >= MAX_SCENARIOS:
             break
@@ -154,6 +158,41 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
             label = f"`{short(ctx.module.segment(expr), 40)}` is not known statically"
             out += _unknown(name, origin, f"`{name}`: {why}", label)
     return _distinct(out) or _unknown(name, None, f"`{name}` is not known statically", None)
+
+
+def _consistent(args: ArgumentSet, combo: tuple[_Choice, ...]) -> bool:
+    """Whether the branches that chose the combination's values allow the values of its other
+    arguments: ``strategy = "ddp" if args.gpus > 1 else "auto"`` with ``devices=args.gpus`` gives
+    DDP only with more than one device. A test compares an argument's expression as written at the
+    ``Fabric(...)`` call, in the same scope as the chosen value; anything else is not judged."""
+    known = {}
+    for c in combo:
+        arg = args.get(c.name)
+        if arg is not None and c.unknown is None and isinstance(arg[0], (ast.Name, ast.Attribute, ast.Subscript)):
+            known[c.name] = (arg[0], arg[1].module, c.value)
+    if not known:
+        return True
+    for c in combo:
+        arg = args.get(c.name)
+        node = _written_at(arg[1].module, c.origin) if arg is not None and c.origin is not None else None
+        if node is None:
+            continue
+        module = arg[1].module  # type: ignore[index]
+        scope = module.scope_of(node)
+        env = {ast.dump(e): v for n, (e, m, v) in known.items() if n != c.name and m is module and module.scope_of(e) is scope}
+        if env and any(truth(cond.test, env) is (not cond.truth) for cond in conditions_at(module, node)):
+            return False
+    return True
+
+
+def _written_at(module: ModuleInfo, origin: Origin) -> ast.AST | None:
+    """The expression of ``module`` an origin names (None: another module, or not one node)."""
+    if origin.path != module.path:
+        return None
+    top = module.top_for_line(origin.span.start.line + 1)
+    if top is None:
+        return None
+    return next((n for n in ast.walk(top) if isinstance(n, ast.expr) and module.span(n) == origin.span), None)
 
 
 def _unknown(name: str, origin: Origin | None, why: str, label: str | None) -> list[_Choice]:

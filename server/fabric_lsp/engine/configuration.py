@@ -33,6 +33,7 @@ from fabric_lsp.engine.values import (
     Evaluator,
     FabricInst,
     Origin,
+    QualRef,
     Seq,
     StrategyInst,
     Unknown,
@@ -258,10 +259,22 @@ def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[tuple[str, 
         if len(values) == 1 and isinstance(values[0], Const):
             out.append((kw.arg, values[0].value))
             continue
+        member = _enum_member(values)
+        if member is not None:
+            out.append((kw.arg, member))
+            continue
         unknown.append(kw.arg)
         if kw.arg in decisive:
             out.append((kw.arg, facts.NOT_KNOWN))
     return tuple(out), tuple(dict.fromkeys(unknown))
+
+
+def _enum_member(values: list[Value]) -> str | None:
+    """``ShardingStrategy.NO_SHARD`` (a member of an enum a strategy takes in place of its name)."""
+    if len(values) != 1 or not isinstance(values[0], QualRef):
+        return None
+    parts = values[0].qualname.rsplit(".", 2)
+    return ".".join(parts[-2:]) if len(parts) == 3 and parts[1] == facts.FSDP_SHARDING_ENUM else None
 
 
 def _resolved(combo: tuple[_Choice, ...], interactive: bool = False) -> list[Scenario]:

@@ -4,6 +4,7 @@ chosen by the device count, and the implicit collectives of sharded models."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from fabric_lsp.engine import Analyzer, Severity
@@ -244,3 +245,15 @@ def test_sampling_helper_that_runs_the_model():
 
 def test_forward_not_under_a_guard_is_silent():
     assert severities(IMPLICIT.replace("FABRIC", FSDP2).replace("if fabric.global_rank == 0:\n    CALL", "model(x)")) == []
+
+
+# -- the runtime proofs' scripts (tests/runtime/rules/FAB002/, run with real Lightning there) -------
+
+RUNTIME = Path(__file__).resolve().parents[1] / "runtime" / "rules" / "FAB002"
+
+
+@pytest.mark.parametrize("name", ["guarded_save_helper", "guarded_dist_barrier", "sharded_forward_on_rank_zero"])
+def test_runtime_scripts_are_judged_as_they_run(name):
+    invalid = (RUNTIME / f"{name}.py").read_text()
+    assert severities(invalid) == [Severity.ERROR]
+    assert severities((RUNTIME / f"{name}.valid.py").read_text()) == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -130,13 +131,19 @@ def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth:
         if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES) or id(callee.node) in seen:
             continue
         seen.add(id(callee.node))
-        step = Step(call, m, callee.node.name)
-        out = [
-            dataclasses.replace(r, via=(step, *r.via))
-            for inner in own_nodes(callee.node)
-            if isinstance(inner, ast.Call) and direct_rank_guard(callee.module, inner) is None
-            for r in _reached(model, inner, callee.module, depth + 1, seen)
-        ]
-        if out:
-            return out
+        inside = model.asked_once(("reached in", id(callee.node), depth), functools.partial(_in_body, model, callee, depth, seen))
+        if inside:
+            step = Step(call, m, callee.node.name)
+            return [dataclasses.replace(r, via=(step, *r.via)) for r in inside]
     return []
+
+
+def _in_body(model: SemanticModel, callee: FuncRef, depth: int, seen: set[int]) -> list[Reached]:
+    """The collectives the calls of ``callee``'s body reach (its own rank-guarded calls left out);
+    asked once per function and depth in an analysis."""
+    return [
+        r
+        for inner in own_nodes(callee.node)
+        if isinstance(inner, ast.Call) and direct_rank_guard(callee.module, inner) is None
+        for r in _reached(model, inner, callee.module, depth + 1, seen)
+    ]

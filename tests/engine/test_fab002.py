@@ -257,3 +257,56 @@ def test_runtime_scripts_are_judged_as_they_run(name):
     invalid = (RUNTIME / f"{name}.py").read_text()
     assert severities(invalid) == [Severity.ERROR]
     assert severities((RUNTIME / f"{name}.valid.py").read_text()) == []
+
+
+def test_hand_written_rank_zero_first_with_torch_distributed_is_silent():
+    source = """
+    import torch.distributed as dist
+    from lightning.fabric import Fabric
+    fabric = Fabric(accelerator="cpu", strategy="ddp", devices=2)
+    fabric.launch()
+    if fabric.global_rank != 0:
+        dist.barrier()
+    prepare_data()
+    if fabric.global_rank == 0:
+        dist.barrier()
+    """
+    assert severities(source) == []
+
+
+def test_raw_collective_in_a_helper_only_called_under_the_guard_is_reported_once():
+    source = """
+    import torch.distributed as dist
+    from lightning.fabric import Fabric
+
+    def sync():
+        dist.barrier()
+
+    fabric = Fabric(accelerator="cpu", strategy="ddp", devices=2)
+    fabric.launch()
+    if fabric.global_rank == 0:
+        sync()
+    """
+    assert [f.span.start.line for f in findings(source)] == [4]  # at the barrier, its callers all guarded
+
+
+def test_method_helper_that_saves():
+    source = """
+    from lightning.fabric import Fabric
+
+    class Trainer:
+        def __init__(self):
+            self.fabric = Fabric(accelerator="cpu", strategy="ddp", devices=2)
+            self.fabric.launch()
+
+        def save(self, step):
+            self.fabric.save(f"step-{step}.ckpt", {"step": step})
+
+        def fit(self):
+            for step in range(10):
+                self.save(step)
+                if self.fabric.is_global_zero:
+                    self.save(-1)
+    """
+    found = findings(source)
+    assert [(f.severity, f.span.start.line) for f in found] == [(Severity.ERROR, 14)]

@@ -16,10 +16,10 @@ from typing import Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine.certainty import Judgement, judge_scenarios
-from fabric_lsp.engine.collectives import Reached, reached
+from fabric_lsp.engine.collectives import FABRIC_COLLECTIVES, Reached, reached
 from fabric_lsp.engine.configuration import Scenario
 from fabric_lsp.engine.model import Certainty, Related
-from fabric_lsp.engine.ranks import RankGuard, rank_guard
+from fabric_lsp.engine.ranks import RankGuard, paired, rank_guard
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.setups import origin_key
 from fabric_lsp.engine.values import FabricInst
@@ -51,9 +51,9 @@ def _rank(j: Judged) -> int:
 
 
 def _judge(model: SemanticModel, reach: Reached, guard: RankGuard) -> Judged | None:
+    if reach.via and _judged_where_it_stands(model, reach):
+        return None
     if reach.kind == "fabric":
-        if not reach.via or rank_guard(reach.module, reach.call, model.workspace) is not None:
-            return None  # judged at the collective itself (its own guard, or guarded callers)
         fabrics, unknown = list(reach.fabrics), reach.unknown
     elif reach.kind == "torch":
         fabrics, unknown = _fabrics_of_guard(model, guard), 0
@@ -67,6 +67,22 @@ def _judge(model: SemanticModel, reach: Reached, guard: RankGuard) -> Judged | N
     if certainty is Certainty.CERTAIN and reach.implicit and any(_machine_sized(s) for s in judgement.failing):
         certainty = Certainty.POSSIBLE
     return Judged(reach, fabrics, judgement, certainty) if certainty is not None else None
+
+
+def _judged_where_it_stands(model: SemanticModel, reach: Reached) -> bool:
+    """A collective named like a Fabric one (``fabric.save``, ``dist.barrier``) inside a helper is a
+    site of its own: when its function is only called on some ranks it is reported there."""
+    func = reach.call.func
+    named = isinstance(func, ast.Attribute) and func.attr in FABRIC_COLLECTIVES
+    return named and rank_guard(reach.module, reach.call, model.workspace) is not None
+
+
+def paired_at(model: SemanticModel, call: ast.Call, guard: RankGuard) -> bool:
+    """The other ranks call the same collective under the opposite test (``ranks.paired``)."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    methods = facts.BARRIER_ENDING if call.func.attr in facts.BARRIER_ENDING else (call.func.attr,)
+    return paired(model.module, call, guard, methods)
 
 
 def _fails(reach: Reached) -> Callable[[Scenario], bool | None]:

@@ -113,8 +113,10 @@ class FAB002(Rule):
     def _reach_verdict(self, model: SemanticModel, call: ast.Call) -> Verdict | None:
         """A rank-guarded call that reaches a collective through a helper, or is an implicit one."""
         guard = model.rank_guard(call)
-        judged = reach.strongest(model, call, guard) if guard is not None else None
-        if judged is None or guard is None:
+        if guard is None or reach.paired_at(model, call, guard):
+            return None
+        judged = reach.strongest(model, call, guard)
+        if judged is None:
             return None
         certainty = judged.certainty
         if certainty is Certainty.CERTAIN:
@@ -130,7 +132,7 @@ class FAB002(Rule):
             severity=resolve_severity(certainty),
             message=message,
             span=model.span(call),
-            related=tuple(dict.fromkeys([*_related(model, guard, judged.judgement, [])[:1], *reach.related(model, judged)])),
+            related=tuple(dict.fromkeys([*_related(model, guard, judged.judgement, []), *reach.related(model, judged)])),
             url=self.url,
             certainty=certainty,
         )

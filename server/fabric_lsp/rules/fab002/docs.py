@@ -107,7 +107,9 @@ its shard under FSDP). Removing it around `load` is **unsafe** (offered, not app
 the other ranks now load the checkpoint too — the intended behaviour, but a change. No fix when
 the block does anything else, the test reads more than the rank (`if epoch % 5 == 0 and
 fabric.is_global_zero:` would save every epoch), or the guard is an early exit, a decorator or a
-caller: the message says to move the call out of the guard.
+caller: the message says to move the call out of the guard. A helper call, a `torch.distributed`
+collective or a sharded model's forward gets no fix: run it on every rank and keep only the
+printing or writing under the guard (`fabric.print` already prints on rank 0 alone).
 
 ## Which strategies
 Flagged for every strategy that runs several processes (DDP and its spawn/fork variants, FSDP,
@@ -118,7 +120,7 @@ known statically (a free command-line value, a config file, a Fabric received fr
 project), `torch.save` and other non-Fabric calls under the guard, and a guarded call paired with
 the same kind of call on the other ranks (`if rank == 0: fabric.save(...) else: fabric.barrier()`,
 or the hand-written rank-zero-first `if rank != 0: fabric.barrier()` … `if rank == 0:
-fabric.barrier()`). Not checked: `init_module` under DeepSpeed ZeRO-3 (partitioning is collective),
+fabric.barrier()`, also with `dist.barrier()`). Not checked: `init_module` under DeepSpeed ZeRO-3 (partitioning is collective),
 a DDP model's forward where torch broadcasts the module's buffers (a model with buffers, such as
 BatchNorm, after a training forward: `DistributedDataParallel._pre_forward` syncs them from rank 0;
 whether it does depends on the module and `broadcast_buffers`, which inference does not see), the

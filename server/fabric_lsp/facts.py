@@ -372,6 +372,8 @@ BARRIER_ENDING = ("save", "load", "barrier")
 #: ``load_raw`` is collective where the strategy's ``load_checkpoint`` broadcasts the path
 #: (strategies/deepspeed.py:501, fsdp.py:529, model_parallel.py:288).
 LOAD_RAW_COLLECTIVE_KINDS = (Kind.DEEPSPEED, Kind.FSDP, Kind.MODEL_PARALLEL)
+#: Every Fabric method that is (or, for ``load_raw``, may be) a collective.
+COLLECTIVE_METHODS = (*ALWAYS_COLLECTIVE, "load_raw")
 #: Attributes that hold a process's rank (Fabric's properties, and ``rank_zero_only.rank``).
 RANK_ATTRIBUTES = ("global_rank", "local_rank", "node_rank")
 #: Boolean attributes true on rank 0 only.

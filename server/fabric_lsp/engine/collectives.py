@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 #: how many helper calls deep a call is followed to the collective it reaches
 MAX_HELPER_DEPTH = 3
 #: Fabric methods that are collectives (``load_raw`` under some strategies: the rule's question)
-FABRIC_COLLECTIVES = (*facts.ALWAYS_COLLECTIVE, "load_raw")
+FABRIC_COLLECTIVES = facts.COLLECTIVE_METHODS
 
 
 @dataclass(frozen=True)

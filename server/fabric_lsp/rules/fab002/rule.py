@@ -18,7 +18,7 @@ from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab002.fix import remove_guard
 from fabric_lsp.rules.scenario_text import process_related
 
-METHODS = (*facts.ALWAYS_COLLECTIVE, "load_raw")
+METHODS = facts.COLLECTIVE_METHODS
 
 
 def _collective(method: str, outcome: Outcome) -> bool:

@@ -24,10 +24,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 REPOS = HERE / "repos"

@@ -446,6 +446,19 @@ def state_dict_is_collective(strategy_base: str | None, strategy: object) -> boo
     return None if shards is None else True
 
 
+def sharding_label(strategy_base: str | None, strategy: object) -> str:
+    """How a strategy shards, for a message: ``sharding_strategy="FULL_SHARD"``, ``ZeRO stage 3``."""
+    if strategy_base == "FSDPStrategy":
+        sharding = strategy_argument(strategy, "sharding_strategy", FSDP_DEFAULT_SHARDING)
+        return f'sharding_strategy="{sharding.rsplit(".", 1)[-1].upper()}"' if isinstance(sharding, str) else ""
+    if strategy_base == "DeepSpeedStrategy":
+        stage = deepspeed_stage(strategy)
+        return f"ZeRO stage {stage}" if stage is not None else ""
+    if strategy_base == "ModelParallelStrategy":
+        return "its `parallelize_fn`"
+    return ""
+
+
 def fsdp_shards(strategy: object) -> bool | None:
     """Whether an FSDP ``strategy`` argument shards the parameters (None: not known statically)."""
     sharding = strategy_argument(strategy, "sharding_strategy", FSDP_DEFAULT_SHARDING)

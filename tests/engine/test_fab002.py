@@ -310,3 +310,16 @@ def test_method_helper_that_saves():
     """
     found = findings(source)
     assert [(f.severity, f.span.start.line) for f in found] == [(Severity.ERROR, 14)]
+
+
+@pytest.mark.parametrize(
+    "fabric, named",
+    [
+        (FSDP2, ('`FSDPStrategy`', 'sharding_strategy="FULL_SHARD"')),
+        ('accelerator="cuda", devices=2, strategy=FSDPStrategy(sharding_strategy="HYBRID_SHARD")', ('sharding_strategy="HYBRID_SHARD"',)),
+        ('accelerator="cuda", devices=2, strategy="deepspeed_stage_3"', ("`DeepSpeedStrategy`", "ZeRO stage 3")),
+    ],
+)
+def test_the_message_names_the_sharding_configuration(fabric, named):
+    found = findings(IMPLICIT.replace("FABRIC", fabric).replace("CALL", "model(x)"))
+    assert len(found) == 1 and all(n in found[0].message for n in named), found[0].message

@@ -129,7 +129,7 @@ def what(model: SemanticModel, judged: Judged) -> str:
     text = _short(reach.module.segment(reach.call))
     if reach.kind == "fabric" and isinstance(reach.call.func, ast.Attribute):
         text = f"{_short(reach.module.segment(reach.call.func.value))}.{reach.name}(...)"
-    strategies = describe_strategies(judged.judgement.failing)
+    strategies = describe_strategies(judged.judgement.failing) + _sharding(judged)
     if reach.kind == "fabric":
         kind = f"a collective every process must call{' (it ends in `barrier()`)' if reach.name in ('save', 'load') else ''}"
     elif reach.kind == "torch":
@@ -145,6 +145,17 @@ def what(model: SemanticModel, judged: Judged) -> str:
     chain = " → ".join(f"`{s.function}`" for s in reach.via)
     verb = "" if reach.kind == "method" else "is "
     return f"`{_short(model.segment(reach.via[0].call))}` reaches `{text}` (through {chain}), which {verb}{kind}"
+
+
+def _sharding(judged: Judged) -> str:
+    """`` with sharding_strategy="FULL_SHARD"`` (the first failing configuration's), for implicit ones."""
+    if not judged.reach.implicit:
+        return ""
+    for s in judged.judgement.failing:
+        if s.outcome is not None and s.args is not None:
+            label = facts.sharding_label(s.outcome.strategy_base, s.args.strategy)
+            return f" with {label}" if label else ""
+    return ""
 
 
 def consequence(judged: Judged) -> str:

@@ -202,6 +202,7 @@ def test_implicit_collectives_under_fsdp(call, severity):
     [
         ('accelerator="cpu", devices=2, strategy="ddp"', Severity.ERROR),
         ('accelerator="cpu", devices=1', None),
+        ('accelerator="cuda", strategy="ddp"', Severity.WARNING),  # devices="auto": the machine's GPU count
     ],
 )
 def test_raw_torch_distributed_collective_whatever_the_strategy(fabric, severity):

@@ -52,7 +52,8 @@ process on a CPU machine and one per GPU on a GPU machine).
 
 An implicit collective is an **error** only when every configuration shards *and* runs several
 processes whose number is written (`devices="auto"` takes the machine's GPU count, never known
-statically: a warning); a **warning** when some configuration the code can choose shards
+statically: a warning; the same holds for a `torch.distributed` collective, whatever the
+strategy); a **warning** when some configuration the code can choose shards
 (`strategy="fsdp" if args.fsdp else "ddp"`); nothing otherwise — DDP's forward is local
 (`strategies/ddp.py:130` wraps the module in `DistributedDataParallel`), and DeepSpeed ZeRO stages
 1 and 2 keep whole parameters on every rank.

@@ -4,7 +4,7 @@ forward, a method that runs it, its ``state_dict()``), reached on some ranks onl
 
 Certainty: a Fabric collective or a ``torch.distributed`` one fails where several processes run;
 an implicit one where, besides, the strategy shards the parameters (``facts.forward_is_collective``).
-An implicit collective is an error only when every configuration shards on several processes and
+An implicit or ``torch.distributed`` collective is an error only when every configuration fails and
 the process count is written (``devices="auto"`` takes the machine's device count, never certain).
 """
 
@@ -64,7 +64,8 @@ def _judge(model: SemanticModel, reach: Reached, guard: RankGuard) -> Judged | N
         return None
     judgement = judge_scenarios(model, fabrics, unknown, _fails(reach))
     certainty = judgement.certainty
-    if certainty is Certainty.CERTAIN and reach.implicit and any(_machine_sized(s) for s in judgement.failing):
+    machine = reach.implicit or reach.kind == "torch"  # the rule's certainty for collectives Fabric does not make
+    if certainty is Certainty.CERTAIN and machine and any(_machine_sized(s) for s in judgement.failing):
         certainty = Certainty.POSSIBLE
     return Judged(reach, fabrics, judgement, certainty) if certainty is not None else None
 

@@ -372,6 +372,8 @@ BARRIER_ENDING = ("save", "load", "barrier")
 #: ``load_raw`` is collective where the strategy's ``load_checkpoint`` broadcasts the path
 #: (strategies/deepspeed.py:501, fsdp.py:529, model_parallel.py:288).
 LOAD_RAW_COLLECTIVE_KINDS = (Kind.DEEPSPEED, Kind.FSDP, Kind.MODEL_PARALLEL)
+#: Every Fabric method that is (or, for ``load_raw``, may be) a collective.
+COLLECTIVE_METHODS = (*ALWAYS_COLLECTIVE, "load_raw")
 #: Attributes that hold a process's rank (Fabric's properties, and ``rank_zero_only.rank``).
 RANK_ATTRIBUTES = ("global_rank", "local_rank", "node_rank")
 #: Boolean attributes true on rank 0 only.
@@ -386,6 +388,83 @@ RANK_ZERO_ONLY = "rank_zero_only"
 #: ``with fabric.rank_zero_first():`` runs its body on rank 0 while the others wait at another
 #: barrier (fabric.py:711-731, an ``_InfiniteBarrier`` on its own process group).
 RANK_ZERO_FIRST = "rank_zero_first"
+
+# Implicit collectives: calls that are not Fabric methods but need every rank (FAB002).
+#: ``torch.distributed`` functions every process of the group must call (torch's
+#: ``distributed_c10d.py``), whatever Fabric's strategy, as soon as several processes run.
+TORCH_DISTRIBUTED_COLLECTIVES = frozenset(
+    "torch.distributed." + name
+    for name in (
+        "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object",
+        "broadcast", "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "gather",
+        "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
+    )
+) | {
+    # gathers every rank's shard of the parameters (torch's FullyShardedDataParallel)
+    "torch.distributed.fsdp.FullyShardedDataParallel.summon_full_params",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel.summon_full_params",
+}
+#: FSDPStrategy's default ``sharding_strategy`` (strategies/fsdp.py:151) and the one that keeps the
+#: parameters whole on every rank ("identical to regular DDP", fsdp.py:118); a string is looked up
+#: in ``ShardingStrategy`` upper-cased (fsdp.py:779), an enum member stands for itself.
+FSDP_DEFAULT_SHARDING = "FULL_SHARD"
+FSDP_UNSHARDED = ("NO_SHARD",)
+#: The enum that names FSDP's sharding strategies (its members are written ``ShardingStrategy.X``).
+FSDP_SHARDING_ENUM = "ShardingStrategy"
+#: ``devices`` values whose process count is the machine's device count (never known statically).
+DEVICES_FROM_MACHINE = ("auto", -1, "-1")
+
+
+def forward_is_collective(strategy_base: str | None, strategy: object) -> bool | None:
+    """Whether the forward of a model set up under this strategy gathers parameters from every rank
+    (``_FabricModule.forward`` runs the strategy's wrapper, wrappers.py:130-136): FSDP unless
+    ``NO_SHARD`` (fsdp.py:298-303 wraps the module in ``FullyShardedDataParallel``), DeepSpeed at
+    ZeRO stage 3 (deepspeed.py:324-325; stages 1 and 2 keep the parameters whole), ModelParallel
+    (model_parallel.py:185: ``parallelize_fn`` applies tensor parallelism or FSDP2). DDP's forward
+    is local (ddp.py:130: ``DistributedDataParallel``, whose forward only broadcasts buffers).
+    None when the strategy's arguments are not known statically."""
+    if strategy_base == "FSDPStrategy":
+        return fsdp_shards(strategy)
+    if strategy_base == "DeepSpeedStrategy":
+        stage = deepspeed_stage(strategy)
+        return None if stage is None else stage == 3
+    return strategy_base == "ModelParallelStrategy"
+
+
+def state_dict_is_collective(strategy_base: str | None, strategy: object) -> bool | None:
+    """Whether ``model.state_dict()`` of a set-up model gathers from every rank. ``_FabricModule``
+    hands it to the original module (wrappers.py:150-157), so it gathers only where FSDP wrapped
+    submodules of that module in place: a sharding FSDP given an ``auto_wrap_policy``
+    (fsdp.py:287-296), whose wrapped submodules take torch's default full state dict (Lightning
+    switches the type only inside its own ``save``/``load``, fsdp.py:805-830)."""
+    if strategy_base != "FSDPStrategy":
+        return False
+    shards = fsdp_shards(strategy)
+    policy = strategy_argument(strategy, "auto_wrap_policy", None)
+    if policy is None or shards is False:
+        return False
+    return None if shards is None else True
+
+
+def sharding_label(strategy_base: str | None, strategy: object) -> str:
+    """How a strategy shards, for a message: ``sharding_strategy="FULL_SHARD"``, ``ZeRO stage 3``."""
+    if strategy_base == "FSDPStrategy":
+        sharding = strategy_argument(strategy, "sharding_strategy", FSDP_DEFAULT_SHARDING)
+        return f'sharding_strategy="{sharding.rsplit(".", 1)[-1].upper()}"' if isinstance(sharding, str) else ""
+    if strategy_base == "DeepSpeedStrategy":
+        stage = deepspeed_stage(strategy)
+        return f"ZeRO stage {stage}" if stage is not None else ""
+    if strategy_base == "ModelParallelStrategy":
+        return "its `parallelize_fn`"
+    return ""
+
+
+def fsdp_shards(strategy: object) -> bool | None:
+    """Whether an FSDP ``strategy`` argument shards the parameters (None: not known statically)."""
+    sharding = strategy_argument(strategy, "sharding_strategy", FSDP_DEFAULT_SHARDING)
+    if not isinstance(sharding, str):
+        return None
+    return sharding.rsplit(".", 1)[-1].upper() not in FSDP_UNSHARDED
 #: The ``Fabric(...)`` arguments that decide how many processes run (the connector's strategy,
 #: accelerator, device and node choices).
 PROCESS_ARGUMENTS = ("accelerator", "strategy", "devices", "num_nodes")

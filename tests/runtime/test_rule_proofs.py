@@ -84,6 +84,17 @@ CASES = [
     Case("FAB002", "guarded_save", GLOO_LOST_PEER, "gloo; fabric.py:867 (save ends in barrier)", ranks=2),
     Case("FAB002", "guarded_all_reduce", GLOO_LOST_PEER, "gloo; fabric.py:654 (all_reduce)", ranks=2),
     Case("FAB002", "rank_zero_first_save", GLOO_LOST_PEER, "gloo; fabric.py:726-731 + 867", ranks=2),
+    Case("FAB002", "guarded_save_helper", GLOO_LOST_PEER, "gloo; fabric.py:867 (save, inside a helper)", ranks=2),
+    Case("FAB002", "guarded_dist_barrier", GLOO_LOST_PEER, "gloo; torch.distributed.barrier", ranks=2),
+    # the forward of a sharded model is a collective (FSDP2 through ModelParallel's parallelize_fn;
+    # FSDPStrategy needs a GPU, connector.py:436)
+    Case(
+        "FAB002",
+        "sharded_forward_on_rank_zero",
+        GLOO_LOST_PEER,
+        "gloo; model_parallel.py:185 + wrappers.py:130-136 (the forward all-gathers the shards)",
+        ranks=2,
+    ),
     # FAB003: a method other than forward that runs a module, on a wrapped model, without mark_forward_method
     Case("FAB003", "generate_under_ddp", re.escape(forward_method_error("TinyLM", "generate")), "wrappers.py:219-223"),
     Case("FAB003", "encode_under_deepspeed", re.escape(forward_method_error("Encoder", "encode")), "wrappers.py:219-223"),

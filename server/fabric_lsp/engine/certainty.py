@@ -41,10 +41,21 @@ class Judgement:
 def judge(
     model: SemanticModel, fabrics: list[FabricInst], unknown_receivers: int, fails: Callable[[Outcome], bool]
 ) -> Judgement:
-    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome. Scenarios
-    that differ only in values assumed for arguments not known (``Scenario.group``) count as known
-    when ``fails`` gives them all the same answer, and as unknown when the answer depends on the
-    assumption."""
+    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for their outcome (see
+    :func:`judge_scenarios`)."""
+    return judge_scenarios(model, fabrics, unknown_receivers, lambda s: fails(s.outcome))  # type: ignore[arg-type]
+
+
+def judge_scenarios(
+    model: SemanticModel,
+    fabrics: list[FabricInst],
+    unknown_receivers: int,
+    fails: Callable[[Scenario], bool | None],
+) -> Judgement:
+    """Sort the scenarios of ``fabrics`` by whether ``fails`` holds for them (None: this scenario's
+    facts do not say, an unknown). Scenarios that differ only in values assumed for arguments not
+    known (``Scenario.group``) count as known when ``fails`` gives them all the same answer, and as
+    unknown when the answer depends on the assumption."""
     out = Judgement(unknown_receivers=unknown_receivers)
     groups: dict[tuple, list[Scenario]] = {}
     for fabric in fabrics:
@@ -54,8 +65,8 @@ def judge(
             elif s.outcome.error is None:  # a scenario whose Fabric(...) raises never gets here
                 groups.setdefault(s.group, []).append(s)
     for group in groups.values():
-        answers = {fails(s.outcome) for s in group if s.outcome is not None}
-        if len(answers) > 1:
+        answers = {fails(s) for s in group}
+        if len(answers) > 1 or answers == {None}:
             out.unknown += group
         elif answers == {True}:
             out.failing += group

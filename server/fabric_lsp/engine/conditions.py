@@ -83,6 +83,31 @@ def _value_decision(v: Value, how: tuple) -> tuple | None:
     return None
 
 
+def agrees(source: tuple[str, frozenset], value: Any, path: frozenset) -> bool:
+    """Whether ``value``, taken for the value not known ``source`` (its reason and path), goes the
+    way ``path``'s decisions on that value went (``devices`` assumed 1 on the path where
+    ``args.gpus > 1`` held does not)."""
+    for key, outcome in path:
+        if not (isinstance(key, tuple) and len(key) == 4 and key[0] == "value" and (key[1], key[2]) == source):
+            continue
+        result = _decided_by(key[3], value)
+        if result is not None and result != outcome:
+            return False
+    return True
+
+
+def _decided_by(how: tuple, value: Any) -> bool | None:
+    try:
+        if how == ("truthy",):
+            return bool(value)
+        op, side, other = how
+        compare = _COMPARE[getattr(ast, op)]
+        known = ast.literal_eval(other)
+        return bool(compare(value, known) if side == "right" else compare(known, value))
+    except Exception:  # noqa: BLE001 - a comparison Python would reject: not decided here
+        return None
+
+
 def _undecided(test: ast.AST, ctx: Ctx, path: frozenset = paths.EMPTY, key: tuple | None = None) -> Outcomes:
     key = key or decision(test, ctx)
     out: Outcomes = []

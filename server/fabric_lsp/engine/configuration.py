@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabric_lsp import facts
-from fabric_lsp.engine import lightning, paths
+from fabric_lsp.engine import conditions, lightning, paths
 from fabric_lsp.engine.values import (
     AcceleratorInst,
     ArgumentSet,
@@ -30,6 +30,7 @@ from fabric_lsp.engine.values import (
     Evaluator,
     FabricInst,
     Origin,
+    QualRef,
     Seq,
     StrategyInst,
     Unknown,
@@ -128,17 +129,24 @@ def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) ->
 
 def _feasible(per_arg: list[list[_Choice]], path: frozenset):
     """The combinations of one choice per argument whose paths agree (depth first, pruning a
-    prefix as soon as it disagrees)."""
+    prefix as soon as it disagrees), and whose assumed values go the way the path's tests of
+    them went."""
+    for combo, merged in _agreeing(per_arg, path):
+        if all(c.source is None or conditions.agrees(c.source, c.value, merged) for c in combo):
+            yield combo
+
+
+def _agreeing(per_arg: list[list[_Choice]], path: frozenset):
     if not per_arg:
-        yield ()
+        yield (), path
         return
     first, rest = per_arg[0], per_arg[1:]
     for choice in first:
         merged = paths.merge(path, choice.path)
         if merged is None:
             continue
-        for tail in _feasible(rest, merged):
-            yield (choice, *tail)
+        for tail, full in _agreeing(rest, merged):
+            yield (choice, *tail), full
 
 
 @dataclass(frozen=True)
@@ -151,6 +159,8 @@ class _Choice:
     label: str | None = None
     assumed: bool = False  # a representative value for one not known
     path: frozenset = paths.EMPTY  # the decisions the value was chosen under
+    #: for an assumed value: the value not known it stands for (its reason and path)
+    source: tuple[str, frozenset] | None = None
 
 
 _DEFAULTS = {"accelerator": "auto", "strategy": "auto", "devices": "auto", "num_nodes": 1, "precision": None, "plugins": None}
@@ -172,15 +182,18 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
             out.append(_Choice(name, value, origin, written=True, label=_label(name, v, value, origin), path=path))
         else:
             label = f"`{short(ctx.module.segment(expr), 40)}` is not known statically"
-            out += _unknown(name, origin, f"`{name}`: {why}", label, path)
+            source = (v.reason, path) if isinstance(v, Unknown) and path else None
+            out += _unknown(name, origin, f"`{name}`: {why}", label, path, source)
     return _distinct(out) or _unknown(name, None, f"`{name}` is not known statically", None)
 
 
-def _unknown(name: str, origin: Origin | None, why: str, label: str | None, path: frozenset = paths.EMPTY) -> list[_Choice]:
+def _unknown(
+    name: str, origin: Origin | None, why: str, label: str | None, path: frozenset = paths.EMPTY, source: tuple | None = None
+) -> list[_Choice]:
     reps = REPRESENTATIVES.get(name)
     if reps is None:
         return [_Choice(name, origin=origin, unknown=why, written=True, label=label, path=path)]
-    return [_Choice(name, rep, origin, written=True, label=label, assumed=True, path=path) for rep in reps]
+    return [_Choice(name, rep, origin, written=True, label=label, assumed=True, path=path, source=source) for rep in reps]
 
 
 def _distinct(choices: list[_Choice]) -> list[_Choice]:
@@ -239,10 +252,22 @@ def _constructor_args(ev: Evaluator, v: StrategyInst) -> tuple[tuple[tuple[str, 
         if len(values) == 1 and isinstance(values[0], Const):
             out.append((kw.arg, values[0].value))
             continue
+        member = _enum_member(values)
+        if member is not None:
+            out.append((kw.arg, member))
+            continue
         unknown.append(kw.arg)
         if kw.arg in decisive:
             out.append((kw.arg, facts.NOT_KNOWN))
     return tuple(out), tuple(dict.fromkeys(unknown))
+
+
+def _enum_member(values: list[Value]) -> str | None:
+    """``ShardingStrategy.NO_SHARD`` (a member of an enum a strategy takes in place of its name)."""
+    if len(values) != 1 or not isinstance(values[0], QualRef):
+        return None
+    parts = values[0].qualname.rsplit(".", 2)
+    return ".".join(parts[-2:]) if len(parts) == 3 and parts[1] == facts.FSDP_SHARDING_ENUM else None
 
 
 def _resolved(combo: tuple[_Choice, ...], interactive: bool = False) -> list[Scenario]:

@@ -48,6 +48,7 @@ class ModuleInfo:
         self._walked: set[int] = set()
         self._top_calls: dict[int, list[ast.Call]] = {}
         self._top_loads: dict[int, list[ast.Name]] = {}
+        self._top_classes: dict[int, list[ast.ClassDef]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
         self._globals: dict[ast.AST, set[str]] = {}
         #: while not None, every identifier looked up in :attr:`index` is added (the names one
@@ -278,8 +279,11 @@ class ModuleInfo:
         out: list[ast.ClassDef] = []
         if self.tree is not None:
             for top in self.tops_with("class"):
-                self._walk_top(top)
-                out += [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                found = self._top_classes.get(id(top))
+                if found is None:  # walked once per statement: the evaluator asks at every `self.<attr>`
+                    self._walk_top(top)
+                    found = self._top_classes[id(top)] = [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                out += found
         return out
 
     @property

@@ -77,6 +77,12 @@ def rank_guard(
     return _guarded_callers(module, func, workspace, depth)
 
 
+def direct_rank_guard(module: ModuleInfo, node: ast.AST) -> RankGuard | None:
+    """Why ``node`` runs on some ranks only, from what surrounds it in its own function (a rank
+    test, ``rank_zero_first()``, ``@rank_zero_only``), not from the function's callers."""
+    return rank_guard(module, node, None, MAX_CALLER_DEPTH)
+
+
 def _from_condition(module: ModuleInfo, cond: Condition) -> RankGuard:
     return RankGuard(cond.how, cond.test, cond.holder, module, cond.truth)
 

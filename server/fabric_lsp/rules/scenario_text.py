@@ -31,6 +31,25 @@ def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:
     return shown or "the configuration"
 
 
+def describe_strategies(failing: Sequence[Scenario], limit: int = 2, fallback: str = "the strategy") -> str:
+    """```FSDPStrategy` (strategy="fsdp", devices=2)``: each failing strategy with the values written
+    for it (the machine left out), at most ``limit`` shown."""
+    parts: list[str] = []
+    for s in failing:
+        if s.outcome is None:
+            continue
+        written = s.describe()
+        host = " " + s.outcome.host.describe()
+        written = written[: -len(host)] if written.endswith(host) else written
+        part = f"`{s.outcome.strategy}` ({written})"
+        if part not in parts:
+            parts.append(part)
+    shown = " or ".join(parts[:limit])
+    if len(parts) > limit:
+        shown += f" (and {len(parts) - limit} more)"
+    return shown or fallback
+
+
 def fabric_lines(model: SemanticModel, fabrics: list[FabricInst]) -> tuple[list[Located], tuple[Located, ...]]:
     """Hover lines for where each Fabric was created, and the steps inference took from the first
     Fabric's ``Fabric(...)`` call to the expression (assignments, calls, parameters)."""

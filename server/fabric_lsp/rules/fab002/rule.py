@@ -1,4 +1,4 @@
-"""FAB002: a Fabric collective reached on some ranks only."""
+"""FAB002: a collective (Fabric's, torch.distributed's, a sharded model's forward) reached on some ranks only."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ from fabric_lsp import facts
 from fabric_lsp.engine.certainty import Judgement, judge
 from fabric_lsp.engine.lightning import Outcome
 from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
-from fabric_lsp.engine.ranks import RankGuard, paired
+from fabric_lsp.engine.ranks import RankGuard, direct_rank_guard, paired
 from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
+from fabric_lsp.rules.fab002 import reach
 from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab002.fix import remove_guard
 from fabric_lsp.rules.scenario_text import process_related
 
-METHODS = (*facts.ALWAYS_COLLECTIVE, "load_raw")
+METHODS = facts.COLLECTIVE_METHODS
 
 
 def _collective(method: str, outcome: Outcome) -> bool:
@@ -79,14 +80,18 @@ class FAB002(Rule):
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]
+        calls += _guarded_other_calls(model)
         calls.sort(key=lambda c: (c.lineno, c.col_offset))
         return list(calls)
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
-        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        assert isinstance(call, ast.Call)
+        if not _is_method_site(call):
+            return self._reach_verdict(model, call)
+        assert isinstance(call.func, ast.Attribute)
         fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:
-            return None
+            return self._reach_verdict(model, call)  # `dist.barrier()`, a model's method named `load` …
         guard = model.rank_guard(call)
         if guard is None or paired(
             model.module,
@@ -104,6 +109,35 @@ class FAB002(Rule):
         return Verdict(
             self.code, model.span(call), self._finding(model, call, guard, judgement, certainty, fabrics), explanation
         )
+
+    def _reach_verdict(self, model: SemanticModel, call: ast.Call) -> Verdict | None:
+        """A rank-guarded call that reaches a collective through a helper, or is an implicit one."""
+        guard = model.rank_guard(call)
+        if guard is None or reach.paired_at(model, call, guard):
+            return None
+        judged = reach.strongest(model, call, guard)
+        if judged is None:
+            return None
+        certainty = judged.certainty
+        if certainty is Certainty.CERTAIN:
+            tail = f"with {_processes(judged.judgement)} {reach.consequence(judged)}"
+        else:
+            tail = f"when this Fabric runs {_processes(judged.judgement)}, which this code can choose, {reach.consequence(judged)}"
+        message = (
+            f"{reach.what(model, judged)}, but {describe_guard(guard)}; {tail}. Run it on every rank "
+            "(keep only the printing or writing under the guard)."
+        )
+        finding = Finding(
+            code=self.code,
+            severity=resolve_severity(certainty),
+            message=message,
+            span=model.span(call),
+            related=tuple(dict.fromkeys([*_related(model, guard, judged.judgement, []), *reach.related(model, judged)])),
+            url=self.url,
+            certainty=certainty,
+        )
+        explanation = _explain(model, judged.fabrics, guard, judged.judgement, judged.reach.name)
+        return Verdict(self.code, model.span(call), finding, explanation)
 
     def _finding(
         self,
@@ -144,6 +178,26 @@ class FAB002(Rule):
             url=self.url,
             certainty=certainty,
         )
+
+
+def _is_method_site(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in METHODS
+
+
+def _guarded_other_calls(model: SemanticModel) -> list[ast.Call]:
+    """The document's calls that are not Fabric collective methods and that a rank test, a
+    ``rank_zero_first()`` or ``@rank_zero_only`` around them restricts to some ranks."""
+    tree = model.module.tree
+    if tree is None:
+        return []
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, (ast.Name, ast.Attribute))
+        and not _is_method_site(node)
+        and direct_rank_guard(model.module, node) is not None
+    ]
 
 
 def _related(

@@ -18,7 +18,7 @@ from fabric_lsp.engine.values import FabricInst
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab003.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab003.fix import mark_fix
-from fabric_lsp.rules.scenario_text import fabric_lines, scenario_related
+from fabric_lsp.rules.scenario_text import describe_strategies, fabric_lines, scenario_related
 
 LIGHTNING_MESSAGE = (
     "You are calling the method `{cls}.{name}()` from outside the model. To avoid issues with the currently "
@@ -246,20 +246,7 @@ def _scenarios(model: SemanticModel, call: ast.Call, setups: list[SetupCall], fa
 
 
 def _describe_wrappers(failing: tuple[Scenario, ...], limit: int = 2) -> str:
-    parts: list[str] = []
-    for s in failing:
-        if s.outcome is None:
-            continue
-        written = s.describe()
-        host = " " + s.outcome.host.describe()
-        written = written[: -len(host)] if written.endswith(host) else written
-        part = f"`{s.outcome.strategy}` ({written})"
-        if part not in parts:
-            parts.append(part)
-    shown = " or ".join(parts[:limit])
-    if len(parts) > limit:
-        shown += f" (and {len(parts) - limit} more)"
-    return shown or "the strategy"
+    return describe_strategies(failing, limit)
 
 
 def _path(model: SemanticModel, path: str | None) -> str | None:

@@ -383,3 +383,15 @@ def test_launch_of_a_call_with_arguments_passes_them_to_launch(tmp_path):
     [other] = _findings(tmp_path, {"train.py": LAUNCH_CALLED.format(call="report(cfg)")})
     assert other.severity.name == "ERROR" and other.fix is None
     assert "`report` is not given the Fabric" in other.message and "`launch(report, cfg)`" in other.message
+
+
+def test_a_launcher_script_running_the_cli_as_an_argument_list_is_evidence(tmp_path):
+    (tmp_path / "launch_job.py").write_text(
+        'import subprocess\nTRAIN = "/root/train.py"\n'
+        'subprocess.run(["fabric", "run", "--strategy=ddp", "--devices=8", TRAIN], check=True)\n'
+    )
+    [finding] = _fab007(tmp_path, '"""Train a model."""')
+    assert finding.severity.name == "WARNING" and "launch_job.py" in finding.message
+    (tmp_path / "launch_job.py").write_text('import subprocess\nsubprocess.run(["python", "train.py"], check=True)\n')
+    [finding] = _fab007(tmp_path, '"""Train a model."""')
+    assert finding.severity.name == "ERROR"

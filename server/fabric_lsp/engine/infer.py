@@ -96,6 +96,8 @@ class Inference:
         self.asked_once: Callable | None = None
         #: id(statement) → (statement, the tests it is reached under)
         self._conditions: dict[int, tuple[ast.AST, tuple]] = {}
+        #: (id(test), id(bound arguments)) → (test, bound arguments, its outcomes)
+        self._truths: dict[tuple[int, int], tuple[ast.AST, tuple, list]] = {}
 
     def start(self) -> None:
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
@@ -155,7 +157,7 @@ class Inference:
         """``a if c else b``: ``a`` on the paths where ``c`` holds, ``b`` on the others."""
         out: list[Value] = []
         branches: dict[bool, list[Value]] = {}
-        for outcome, path in conditions.truth(self, node.test, ctx):
+        for outcome, path in self.truth(node.test, ctx):
             if outcome not in branches:
                 branches[outcome] = self.ev(node.body if outcome else node.orelse, ctx)
             out += paths.restrict(branches[outcome], path)
@@ -197,6 +199,17 @@ class Inference:
         if known is None or known[0] is not stmt:
             known = self._conditions[id(stmt)] = (stmt, conditions.conditions_of(m, stmt))
         return known[1]
+
+    def truth(self, test: ast.AST, ctx: Ctx) -> list:
+        """:func:`conditions.truth`, once per test and bound arguments: the guards of a function
+        are asked at every binding its names reach."""
+        key = (id(test), id(ctx.env))
+        known = self._truths.get(key)
+        if known is not None and known[0] is test and known[1] is ctx.env:
+            return known[2]
+        outcomes = conditions.truth(self, test, ctx)
+        self._truths[key] = (test, ctx.env, outcomes)
+        return outcomes
 
     def reached(self, values: list[Value], stmt: ast.AST | None, ctx: Ctx) -> list[Value]:
         """The alternatives that can reach ``stmt``, on the paths they do."""
@@ -438,6 +451,13 @@ class Inference:
     def ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         """The values of one binding that reach the use: those on a path through the binding's
         own conditions, passing the tests the walk from the use passed (``b.narrow``)."""
+        if self.asked_once is not None and b.kind in ("assign", "unpack", "for"):
+            # every use of a local the binding reaches asks it again: asked once per analysis
+            key = ("binding", id(b.node), name, b.narrow, ctx.module.path, ctx.env)
+            return list(self.asked_once(key, lambda: self._reaching_values(b, name, ctx)))
+        return self._reaching_values(b, name, ctx)
+
+    def _reaching_values(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         values = self._ev_binding(b, name, ctx)
         if b.kind in ("assign", "unpack", "for", "annotation"):
             values = self.reached(values, b.node, ctx)
@@ -545,7 +565,6 @@ class Inference:
 
     # parameters ----------------------------------------------------------------------------
     def ev_param(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
-        m = ctx.module
         args = func.args
         params = [*args.posonlyargs, *args.args]
         names = [p.arg for p in params]
@@ -558,6 +577,16 @@ class Inference:
             if expr is None:
                 return self._param_default(func, name, ctx) or [UNKNOWN]
             return self.ev(expr, arg_ctx)
+        if self.asked_once is not None:
+            # the same for every use of the parameter: asked once per analysis
+            key = ("param", id(func), name)
+            return list(self.asked_once(key, lambda: self._unbound_param(func, name, ctx)))
+        return self._unbound_param(func, name, ctx)
+
+    def _unbound_param(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
+        """A parameter not bound by the call being evaluated: the values its call sites pass."""
+        m = ctx.module
+        names = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
         cls = m.enclosing_class(func)
         is_method = cls is not None and not any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list

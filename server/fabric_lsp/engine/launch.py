@@ -58,6 +58,8 @@ TEXT_SUFFIXES = (
     ".json",
     ".ipynb",
 )
+#: the Fabric CLI run from Python as an argument list (``subprocess.run(["fabric", "run", ...])``)
+LIST_RUN = re.compile(r"""[\[(]\s*(?:["']fabric["']\s*,\s*["']run["']|["']lightning["']\s*,\s*["']run["']\s*,\s*["']model["'])""")
 MAX_TEXT_FILES = 400
 MAX_TEXT_BYTES = 256 * 1024
 MAX_DEPTH = 4
@@ -312,7 +314,7 @@ def _text_files(root: str) -> list[str]:
         )
         for name in sorted(filenames):
             lower = name.lower()
-            if lower in TEXT_NAMES or lower.endswith(TEXT_SUFFIXES) or lower.startswith("readme"):
+            if lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme"):
                 out.append(os.path.join(dirpath, name))
         if len(out) >= MAX_TEXT_FILES:
             break
@@ -328,7 +330,17 @@ def _search_repository(root: str) -> Evidence | None:
                 text = fh.read()
         except OSError:
             continue
-        found = _search_text(text)
+        found = _search_list(text) if path.endswith(".py") else _search_text(text)
         if found is not None:
             return Evidence(path, *found)
     return None
+
+
+def _search_list(text: str) -> tuple[int, str] | None:
+    """A Python file of the repository that runs the Fabric CLI as an argument list (a launcher
+    script: ``subprocess.run(["fabric", "run", "--devices=8", TRAIN])``)."""
+    match = LIST_RUN.search(text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start())
+    return line, " ".join(text.splitlines()[line].split())[:120]

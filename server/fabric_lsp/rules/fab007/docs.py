@@ -60,7 +60,8 @@ from what the code and the repository show: when the script itself (a comment, a
 a Fabric CLI command line (`fabric run [options] some_script.py`, `lightning run model …
 script.py`), names the `lightning.fabric.cli` module or `LT_CLI_USED`, the script says how it is
 run and a missing `launch()` is **not reported**; when only another text file of the workspace
-(README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a Makefile, a notebook) holds
+(README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a Makefile, a notebook, a
+Python launcher that runs `["fabric", "run", ...]` through `subprocess`) holds
 one, a missing `launch()` is a **warning** (the script may be meant for the CLI; remember that
 `fabric run` sets the device count, default 1, so `devices=4` in the code needs `--devices=4`). A command line
 continued with `\\` over several lines (`lightning run model \\` / `--devices=4 \\` /

@@ -27,7 +27,7 @@ TWO = (
     '    strategy = "fsdp" if sharded else "ddp"\n'
     '    return Fabric(accelerator="cuda", devices=2, strategy=strategy)\n'
     "\n"
-    "fabric = make(True)\n"
+    "fabric = make(input() == \"y\")\n"  # a choice made at run time: both configurations
     "fabric.launch()\n"
 )
 

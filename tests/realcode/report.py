@@ -240,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         findings, seconds = check(root, extra)
+        print(f"{repo.name}: {len(findings)} findings in {seconds:.1f} s", file=sys.stderr, flush=True)
         tally.seconds[repo.name] = seconds
         judge(repo, findings, tally)
         dump += [{"repo": repo.name, **f, "label": repo.labels.get(finding_key(f))} for f in findings]

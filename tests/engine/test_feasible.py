@@ -294,3 +294,28 @@ def test_arithmetic_on_known_numbers_folds_a_condition():
     """ + SEPARATE_SETUP + "\n    main()\n"
     assert severities(src, "FAB001") == []
     assert severities(src.replace("devices, num_nodes = 1, 1", "devices, num_nodes = 2, 1"), "FAB001") == ["error"]
+
+
+def test_the_same_values_on_many_paths_do_not_crowd_out_another_configuration():
+    # several parameters a command line fills, each tested on the way: many paths give the same
+    # values, and the CPU configuration (FSDP refused on CPU) must still be among those judged
+    src = """
+    import torch
+
+    def setup(devices: int = 1, num_nodes: int = 1, precision: str | None = None, accelerator: str | None = None):
+        if accelerator is None:
+            accelerator = "cuda" if torch.cuda.is_available() else "cpu"
+        precision = precision or ("bf16-mixed" if torch.cuda.is_available() else "32-true")
+        if devices * num_nodes > 1:
+            strategy = FSDPStrategy()
+        else:
+            strategy = "auto"
+        fabric = Fabric(devices=devices, num_nodes=num_nodes, strategy=strategy, precision=precision, accelerator=accelerator)
+
+    if __name__ == "__main__":
+        from jsonargparse import CLI
+        CLI(setup)
+    """
+    assert severities(src, "FAB008") == ["warning"]
+    guarded = src.replace("if devices * num_nodes > 1:", 'if accelerator != "cpu" and devices * num_nodes > 1:')
+    assert severities(guarded, "FAB008") == []

@@ -42,7 +42,7 @@ Outcomes = list[tuple[bool, frozenset]]
 Subst = tuple[str, Value] | None
 
 #: at most this many outcomes per test (more: the test is treated as not known)
-MAX_OUTCOMES = 16
+MAX_OUTCOMES = 64
 
 _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq,

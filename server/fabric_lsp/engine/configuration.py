@@ -50,6 +50,9 @@ REPRESENTATIVES: dict[str, tuple[Any, ...]] = {
 }
 #: at most this many scenarios per Fabric
 MAX_SCENARIOS = 48
+#: at most this many feasible combinations (the same values on several paths included) are
+#: looked at per Fabric
+MAX_COMBINATIONS = 1024
 #: the arguments the connector reads, with Fabric's defaults
 CONNECTOR_ARGS = ("accelerator", "strategy", "devices", "num_nodes", "precision", "plugins")
 
@@ -120,11 +123,26 @@ def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) ->
     the code chooses together go together) and machine."""
     per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
-    for combo in itertools.islice(_feasible(per_arg, args.path), MAX_SCENARIOS):
+    seen: set = set()
+    for combo in itertools.islice(_feasible(per_arg, args.path), MAX_COMBINATIONS):
+        # combinations of the same values on different paths are one configuration
+        values = tuple((c.value if not isinstance(c.value, (list, dict)) else repr(c.value), c.unknown, c.assumed) for c in combo)
+        if _seen(values, seen):
+            continue
         out += _resolved(combo, interactive)
         if len(out) >= MAX_SCENARIOS:
             break
     return out[:MAX_SCENARIOS]
+
+
+def _seen(values: tuple, seen: set) -> bool:
+    try:
+        if values in seen:
+            return True
+        seen.add(values)
+    except TypeError:  # a value that cannot be hashed: kept
+        pass
+    return False
 
 
 def _feasible(per_arg: list[list[_Choice]], path: frozenset):

@@ -167,8 +167,13 @@ def test_a_script_that_says_it_runs_under_fabric_run_needs_no_launch(tmp_path):
     assert _fab007(tmp_path, '"""Run with: fabric run --accelerator=cuda --devices=4 --strategy=ddp train.py"""') == []
 
 
-def test_a_readme_that_runs_the_script_with_fabric_run_makes_it_a_warning(tmp_path):
+def test_a_readme_that_runs_this_script_with_fabric_run_means_it_needs_no_launch(tmp_path):
     (tmp_path / "README.md").write_text("```\nfabric run --devices=4 --strategy=ddp train.py\n```\n")
+    assert _fab007(tmp_path, '"""Train a model."""') == []
+
+
+def test_a_readme_that_runs_another_script_with_fabric_run_makes_it_a_warning(tmp_path):
+    (tmp_path / "README.md").write_text("```\nfabric run --devices=4 --strategy=ddp pretrain.py\n```\n")
     [finding] = _fab007(tmp_path, '"""Train a model."""')
     assert finding.severity.name == "WARNING" and "README.md" in finding.message
 
@@ -272,12 +277,12 @@ def test_a_multi_line_fabric_run_command_is_cli_evidence(tmp_path):
     (tmp_path / "README.md").write_text(
         "```bash\nlightning run model \\\n    --accelerator=cuda \\\n    --devices=4 \\\n    train.py\n```\n"
     )
+    # the command runs this very script: it is meant for the CLI, which launches it
+    assert _findings(tmp_path, {"train.py": NEVER_LAUNCHED}) == []
+    (tmp_path / "README.md").write_text("```\nfabric run \\\n  --devices=4 --strategy=ddp \\\n  finetune.py\n```\n")
     [finding] = _findings(tmp_path, {"train.py": NEVER_LAUNCHED})
     assert finding.severity.name == "WARNING" and "README.md" in finding.message
-    assert "lightning run model" in finding.message and "train.py" in finding.message
-    (tmp_path / "README.md").write_text("```\nfabric run \\\n  --devices=4 --strategy=ddp \\\n  train.py\n```\n")
-    [finding] = _findings(tmp_path, {"train.py": NEVER_LAUNCHED})
-    assert finding.severity.name == "WARNING"
+    assert "fabric run" in finding.message and "finetune.py" in finding.message
 
 
 def test_setup_dataloaders_before_launch_with_a_function_under_spawn(tmp_path):
@@ -390,8 +395,30 @@ def test_a_launcher_script_running_the_cli_as_an_argument_list_is_evidence(tmp_p
         'import subprocess\nTRAIN = "/root/train.py"\n'
         'subprocess.run(["fabric", "run", "--strategy=ddp", "--devices=8", TRAIN], check=True)\n'
     )
+    assert _fab007(tmp_path, '"""Train a model."""') == []  # it runs this very script
+    (tmp_path / "launch_job.py").write_text(
+        'import subprocess\nsubprocess.run(["fabric", "run", "--devices=8", "/root/finetune.py"], check=True)\n'
+    )
     [finding] = _fab007(tmp_path, '"""Train a model."""')
     assert finding.severity.name == "WARNING" and "launch_job.py" in finding.message
     (tmp_path / "launch_job.py").write_text('import subprocess\nsubprocess.run(["python", "train.py"], check=True)\n')
     [finding] = _fab007(tmp_path, '"""Train a model."""')
     assert finding.severity.name == "ERROR"
+
+
+def test_a_cli_command_does_not_cover_a_tpu_path_the_cli_cannot_launch(tmp_path):
+    # `lightning run model` refuses TPUs (cli.py:205): the `--tpu` path runs without it and fails
+    (tmp_path / "run.sh").write_text("lightning run model --devices=8 train.py\n")
+    text = """
+        import argparse
+        from lightning.fabric import Fabric
+        from lightning.fabric.strategies import FSDPStrategy, XLAStrategy
+        p = argparse.ArgumentParser()
+        p.add_argument("--tpu", action="store_true")
+        a = p.parse_args()
+        fabric = Fabric(devices=8, strategy=XLAStrategy() if a.tpu else FSDPStrategy())
+        loader = fabric.setup_dataloaders(loader)
+    """
+    [finding] = _findings(tmp_path, {"train.py": text})
+    assert finding.severity.name == "WARNING" and "XLAStrategy" in finding.message
+    assert _findings(tmp_path, {"train.py": text.replace("XLAStrategy() if a.tpu else ", "")}) == []

@@ -70,9 +70,14 @@ class Evidence(NamedTuple):
     path: str | None  # None: the analysed document
     line: int  # 0-based
     text: str
+    #: the file names of the scripts the command runs (``train.py`` for ``fabric run … train.py``)
+    scripts: frozenset[str] = frozenset()
 
 
-_evidence_cache: dict[str, tuple[float, Evidence | None]] = {}
+#: a Python file name written in a command or a string literal
+SCRIPT_NAME = re.compile(r"""([\w.-]+\.py)\b""")
+
+_evidence_cache: dict[str, tuple[float, list[Evidence]]] = {}
 
 
 def fabric_key(fabric: FabricInst) -> tuple | None:
@@ -274,7 +279,8 @@ def _launched_functions(model: SemanticModel) -> set[int]:
 
 
 def cli_evidence(model: SemanticModel) -> Evidence | None:
-    """Where the document or the repository mentions running scripts with the Fabric CLI."""
+    """Where the document or the repository shows scripts run by ``fabric run``: the document
+    itself, else a command of the repository that runs this very script, else the first one."""
     own = _search_text(model.module.text)
     if own is not None:
         return Evidence(None, *own)
@@ -283,22 +289,25 @@ def cli_evidence(model: SemanticModel) -> Evidence | None:
         return None
     now = time.monotonic()
     cached = _evidence_cache.get(root)
-    if cached is not None and now - cached[0] < EVIDENCE_TTL:
-        return cached[1]
-    found = _search_repository(root)
-    _evidence_cache[root] = (now, found)
-    return found
+    if cached is None or now - cached[0] >= EVIDENCE_TTL:
+        cached = _evidence_cache[root] = (now, _search_repository(root))
+    found = cached[1]
+    name = os.path.basename(model.path or "")
+    return next((e for e in found if name and name in e.scripts), found[0] if found else None)
 
 
-def _search_text(text: str) -> tuple[int, str] | None:
-    """The first Fabric CLI command line in ``text``: its line and the command (a command
-    continued over several lines with ``\\`` — READMEs, shell scripts — is read joined)."""
+def _search_text(text: str) -> tuple[int, str, frozenset[str]] | None:
+    """The first Fabric CLI command line in ``text``: its line, the command (a command
+    continued over several lines with ``\\`` — READMEs, shell scripts — is read joined) and the
+    scripts the text's commands run."""
     joined = CONTINUATION.sub(lambda m: " " * len(m.group()), text)  # same length: offsets stay those of ``text``
-    match = CLI_RUN.search(joined)
-    if match is None:
+    matches = list(CLI_RUN.finditer(joined))
+    if not matches:
         return None
-    command = joined.splitlines()[joined.count("\n", 0, match.start())]
-    return text.count("\n", 0, match.start()), " ".join(command.split())[:120]
+    first = matches[0]
+    command = joined.splitlines()[joined.count("\n", 0, first.start())]
+    scripts = frozenset(os.path.basename(n) for m in matches for n in SCRIPT_NAME.findall(m.group()))
+    return text.count("\n", 0, first.start()), " ".join(command.split())[:120], scripts
 
 
 def _text_files(root: str) -> list[str]:
@@ -321,7 +330,9 @@ def _text_files(root: str) -> list[str]:
     return out[:MAX_TEXT_FILES]
 
 
-def _search_repository(root: str) -> Evidence | None:
+def _search_repository(root: str) -> list[Evidence]:
+    """Every text file of the repository that runs scripts with the Fabric CLI."""
+    out: list[Evidence] = []
     for path in _text_files(root):
         try:
             if os.path.getsize(path) > MAX_TEXT_BYTES:
@@ -332,15 +343,18 @@ def _search_repository(root: str) -> Evidence | None:
             continue
         found = _search_list(text) if path.endswith(".py") else _search_text(text)
         if found is not None:
-            return Evidence(path, *found)
-    return None
+            out.append(Evidence(path, *found))
+    return out
 
 
-def _search_list(text: str) -> tuple[int, str] | None:
+def _search_list(text: str) -> tuple[int, str, frozenset[str]] | None:
     """A Python file of the repository that runs the Fabric CLI as an argument list (a launcher
-    script: ``subprocess.run(["fabric", "run", "--devices=8", TRAIN])``)."""
+    script: ``subprocess.run(["fabric", "run", "--devices=8", TRAIN])``); the scripts it may run
+    are the Python file names its string literals hold (``TRAIN = "/root/train.py"``)."""
     match = LIST_RUN.search(text)
     if match is None:
         return None
     line = text.count("\n", 0, match.start())
-    return line, " ".join(text.splitlines()[line].split())[:120]
+    literals = re.findall(r"""["']([^"'\n]*\.py)["']""", text)
+    scripts = frozenset(os.path.basename(x) for x in literals)
+    return line, " ".join(text.splitlines()[line].split())[:120], scripts

@@ -59,11 +59,14 @@ as `python script.py` or under `torchrun`, a script without `launch()` raises. f
 from what the code and the repository show: when the script itself (a comment, a docstring) holds
 a Fabric CLI command line (`fabric run [options] some_script.py`, `lightning run model …
 script.py`), names the `lightning.fabric.cli` module or `LT_CLI_USED`, the script says how it is
-run and a missing `launch()` is **not reported**; when only another text file of the workspace
-(README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a Makefile, a notebook, a
-Python launcher that runs `["fabric", "run", ...]` through `subprocess`) holds
-one, a missing `launch()` is a **warning** (the script may be meant for the CLI; remember that
-`fabric run` sets the device count, default 1, so `devices=4` in the code needs `--devices=4`). A command line
+run and a missing `launch()` is **not reported**. The same holds when another text file of the
+workspace (README, `*.md`, `*.sh`, `*.slurm`/`*.sbatch`, YAML/TOML configs, a Makefile, a notebook,
+a Python launcher that runs `["fabric", "run", ..., "/root/train.py"]` through `subprocess`) runs
+**this very script** with the CLI — except on a TPU configuration, which the CLI cannot launch
+(`cli.py:205`): that path runs without the CLI, and a missing `launch()` stays a **warning**.
+When the workspace's commands run other scripts only, a missing `launch()` is a **warning** (the
+script may be meant for the CLI; remember that `fabric run` sets the device count, default 1, so
+`devices=4` in the code needs `--devices=4`). A command line
 continued with `\\` over several lines (`lightning run model \\` / `--devices=4 \\` /
 `train.py`) counts as one line. A sentence
 that merely names `fabric run` (or Lightning's own hint, `fabric run --help`) is not such

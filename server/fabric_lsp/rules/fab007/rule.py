@@ -222,8 +222,11 @@ class FAB007(Rule):
             f"RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` after creating the Fabric."
         )
         evidence = model.cli_evidence()
-        if evidence is not None and evidence.path is None:
-            return None  # the script itself says it runs under `fabric run`, which launches it
+        runs_this = evidence is not None and (evidence.path is None or os.path.basename(model.path or "") in evidence.scripts)
+        if runs_this and not any(s.outcome is not None and s.outcome.host.tpu for s in judgement.failing):
+            # the script itself, or a command of the repository, runs it under `fabric run`,
+            # which launches it — on every configuration the CLI can run (not TPUs: cli.py:205)
+            return None
         if evidence is not None:
             where = os.path.basename(evidence.path or "")
             message += (

@@ -159,8 +159,8 @@ class Analyzer:
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
-        # what every verdict may read besides its own statements: the rules and the settings
-        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown))
+        # what every verdict may read besides its own statements: the rules and every setting
+        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.settings()))
         previous = self._memos.pop(path, None) if path is not None else None
         if previous is not None and previous.context != memo.context:
             previous = None

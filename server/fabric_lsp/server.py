@@ -29,7 +29,7 @@ from pygls.workspace import TextDocument
 from fabric_lsp import __version__, notebook_server
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.engine import batch_scripts, noqa
-from fabric_lsp.engine.analyzer import Analysis, Analyzer
+from fabric_lsp.engine.analyzer import Analysis, Analyzer, Analyzers
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
@@ -37,7 +37,6 @@ from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES
 from fabric_lsp.positions import Encoder
-from fabric_lsp.rules import ALL_RULES
 
 SOURCE = "fabric-lsp"
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
@@ -101,7 +100,8 @@ class FabricLanguageServer(LanguageServer):
         self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
         self.encoder = Encoder()
         self.workspace_model: Workspace | None = None
-        self.analyzer: Analyzer | None = None
+        #: one analyzer per file configuration's enabled rules and settings (see :meth:`analyzer_for`)
+        self.analyzers: Analyzers | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
         self.results: dict[str, Result] = {}  # by text document (or notebook cell) URI
         self.notebooks: dict[str, notebook_server.NotebookState] = {}
@@ -134,10 +134,13 @@ class FabricLanguageServer(LanguageServer):
 
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
-        self.analyzer = Analyzer(
-            self.workspace_model, ALL_RULES, log=self.log_message, lightning_version=self.options.effective_lightning_version
-        )
+        self.analyzers = Analyzers(self.workspace_model, log=self.log_message)
         self.configs.set_overrides(self.client_layers())
+
+    def analyzer_for(self, config: Config) -> Analyzer | None:
+        """The analyzer of a file's configuration: only the rules it enables run, with its
+        settings (as ``fabric-lsp check`` does); None before ``initialize``."""
+        return self.analyzers.for_config(config) if self.analyzers is not None else None
 
     def _overlay(self, path: str) -> str | None:
         uri = from_fs_path(path)
@@ -291,26 +294,33 @@ class FabricLanguageServer(LanguageServer):
 
     def _analyze(self, uri: str, text: str) -> Analysis:
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        model, analyzer = self.workspace_model, self.analyzer
-        if model is None or analyzer is None:
+        model = self.workspace_model
+        if model is None or self.analyzers is None:
             return Analysis(text, path)  # not initialized
-        reused = analyzer.stats["reused"]
         with model.recording() as lookups:
+            analyzer, reused = None, 0
             try:
                 config = self.config_for(path)
                 if path and config.is_excluded(path, root=config.root or self.root):
                     return Analysis(text, path)
-                analyzer.ctx.lightning_version = config.effective_lightning_version
-                if path and batch_scripts.is_batch_script(path):  # the launched files' findings, on its lines
-                    return Analysis(text, path, findings=config.apply(batch_scripts.script_findings(analyzer, text, path)))
-                analysis = analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
-                analysis.findings = config.apply(analysis.findings)
-                return analysis
+                analyzer = self.analyzers.for_config(config)
+                reused = analyzer.stats["reused"]
+                return self._analysis(analyzer, config, text, path)
             except RecursionError:
                 self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
                 return Analysis(text, path)
             finally:  # verdicts reused from the last version made their lookups back then
-                self.graph.record(uri, lookups.freeze(), merge=analyzer.stats["reused"] != reused)
+                merge = analyzer is not None and analyzer.stats["reused"] != reused
+                self.graph.record(uri, lookups.freeze(), merge=merge)
+
+    @staticmethod
+    def _analysis(analyzer: Analyzer, config: Config, text: str, path: str | None) -> Analysis:
+        """The analysis of one file by its configuration's analyzer, findings as ``config`` gives them."""
+        if path and batch_scripts.is_batch_script(path):  # the launched files' findings, on its lines
+            return Analysis(text, path, findings=config.apply(batch_scripts.script_findings(analyzer, text, path)))
+        analysis = analyzer.analysis(text, path)
+        analysis.findings = config.apply(analysis.findings)
+        return analysis
 
     def deliver(self, uri: str, result: Result) -> None:
         """Event loop: keep the result of the current version; push its diagnostics, or, to a
@@ -495,7 +505,7 @@ class FabricLanguageServer(LanguageServer):
     async def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
         """The configuration of every ``Fabric(...)`` in ``rng`` (not in notebook cells; none when
         the ``inlayHints`` setting is off)."""
-        if not self.options.inlay_hints or self.document(uri) is None or self.analyzer is None:
+        if not self.options.inlay_hints or self.document(uri) is None or self.analyzers is None:
             return []
         if notebook_server.notebook_uri_of(self, uri) is not None:
             return []
@@ -791,7 +801,8 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
-        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, ls.analyzer, path, transform=config.apply))
+        analyzer = ls.analyzer_for(config)
+        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, analyzer, path, transform=config.apply))
         if fixed.text != result.text and ls.current_result(uri) is result:
             end = Pos(len(result.lines), 0)
             edit = types.TextEdit(ls.encoder.range_to_lsp(result.lines, Span(Pos(0, 0), end)), fixed.text)
@@ -828,7 +839,7 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    if ls.document(uri) is None or ls.analyzer is None:
+    if ls.document(uri) is None or ls.analyzers is None:
         return None
     if notebook_server.notebook_uri_of(ls, uri) is not None:
         markdown = await notebook_server.hover(ls, uri, params.position)

@@ -391,19 +391,29 @@ class Config:
                 found, length = sev, n
         return Severity(found) if found else None
 
+    def severity_of(self, finding: Finding) -> Severity:
+        """A finding's severity: the one place it is decided, for the command line and the
+        server alike. A per-rule ``severity`` override replaces the certain and the possible
+        severity (an unknown stays a hint: see :func:`resolve_severity`). Otherwise the rule's own
+        severity stands, except that the editor's ``certain-severity`` / ``possible-severity``
+        replace the default severity of a certain / possible failure (error / warning); a rule's
+        own milder one, such as FAB005's warning where Lightning only warns, is kept."""
+        override = self.severity_override(finding.code)
+        if override is not None:
+            return resolve_severity(finding.certainty, override=override)
+        if finding.severity is not resolve_severity(finding.certainty):
+            return finding.severity
+        certain, possible = Severity(self.certain_severity), Severity(self.possible_severity)
+        return resolve_severity(finding.certainty, certain=certain, possible=possible)
+
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
-        """Drop findings of disabled rules; apply per-rule severity overrides (they replace both
-        the certain and the possible severity, not the hint of an unknown: see
-        :func:`resolve_severity`; ``extra["severity_override"]`` records it)."""
+        """Drop findings of disabled rules; give the others their severity (:meth:`severity_of`)."""
         out = []
         for f in findings:
             if not self.is_enabled(f.code):
                 continue
-            override = self.severity_override(f.code)
-            if override is not None:
-                severity = resolve_severity(f.certainty, override=override)
-                f = replace(f, severity=severity, extra={**f.extra, "severity_override": override.value})
-            out.append(f)
+            severity = self.severity_of(f)
+            out.append(f if severity is f.severity else replace(f, severity=severity))
         return out
 
     @property

@@ -32,7 +32,7 @@ from fabric_lsp.engine import batch_scripts, noqa
 from fabric_lsp.engine.analyzer import Analysis, Analyzer, Analyzers
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
+from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES
@@ -46,6 +46,12 @@ WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}", *(f"**/*{suffix}" for suffix in B
 #: so that open documents are analysed between two batches.
 WORKSPACE_BATCH = 64
 log = logging.getLogger("fabric_lsp")
+_DIAGNOSTIC_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
 
 
 @dataclass
@@ -159,20 +165,11 @@ class FabricLanguageServer(LanguageServer):
         """The URIs of the open documents as the client sent them."""
         return [doc.uri for doc in list(self.workspace.text_documents.values())]
 
-    def severity(self, finding: Finding) -> types.DiagnosticSeverity:
-        override = finding.extra.get("severity_override")
-        severity = resolve_severity(
-            finding.certainty,
-            certain=Severity(self.options.certain_severity),
-            possible=Severity(self.options.possible_severity),
-            override=Severity(override) if override else None,
-        )
-        return {
-            Severity.ERROR: types.DiagnosticSeverity.Error,
-            Severity.WARNING: types.DiagnosticSeverity.Warning,
-            Severity.INFORMATION: types.DiagnosticSeverity.Information,
-            Severity.HINT: types.DiagnosticSeverity.Hint,
-        }[severity]
+    @staticmethod
+    def severity(finding: Finding) -> types.DiagnosticSeverity:
+        """The diagnostic severity of a finding the file's configuration gave its severity
+        (``Config.apply``): the one ``fabric-lsp check`` reports."""
+        return _DIAGNOSTIC_SEVERITY[finding.severity]
 
     # -- analysis ------------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:

@@ -6,9 +6,10 @@ validates it. A file's configuration is rebuilt from scratch, never merged onto 
     defaults  <-  [tool.fabric-lsp] of the closest pyproject.toml  <-  client layers
 
 where the client layers are the command line's flags (``fabric-lsp check``), or the editor's
-``initializationOptions`` then its latest ``workspace/didChangeConfiguration`` settings (or
-``workspace/configuration`` answer). A later layer replaces an earlier one key by key; a key a
-layer leaves out (or sets to ``null``) is taken from the layer below, down to the default. Rule
+latest settings: its ``initializationOptions`` until a ``workspace/didChangeConfiguration`` (or
+``workspace/configuration`` answer) replaces them whole. A later layer replaces an earlier one
+key by key; a key a layer leaves out (or sets to ``null``) is taken from the layer below, down
+to the default. Rule
 selection (``select``, ``extend-select``, ``ignore``) follows ruff: each layer's selectors are
 applied on top of the rules the layers below enabled, the most specific selector wins, and a
 layer's ``select`` starts over. ``per-file-ignores`` then drops rules for matching files.

@@ -102,8 +102,9 @@ class FabricLanguageServer(LanguageServer):
             notebook_document_sync=notebook_server.SYNC,
         )
         self.options = Config()  # the session's settings: the editor's layers over the defaults
-        self.init_settings: Layer = {}  # initializationOptions, validated
-        self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
+        #: the editor's latest settings, validated: initializationOptions until the first
+        #: didChangeConfiguration (or workspace/configuration answer), which replaces them whole
+        self.settings: Layer = {}
         self.encoder = Encoder()
         self.workspace_model: Workspace | None = None
         #: one analyzer per file configuration's enabled rules and settings (see :meth:`analyzer_for`)
@@ -227,17 +228,14 @@ class FabricLanguageServer(LanguageServer):
 
     def client_layers(self) -> list[Layer]:
         env = self.workspace_model.environment_path if self.workspace_model else None
-        return [{"environment-path": env} if env else {}, self.init_settings, self.settings]
+        return [{"environment-path": env} if env else {}, self.settings]
 
     def update_settings(self, raw, where: str) -> None:
-        """Rebuild every setting from the defaults, pyproject.toml and the editor's layers (a key
-        the editor no longer sends, or sends as null, is back to its default); one message
-        for every invalid value."""
-        layer, problems = client_layer(raw, where)
-        if where == "initializationOptions":
-            self.init_settings = layer
-        else:
-            self.settings = layer
+        """The editor's latest settings replace its earlier ones (initializationOptions
+        included) and every setting is rebuilt from the defaults, pyproject.toml and them: a key
+        the editor no longer sends, or sends as null, is back to the file's value or its default.
+        One message for every invalid value."""
+        self.settings, problems = client_layer(raw, where)
         if problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
         old = (self.options.environment_path, self.options.effective_lightning_version)
@@ -654,7 +652,8 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
         except Exception as exc:
             ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
             return
-    ls.update_settings(settings, "settings")
+    if settings is not None or ls.supports_configuration:  # null from a client we cannot ask: nothing new
+        ls.update_settings(settings, "settings")
     for uri in ls.open_uris():
         ls.schedule(uri, delay=0)
 

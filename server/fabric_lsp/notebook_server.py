@@ -197,10 +197,8 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     config = ls.config_for(path)
     program = state.program
 
-    analyzer = ls.analyzer_for(config)
-
-    def fix():
-        return fix_text(program.text, analyzer, path, transform=lambda fs: program.fixable(config.apply(fs)))
+    def fix():  # in the worker, where the analyzers are made and used
+        return fix_text(program.text, ls.analyzer_for(config), path, transform=lambda fs: program.fixable(config.apply(fs)))
 
     fixed = await asyncio.get_running_loop().run_in_executor(ls.executor, fix)
     if fixed.text == program.text or ls.notebooks.get(notebook_uri) is not state:

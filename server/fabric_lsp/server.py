@@ -797,8 +797,7 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
-        analyzer = ls.analyzer_for(config)
-        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, analyzer, path, transform=config.apply))
+        fixed = await loop.run_in_executor(ls.executor, _fix_all, ls, config, result.text, path)
         if fixed.text != result.text and ls.current_result(uri) is result:
             end = Pos(len(result.lines), 0)
             edit = types.TextEdit(ls.encoder.range_to_lsp(result.lines, Span(Pos(0, 0), end)), fixed.text)
@@ -810,6 +809,11 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
                 )
             )
     return actions
+
+
+def _fix_all(ls: FabricLanguageServer, config: Config, text: str, path: str | None):
+    """Worker thread (where the analyzers are made and used): ``text`` with every safe fix applied."""
+    return fix_text(text, ls.analyzer_for(config), path, transform=config.apply)
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)

@@ -319,6 +319,22 @@ def test_severity_override_keeps_the_unknown_hint():
     assert Config.build([{"ignore": ("FAB001",)}]).apply([certain, unknown]) == []
 
 
+def test_the_editors_certain_and_possible_severities_replace_only_the_defaults():
+    from fabric_lsp.engine.model import Certainty, Finding, Pos, Span
+
+    span = Span(Pos(0, 0), Pos(0, 1))
+    certain = Finding("FAB001", Severity.ERROR, "m", span)
+    possible = Finding("FAB001", Severity.WARNING, "m", span, certainty=Certainty.POSSIBLE)
+    only_warns = Finding("FAB005", Severity.WARNING, "m", span)  # certain, but Lightning only warns
+    findings = [certain, possible, only_warns]
+    assert [f.severity for f in Config().apply(findings)] == [Severity.ERROR, Severity.WARNING, Severity.WARNING]
+    editor = Config.build([{"certain-severity": "hint", "possible-severity": "information"}])
+    assert [f.severity for f in editor.apply(findings)] == [Severity.HINT, Severity.INFORMATION, Severity.WARNING]
+    assert editor.apply(editor.apply(findings)) == editor.apply(findings)  # applied twice: the same
+    overridden = Config.build([{"certain-severity": "hint", "severity": (("FAB005", "error"),)}])
+    assert [f.severity for f in overridden.apply(findings)] == [Severity.HINT, Severity.WARNING, Severity.ERROR]
+
+
 def test_layers_are_rebuilt_not_merged(tmp_path):
     write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\nreport-unknown = true\n'})
     resolver = Resolver([{"severity": (("FAB", "warning"),), "report-unknown": False}])

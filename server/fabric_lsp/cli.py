@@ -304,31 +304,17 @@ _STATE: dict = {}
 
 
 def _init_state(root: str, environment: str | None) -> None:
+    from fabric_lsp.engine.analyzer import Analyzers
     from fabric_lsp.engine.workspace import Workspace
 
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
     _STATE.clear()
-    _STATE["workspace"] = Workspace(root, environment)
-    _STATE["analyzers"] = {}
-    _STATE["log"] = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+    _STATE["log"] = log = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+    _STATE["analyzers"] = Analyzers(Workspace(root, environment), log)
 
 
 def _analyzer(config):
-    from fabric_lsp.engine import Analyzer
-
-    rules = config.enabled_rules()
-    version = config.effective_lightning_version
-    key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
-    analyzer = _STATE["analyzers"].get(key)
-    if analyzer is None:
-        analyzer = _STATE["analyzers"][key] = Analyzer(
-            _STATE["workspace"],
-            rules=rules,
-            log=_STATE["log"],
-            report_unknown=bool(config.report_unknown),
-            lightning_version=version,
-        )
-    return analyzer
+    return _STATE["analyzers"].for_config(config)
 
 
 def check_text(

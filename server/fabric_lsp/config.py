@@ -6,9 +6,10 @@ validates it. A file's configuration is rebuilt from scratch, never merged onto 
     defaults  <-  [tool.fabric-lsp] of the closest pyproject.toml  <-  client layers
 
 where the client layers are the command line's flags (``fabric-lsp check``), or the editor's
-``initializationOptions`` then its latest ``workspace/didChangeConfiguration`` settings (or
-``workspace/configuration`` answer). A later layer replaces an earlier one key by key; a key a
-layer leaves out (or sets to ``null``) is taken from the layer below, down to the default. Rule
+latest settings: its ``initializationOptions`` until a ``workspace/didChangeConfiguration`` (or
+``workspace/configuration`` answer) replaces them whole. A later layer replaces an earlier one
+key by key; a key a layer leaves out (or sets to ``null``) is taken from the layer below, down
+to the default. Rule
 selection (``select``, ``extend-select``, ``ignore``) follows ruff: each layer's selectors are
 applied on top of the rules the layers below enabled, the most specific selector wins, and a
 layer's ``select`` starts over. ``per-file-ignores`` then drops rules for matching files.
@@ -391,19 +392,29 @@ class Config:
                 found, length = sev, n
         return Severity(found) if found else None
 
+    def severity_of(self, finding: Finding) -> Severity:
+        """A finding's severity: the one place it is decided, for the command line and the
+        server alike. A per-rule ``severity`` override replaces the certain and the possible
+        severity (an unknown stays a hint: see :func:`resolve_severity`). Otherwise the rule's own
+        severity stands, except that the editor's ``certain-severity`` / ``possible-severity``
+        replace the default severity of a certain / possible failure (error / warning); a rule's
+        own milder one, such as FAB005's warning where Lightning only warns, is kept."""
+        override = self.severity_override(finding.code)
+        if override is not None:
+            return resolve_severity(finding.certainty, override=override)
+        if finding.severity is not resolve_severity(finding.certainty):
+            return finding.severity
+        certain, possible = Severity(self.certain_severity), Severity(self.possible_severity)
+        return resolve_severity(finding.certainty, certain=certain, possible=possible)
+
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
-        """Drop findings of disabled rules; apply per-rule severity overrides (they replace both
-        the certain and the possible severity, not the hint of an unknown: see
-        :func:`resolve_severity`; ``extra["severity_override"]`` records it)."""
+        """Drop findings of disabled rules; give the others their severity (:meth:`severity_of`)."""
         out = []
         for f in findings:
             if not self.is_enabled(f.code):
                 continue
-            override = self.severity_override(f.code)
-            if override is not None:
-                severity = resolve_severity(f.certainty, override=override)
-                f = replace(f, severity=severity, extra={**f.extra, "severity_override": override.value})
-            out.append(f)
+            severity = self.severity_of(f)
+            out.append(f if severity is f.severity else replace(f, severity=severity))
         return out
 
     @property

@@ -197,8 +197,8 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     config = ls.config_for(path)
     program = state.program
 
-    def fix():
-        return fix_text(program.text, ls.analyzer, path, transform=lambda fs: program.fixable(config.apply(fs)))
+    def fix():  # in the worker, where the analyzers are made and used
+        return fix_text(program.text, ls.analyzer_for(config), path, transform=lambda fs: program.fixable(config.apply(fs)))
 
     fixed = await asyncio.get_running_loop().run_in_executor(ls.executor, fix)
     if fixed.text == program.text or ls.notebooks.get(notebook_uri) is not state:
@@ -227,7 +227,7 @@ async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Positio
     """Hover in a cell: explained over the whole notebook's program."""
     notebook_uri = notebook_uri_of(ls, cell_uri)
     notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri) if notebook_uri else None
-    if notebook is None or ls.analyzer is None or notebook_uri is None:
+    if notebook is None or ls.analyzers is None or notebook_uri is None:
         return None
     state = ls.notebooks.get(notebook_uri)
     if state is not None and state.version == notebook.version and state.analysis is not None:

@@ -29,15 +29,14 @@ from pygls.workspace import TextDocument
 from fabric_lsp import __version__, notebook_server
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.engine import batch_scripts, noqa
-from fabric_lsp.engine.analyzer import Analysis, Analyzer
+from fabric_lsp.engine.analyzer import Analysis, Analyzer, Analyzers
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span, resolve_severity
+from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span
 from fabric_lsp.engine.text import Lines
 from fabric_lsp.engine.workspace import Workspace
 from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES
 from fabric_lsp.positions import Encoder
-from fabric_lsp.rules import ALL_RULES
 
 SOURCE = "fabric-lsp"
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
@@ -47,6 +46,12 @@ WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}", *(f"**/*{suffix}" for suffix in B
 #: so that open documents are analysed between two batches.
 WORKSPACE_BATCH = 64
 log = logging.getLogger("fabric_lsp")
+_DIAGNOSTIC_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
 
 
 @dataclass
@@ -97,11 +102,13 @@ class FabricLanguageServer(LanguageServer):
             notebook_document_sync=notebook_server.SYNC,
         )
         self.options = Config()  # the session's settings: the editor's layers over the defaults
-        self.init_settings: Layer = {}  # initializationOptions, validated
-        self.settings: Layer = {}  # the latest didChangeConfiguration / workspace/configuration
+        #: the editor's latest settings, validated: initializationOptions until the first
+        #: didChangeConfiguration (or workspace/configuration answer), which replaces them whole
+        self.settings: Layer = {}
         self.encoder = Encoder()
         self.workspace_model: Workspace | None = None
-        self.analyzer: Analyzer | None = None
+        #: one analyzer per file configuration's enabled rules and settings (see :meth:`analyzer_for`)
+        self.analyzers: Analyzers | None = None
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fabric-lsp-analysis")
         self.results: dict[str, Result] = {}  # by text document (or notebook cell) URI
         self.notebooks: dict[str, notebook_server.NotebookState] = {}
@@ -134,10 +141,13 @@ class FabricLanguageServer(LanguageServer):
 
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
-        self.analyzer = Analyzer(
-            self.workspace_model, ALL_RULES, log=self.log_message, lightning_version=self.options.effective_lightning_version
-        )
+        self.analyzers = Analyzers(self.workspace_model, log=self.log_message)
         self.configs.set_overrides(self.client_layers())
+
+    def analyzer_for(self, config: Config) -> Analyzer | None:
+        """The analyzer of a file's configuration: only the rules it enables run, with its
+        settings (as ``fabric-lsp check`` does); None before ``initialize``."""
+        return self.analyzers.for_config(config) if self.analyzers is not None else None
 
     def _overlay(self, path: str) -> str | None:
         uri = from_fs_path(path)
@@ -156,20 +166,11 @@ class FabricLanguageServer(LanguageServer):
         """The URIs of the open documents as the client sent them."""
         return [doc.uri for doc in list(self.workspace.text_documents.values())]
 
-    def severity(self, finding: Finding) -> types.DiagnosticSeverity:
-        override = finding.extra.get("severity_override")
-        severity = resolve_severity(
-            finding.certainty,
-            certain=Severity(self.options.certain_severity),
-            possible=Severity(self.options.possible_severity),
-            override=Severity(override) if override else None,
-        )
-        return {
-            Severity.ERROR: types.DiagnosticSeverity.Error,
-            Severity.WARNING: types.DiagnosticSeverity.Warning,
-            Severity.INFORMATION: types.DiagnosticSeverity.Information,
-            Severity.HINT: types.DiagnosticSeverity.Hint,
-        }[severity]
+    @staticmethod
+    def severity(finding: Finding) -> types.DiagnosticSeverity:
+        """The diagnostic severity of a finding the file's configuration gave its severity
+        (``Config.apply``): the one ``fabric-lsp check`` reports."""
+        return _DIAGNOSTIC_SEVERITY[finding.severity]
 
     # -- analysis ------------------------------------------------------------------------------
     def schedule(self, uri: str, delay: float | None = None) -> None:
@@ -227,17 +228,14 @@ class FabricLanguageServer(LanguageServer):
 
     def client_layers(self) -> list[Layer]:
         env = self.workspace_model.environment_path if self.workspace_model else None
-        return [{"environment-path": env} if env else {}, self.init_settings, self.settings]
+        return [{"environment-path": env} if env else {}, self.settings]
 
     def update_settings(self, raw, where: str) -> None:
-        """Rebuild every setting from the defaults, pyproject.toml and the editor's layers (a key
-        the editor no longer sends, or sends as null, is back to its default); one message
-        for every invalid value."""
-        layer, problems = client_layer(raw, where)
-        if where == "initializationOptions":
-            self.init_settings = layer
-        else:
-            self.settings = layer
+        """The editor's latest settings replace its earlier ones (initializationOptions
+        included) and every setting is rebuilt from the defaults, pyproject.toml and them: a key
+        the editor no longer sends, or sends as null, is back to the file's value or its default.
+        One message for every invalid value."""
+        self.settings, problems = client_layer(raw, where)
         if problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
         old = (self.options.environment_path, self.options.effective_lightning_version)
@@ -291,26 +289,33 @@ class FabricLanguageServer(LanguageServer):
 
     def _analyze(self, uri: str, text: str) -> Analysis:
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        model, analyzer = self.workspace_model, self.analyzer
-        if model is None or analyzer is None:
+        model = self.workspace_model
+        if model is None or self.analyzers is None:
             return Analysis(text, path)  # not initialized
-        reused = analyzer.stats["reused"]
         with model.recording() as lookups:
+            analyzer, reused = None, 0
             try:
                 config = self.config_for(path)
                 if path and config.is_excluded(path, root=config.root or self.root):
                     return Analysis(text, path)
-                analyzer.ctx.lightning_version = config.effective_lightning_version
-                if path and batch_scripts.is_batch_script(path):  # the launched files' findings, on its lines
-                    return Analysis(text, path, findings=config.apply(batch_scripts.script_findings(analyzer, text, path)))
-                analysis = analyzer.analysis(text, path, report_unknown=bool(config.report_unknown))
-                analysis.findings = config.apply(analysis.findings)
-                return analysis
+                analyzer = self.analyzers.for_config(config)
+                reused = analyzer.stats["reused"]
+                return self._analysis(analyzer, config, text, path)
             except RecursionError:
                 self.log_message(f"fabric-lsp: {uri} is too deeply nested to analyse", types.MessageType.Warning)
                 return Analysis(text, path)
             finally:  # verdicts reused from the last version made their lookups back then
-                self.graph.record(uri, lookups.freeze(), merge=analyzer.stats["reused"] != reused)
+                merge = analyzer is not None and analyzer.stats["reused"] != reused
+                self.graph.record(uri, lookups.freeze(), merge=merge)
+
+    @staticmethod
+    def _analysis(analyzer: Analyzer, config: Config, text: str, path: str | None) -> Analysis:
+        """The analysis of one file by its configuration's analyzer, findings as ``config`` gives them."""
+        if path and batch_scripts.is_batch_script(path):  # the launched files' findings, on its lines
+            return Analysis(text, path, findings=config.apply(batch_scripts.script_findings(analyzer, text, path)))
+        analysis = analyzer.analysis(text, path)
+        analysis.findings = config.apply(analysis.findings)
+        return analysis
 
     def deliver(self, uri: str, result: Result) -> None:
         """Event loop: keep the result of the current version; push its diagnostics, or, to a
@@ -495,7 +500,7 @@ class FabricLanguageServer(LanguageServer):
     async def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
         """The configuration of every ``Fabric(...)`` in ``rng`` (not in notebook cells; none when
         the ``inlayHints`` setting is off)."""
-        if not self.options.inlay_hints or self.document(uri) is None or self.analyzer is None:
+        if not self.options.inlay_hints or self.document(uri) is None or self.analyzers is None:
             return []
         if notebook_server.notebook_uri_of(self, uri) is not None:
             return []
@@ -647,7 +652,8 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
         except Exception as exc:
             ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
             return
-    ls.update_settings(settings, "settings")
+    if settings is not None or ls.supports_configuration:  # null from a client we cannot ask: nothing new
+        ls.update_settings(settings, "settings")
     for uri in ls.open_uris():
         ls.schedule(uri, delay=0)
 
@@ -791,7 +797,7 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
-        fixed = await loop.run_in_executor(ls.executor, lambda: fix_text(result.text, ls.analyzer, path, transform=config.apply))
+        fixed = await loop.run_in_executor(ls.executor, _fix_all, ls, config, result.text, path)
         if fixed.text != result.text and ls.current_result(uri) is result:
             end = Pos(len(result.lines), 0)
             edit = types.TextEdit(ls.encoder.range_to_lsp(result.lines, Span(Pos(0, 0), end)), fixed.text)
@@ -803,6 +809,11 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
                 )
             )
     return actions
+
+
+def _fix_all(ls: FabricLanguageServer, config: Config, text: str, path: str | None):
+    """Worker thread (where the analyzers are made and used): ``text`` with every safe fix applied."""
+    return fix_text(text, ls.analyzer_for(config), path, transform=config.apply)
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
@@ -828,7 +839,7 @@ def code_action_resolve(ls: FabricLanguageServer, action: types.CodeAction) -> t
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: FabricLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    if ls.document(uri) is None or ls.analyzer is None:
+    if ls.document(uri) is None or ls.analyzers is None:
         return None
     if notebook_server.notebook_uri_of(ls, uri) is not None:
         markdown = await notebook_server.hover(ls, uri, params.position)

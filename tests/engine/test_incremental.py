@@ -278,3 +278,28 @@ def test_a_replaced_version_is_freed_without_the_cycle_collector():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+BACKWARD_IN_A_FUNCTION = '''
+from lightning.fabric import Fabric
+
+
+def train(model, optimizer, criterion, x, y):
+    fabric = Fabric(precision="bf16-mixed")
+    model, optimizer = fabric.setup(model, optimizer)
+    loss = criterion(model(x), y)
+    loss.backward()
+'''
+
+
+def test_a_verdict_is_not_reused_under_another_lightning_version():
+    """The Lightning version is part of what a verdict read: FAB004's check exists since 2.3, so
+    a verdict computed under 2.6.6 must not be reused once the analysed version is 2.2."""
+    rules = [RULES_BY_CODE["FAB004"]]
+    analyzer = Analyzer(Workspace(), rules, lightning_version="2.6.6")
+    assert [f.code for f in analyzer.analyze(BACKWARD_IN_A_FUNCTION, "/work/train.py")] == ["FAB004"]
+    analyzer.ctx.lightning_version = "2.2"  # what the server did for a file of another version
+    got = analyzer.analysis(BACKWARD_IN_A_FUNCTION, "/work/train.py")
+    fresh = Analyzer(Workspace(), rules, lightning_version="2.2").analysis(BACKWARD_IN_A_FUNCTION, "/work/train.py")
+    assert _observable(got) == _observable(fresh)
+    assert got.findings == fresh.findings == []

@@ -24,6 +24,7 @@ from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # pragma: no cover
+    from fabric_lsp.config import Config
     from fabric_lsp.rules.base import Rule, RuleContext
 
 #: documents whose last analysis is kept for incremental reuse
@@ -159,8 +160,8 @@ class Analyzer:
         ctx = self.ctx
         if report_unknown is not None and report_unknown != ctx.report_unknown:
             ctx = replace(ctx, report_unknown=report_unknown)
-        # what every verdict may read besides its own statements: the rules and the settings
-        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.report_unknown))
+        # what every verdict may read besides its own statements: the rules and every setting
+        memo = DocumentMemo.of(module, (tuple(r.code for r in rules), ctx.settings()))
         previous = self._memos.pop(path, None) if path is not None else None
         if previous is not None and previous.context != memo.context:
             previous = None
@@ -216,6 +217,33 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
+
+
+class Analyzers:
+    """One :class:`Analyzer` per file configuration's enabled rules and settings, all over one
+    workspace: the command line and the server run only the rules a file enables (a disabled
+    rule's verdict is never computed, so neither diagnostics nor hover nor code actions show it)."""
+
+    #: analyzers kept (each holds the memos of its documents); the oldest is dropped first
+    MAX_ANALYZERS = 16
+
+    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None) -> None:
+        self.workspace = workspace
+        self.log = log
+        self._by_key: dict[tuple, Analyzer] = {}
+
+    def for_config(self, config: Config) -> Analyzer:
+        """The analyzer of a file's configuration (``per-file-ignores`` applied)."""
+        rules = config.enabled_rules()
+        version = config.effective_lightning_version
+        key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
+        analyzer = self._by_key.get(key)
+        if analyzer is None:
+            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version)
+            self._by_key[key] = analyzer
+            while len(self._by_key) > self.MAX_ANALYZERS:
+                self._by_key.pop(next(iter(self._by_key)))
+        return analyzer
 
 
 #: why a finding offers no fix in a file that does not parse as it is

@@ -2,6 +2,9 @@
 
 A verdict is reused when nothing it read has changed:
 
+- the rules run and the settings are the same: every field of the rule context
+  (``RuleContext.settings``: ``report_unknown``, the Lightning version …) is part of the memo's
+  context, so a verdict computed under one Lightning version is never reused under another;
 - the module-level statement holding the site has the same text (sites in module-level code are
   always recomputed: the statements around them are their block);
 - for every identifier the evaluation looked up in the document's index, the statements that

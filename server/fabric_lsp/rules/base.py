@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, ClassVar
 
 from fabric_lsp import facts
@@ -44,6 +44,11 @@ class RuleContext:
     report_unknown: bool = False
     #: the Lightning version whose behaviour rules apply (``Config.effective_lightning_version``)
     lightning_version: str = facts.LATEST_LIGHTNING
+
+    def settings(self) -> tuple:
+        """Every input a verdict may read besides the document (each field but ``log``): part of
+        the key under which verdicts are reused (:class:`~fabric_lsp.engine.incremental.DocumentMemo`)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name != "log")
 
 
 class Rule:

@@ -14,26 +14,18 @@ from fabric_lsp.engine.values import FabricInst
 
 def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:
     """``the precision plugin `MixedPrecision` (precision='bf16-mixed' on CPU)``, at most ``limit`` shown."""
-    parts: list[str] = []
-    for s in failing:
-        o = s.outcome
-        if o is None:
-            continue
-        written = s.describe()
-        host = " " + o.host.describe()
-        written = written[: -len(host)] if written.endswith(host) else written
-        part = f"`{o.strategy}` with `{o.precision_plugin}` ({written})"
-        if part not in parts:
-            parts.append(part)
-    shown = " or ".join(parts[:limit])
-    if len(parts) > limit:
-        shown += f" (and {len(parts) - limit} more)"
-    return shown or "the configuration"
+    return _listed(failing, limit, "the configuration", lambda s, written: f"`{s.outcome.strategy}` with `{s.outcome.precision_plugin}` ({written})")
 
 
 def describe_strategies(failing: Sequence[Scenario], limit: int = 2, fallback: str = "the strategy") -> str:
     """```FSDPStrategy` (strategy="fsdp", devices=2)``: each failing strategy with the values written
     for it (the machine left out), at most ``limit`` shown."""
+    return _listed(failing, limit, fallback, lambda s, written: f"`{s.outcome.strategy}` ({written})")
+
+
+def _listed(failing: Sequence[Scenario], limit: int, fallback: str, part_of) -> str:
+    """Each scenario's ``part_of(scenario, its written values without the machine)``, distinct, at
+    most ``limit`` of them joined by "or"."""
     parts: list[str] = []
     for s in failing:
         if s.outcome is None:
@@ -41,7 +33,7 @@ def describe_strategies(failing: Sequence[Scenario], limit: int = 2, fallback: s
         written = s.describe()
         host = " " + s.outcome.host.describe()
         written = written[: -len(host)] if written.endswith(host) else written
-        part = f"`{s.outcome.strategy}` ({written})"
+        part = part_of(s, written)
         if part not in parts:
             parts.append(part)
     shown = " or ".join(parts[:limit])

@@ -319,3 +319,18 @@ def test_the_same_values_on_many_paths_do_not_crowd_out_another_configuration():
     assert severities(src, "FAB008") == ["warning"]
     guarded = src.replace("if devices * num_nodes > 1:", 'if accelerator != "cpu" and devices * num_nodes > 1:')
     assert severities(guarded, "FAB008") == []
+
+
+def test_a_call_with_an_unpacked_tuple_binds_its_items():
+    src = """
+    def build(strategy, devices):
+        return Fabric(accelerator="cuda", devices=devices, strategy=strategy)
+
+    def main():
+        args = ("deepspeed", 2)
+        fabric = build(*args)
+    """ + SEPARATE_SETUP + "\n    main()\n"
+    assert severities(src, "FAB001") == ["error"]
+    assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []
+    # a list may be appended to before the call: its items are not taken as the arguments
+    assert severities(src.replace('("deepspeed", 2)', '["deepspeed", 2]'), "FAB001") != ["error"]

@@ -10,7 +10,7 @@ import os
 
 from fabric_lsp.engine.bindings import callee_name
 from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Value
+from fabric_lsp.engine.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Seq, Value
 
 
 def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None):
@@ -183,11 +183,10 @@ def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip:
     params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)][skip:]
     kwonly = [p.arg for p in func.args.kwonlyargs]
     env: list = []
-    starred = any(isinstance(a, ast.Starred) for a in call.args)
-    for p, a in zip(params, call.args):
-        if starred:
-            break
-        env.append(((id(func), p), (a, call_ctx)))
+    positional = positional_args(ev, call, call_ctx)
+    starred = positional is None
+    for p, (a, a_ctx) in zip(params, positional or ()):
+        env.append(((id(func), p), (a, a_ctx)))
     passed = {p for (_, p), _ in env}
     for kw in call.keywords:
         if kw.arg and (kw.arg in params or kw.arg in kwonly):
@@ -198,6 +197,23 @@ def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip:
             if p not in passed:
                 env.append(((id(func), p), (None, call_ctx)))
     return tuple(env)
+
+
+def positional_args(ev: Evaluator, call: ast.Call, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:
+    """The call's positional arguments, each with the context it is evaluated in: ``f(*args)``
+    with ``args`` a tuple display gives its items; None where an unpacked sequence is not known
+    (a list may have been appended to)."""
+    out: list[tuple[ast.AST, Ctx]] = []
+    for a in call.args:
+        if not isinstance(a, ast.Starred):
+            out.append((a, ctx))
+            continue
+        values = ev.ev(a.value, ctx)
+        seq = values[0] if len(values) == 1 else None
+        if not isinstance(seq, Seq) or not seq.fixed or seq.ctx is None:
+            return None
+        out += [(item, seq.ctx) for item in seq.items]
+    return out
 
 
 def constructions(ev: Evaluator, cls: ClassRef) -> list[tuple[ast.Call, Ctx]]:

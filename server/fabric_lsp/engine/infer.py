@@ -219,7 +219,7 @@ class Inference:
     def ev_sequence(self, node: ast.List | ast.Tuple, ctx: Ctx) -> list[Value]:
         if any(isinstance(e, ast.Starred) for e in node.elts):
             return [UNKNOWN]
-        return [Seq(len(node.elts), tuple(node.elts), ctx)]
+        return [Seq(len(node.elts), tuple(node.elts), ctx, fixed=isinstance(node, ast.Tuple))]
 
     def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> list[Value] | None:
         """``a + b`` of strings (:meth:`ev_concat`), and arithmetic on known numbers

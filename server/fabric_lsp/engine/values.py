@@ -76,6 +76,9 @@ class Seq(Value):
     length: int
     items: tuple = ()
     ctx: Ctx | None = field(default=None, compare=False, hash=False)
+    #: a tuple display: its items are the ones it holds wherever it is read (a list or a set
+    #: may be appended to after it is written)
+    fixed: bool = False
 
 
 @dataclass(frozen=True)

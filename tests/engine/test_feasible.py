@@ -334,3 +334,15 @@ def test_a_call_with_an_unpacked_tuple_binds_its_items():
     assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []
     # a list may be appended to before the call: its items are not taken as the arguments
     assert severities(src.replace('("deepspeed", 2)', '["deepspeed", 2]'), "FAB001") != ["error"]
+
+
+def test_a_call_site_with_an_unpacked_tuple_fills_the_parameters():
+    src = """
+    def build(strategy, devices):
+        fabric = Fabric(accelerator="cuda", devices=devices, strategy=strategy)
+    """ + SEPARATE_SETUP + """
+    args = ("deepspeed", 2)
+    build(*args)
+    """
+    assert severities(src, "FAB001") == ["error"]
+    assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []

@@ -71,7 +71,7 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
     for call in candidates:
         if verify and not any(is_def(ev, v, target, m) for v in ev.ev(call.func, ctx)):
             continue
-        yield bind_args(params[offset:], kwonly, call.args, call.keywords), ctx, call
+        yield bind_args(params[offset:], kwonly, _expanded(ev, call, ctx), call.keywords), ctx, call
     if is_method:
         yield from _hook_sites(ev, func, params[offset:], kwonly, where, ctx)
     for call, first, pre_args, pre_kwargs in _launches(where, func.name):
@@ -197,6 +197,16 @@ def bind_call(ev: Evaluator, func: ast.AST, call: ast.Call, call_ctx: Ctx, skip:
             if p not in passed:
                 env.append(((id(func), p), (None, call_ctx)))
     return tuple(env)
+
+
+def _expanded(ev: Evaluator, call: ast.Call, ctx: Ctx) -> list:
+    """The call's positional argument expressions with unpacked tuple displays expanded (their
+    items are evaluated where the call is: the sites of a module are read unbound), else as
+    written."""
+    if not any(isinstance(a, ast.Starred) for a in call.args):
+        return list(call.args)
+    positional = positional_args(ev, call, ctx)
+    return list(call.args) if positional is None else [a for a, _ in positional]
 
 
 def positional_args(ev: Evaluator, call: ast.Call, ctx: Ctx) -> list[tuple[ast.AST, Ctx]] | None:

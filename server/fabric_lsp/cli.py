@@ -304,7 +304,7 @@ _STATE: dict = {}
 
 
 def _init_state(root: str, environment: str | None) -> None:
-    from fabric_lsp.engine.analyzer import Analyzers
+    from fabric_lsp.analyzers import Analyzers
     from fabric_lsp.engine.workspace import Workspace
 
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))

@@ -27,9 +27,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from fabric_lsp import __version__, notebook_server
+from fabric_lsp.analyzers import Analyzers
 from fabric_lsp.config import PYPROJECT, SECTION, Config, Layer, Resolver, client_layer
 from fabric_lsp.engine import batch_scripts, noqa
-from fabric_lsp.engine.analyzer import Analysis, Analyzer, Analyzers
+from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.dependencies import DependencyGraph
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.model import Applicability, Finding, Pos, Severity, Span

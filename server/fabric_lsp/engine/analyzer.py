@@ -24,7 +24,6 @@ from fabric_lsp.engine.semantic import SemanticModel
 from fabric_lsp.engine.workspace import Workspace
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fabric_lsp.config import Config
     from fabric_lsp.rules.base import Rule, RuleContext
 
 #: documents whose last analysis is kept for incremental reuse
@@ -217,33 +216,6 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
-
-
-class Analyzers:
-    """One :class:`Analyzer` per file configuration's enabled rules and settings, all over one
-    workspace: the command line and the server run only the rules a file enables (a disabled
-    rule's verdict is never computed, so neither diagnostics nor hover nor code actions show it)."""
-
-    #: analyzers kept (each holds the memos of its documents); the oldest is dropped first
-    MAX_ANALYZERS = 16
-
-    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None) -> None:
-        self.workspace = workspace
-        self.log = log
-        self._by_key: dict[tuple, Analyzer] = {}
-
-    def for_config(self, config: Config) -> Analyzer:
-        """The analyzer of a file's configuration (``per-file-ignores`` applied)."""
-        rules = config.enabled_rules()
-        version = config.effective_lightning_version
-        key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
-        analyzer = self._by_key.get(key)
-        if analyzer is None:
-            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version)
-            self._by_key[key] = analyzer
-            while len(self._by_key) > self.MAX_ANALYZERS:
-                self._by_key.pop(next(iter(self._by_key)))
-        return analyzer
 
 
 #: why a finding offers no fix in a file that does not parse as it is

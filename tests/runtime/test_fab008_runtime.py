@@ -38,8 +38,14 @@ FAILING = {
         "error",
     ),
     "precision_in_one_branch": (
-        'use_bf16 = False\nfabric = L.Fabric(accelerator="cpu", precision="bf16-mixed" if use_bf16 else "fp16")',
+        'import os\nuse_bf16 = os.environ.get("USE_BF16") == "1"\n'
+        'fabric = L.Fabric(accelerator="cpu", precision="bf16-mixed" if use_bf16 else "fp16")',
         "warning",
+    ),
+    # a module constant decides the branch: the fp16 one is what runs
+    "precision_by_a_module_constant": (
+        'use_bf16 = False\nfabric = L.Fabric(accelerator="cpu", precision="bf16-mixed" if use_bf16 else "fp16")',
+        "error",
     ),
 }
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional
 
 from fabric_lsp.engine import paths
 from fabric_lsp.engine.modules import FUNC_TYPES, ModuleInfo
@@ -39,7 +39,7 @@ from fabric_lsp.engine.values import (
 Condition = tuple[ast.expr, bool]
 Outcomes = list[tuple[bool, frozenset]]
 #: a name evaluated to one given alternative (narrowing a name's earlier values by a test)
-Subst = tuple[str, Value] | None
+Subst = Optional[tuple[str, Value]]
 
 #: at most this many outcomes per test (more: the test is treated as not known)
 MAX_OUTCOMES = 64
@@ -283,12 +283,13 @@ def guard(stmt: ast.stmt) -> Condition | None:
 def _pattern_test(subject: ast.expr, pattern: ast.pattern) -> ast.expr | None:
     """The test a ``case`` pattern makes of the subject, where it is a plain comparison
     (``case "big":``, ``case None:``, ``case "a" | "b":``); None for any other pattern."""
-    if isinstance(pattern, ast.MatchValue):
-        test: ast.expr = ast.Compare(subject, [ast.Eq()], [pattern.value])
-    elif isinstance(pattern, ast.MatchSingleton):
-        test = ast.Compare(subject, [ast.Is()], [ast.Constant(pattern.value)])
-    elif isinstance(pattern, ast.MatchOr):
-        parts = [_pattern_test(subject, p) for p in pattern.patterns]
+    kind = type(pattern).__name__  # by name: the bundled server also runs on Python 3.9, before `match`
+    if kind == "MatchValue":
+        test: ast.expr = ast.Compare(subject, [ast.Eq()], [pattern.value])  # type: ignore[attr-defined]
+    elif kind == "MatchSingleton":
+        test = ast.Compare(subject, [ast.Is()], [ast.Constant(pattern.value)])  # type: ignore[attr-defined]
+    elif kind == "MatchOr":
+        parts = [_pattern_test(subject, p) for p in pattern.patterns]  # type: ignore[attr-defined]
         known = [p for p in parts if p is not None]
         if len(known) != len(parts):
             return None
@@ -301,7 +302,7 @@ def _pattern_test(subject: ast.expr, pattern: ast.pattern) -> ast.expr | None:
 def _case_conditions(m: ModuleInfo, case: ast.match_case) -> list[Condition]:
     """A ``case`` body is reached when its pattern (and guard) matches and no earlier case did."""
     match = m.parents.get(case)
-    if not isinstance(match, ast.Match):
+    if type(match).__name__ != "Match":
         return []
     out: list[Condition] = []
     for earlier in match.cases:
@@ -348,9 +349,10 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
                 out.append(g)
         if isinstance(parent, ast.If):
             out.append((parent.test, any(cur is s for s in parent.body)))
-        if isinstance(parent, ast.match_case):
-            out += _case_conditions(m, parent)
-        if isinstance(parent, (ast.ExceptHandler, ast.match_case)):
+        is_case = type(parent).__name__ == "match_case"
+        if is_case:
+            out += _case_conditions(m, parent)  # type: ignore[arg-type]
+        if is_case or isinstance(parent, ast.ExceptHandler):
             parent = m.parents.get(parent)
             if parent is None:
                 break

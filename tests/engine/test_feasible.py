@@ -346,22 +346,3 @@ def test_a_call_site_with_an_unpacked_tuple_fills_the_parameters():
     """
     assert severities(src, "FAB001") == ["error"]
     assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []
-
-
-def test_an_earlier_value_reaches_the_use_only_where_the_branch_that_replaces_it_was_not_taken():
-    src = """
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--tpu", action="store_true")
-    args = parser.parse_args()
-    strategy = "ddp"
-    precision = "16-mixed"
-    if args.tpu:
-        strategy = XLAStrategy()
-    if args.tpu:
-        precision = "32-true"
-    fabric = Fabric(devices=8, strategy=strategy, precision=precision)
-    """
-    # XLA comes only with 32-true: 16-mixed (refused by XLA) is the DDP path's
-    assert severities(src, "FAB008") == []
-    assert severities(src.replace("if args.tpu:\n        precision", "if args.fast:\n        precision").replace(
-        "args = parser", 'parser.add_argument("--fast", action="store_true")\n    args = parser'), "FAB008") == ["warning"]

@@ -368,8 +368,7 @@ def constrained(ev: Evaluator, values: list[Value], conditions: tuple[Condition,
     path it does so (``subst_name``: each alternative is the value of that name in the tests)."""
     for test, wanted in conditions:
         kept: list[Value] = []
-        substituted = subst_name is not None and any(isinstance(n, ast.Name) and n.id == subst_name for n in ast.walk(test))
-        shared = None if substituted else ev.truth(test, ctx)
+        shared = None if subst_name is not None else ev.truth(test, ctx)
         for v in values:
             outcomes = shared if shared is not None else truth(ev, test, ctx, (subst_name, v))  # type: ignore[arg-type]
             for outcome, p in outcomes:

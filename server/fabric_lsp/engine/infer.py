@@ -428,7 +428,7 @@ class Inference:
                     _passed(prev, name, bool(b), narrow)
             if parent is None or parent is scope:
                 break
-            if isinstance(parent, ast.If):
+            if isinstance(parent, ast.If) and _mentions(parent.test, name):
                 narrow.append((parent.test, any(cur is s for s in parent.body)))
             # the header of the enclosing block may bind the name for its body
             if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and binds(parent.target, name):
@@ -1011,23 +1011,26 @@ def _joined(left: list[tuple[str, frozenset]], right: list[tuple[str, frozenset]
     return out
 
 
+def _mentions(test: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(test))
+
+
 def _narrowed(found: list[Binding], narrow: list) -> list[Binding]:
     return [dataclasses.replace(b, narrow=tuple(narrow)) for b in found] if narrow else found
 
 
 def _passed(stmt: ast.stmt, name: str, binds_some: bool, narrow: list) -> None:
     """What passing ``stmt`` (walking back from a use) says of the earlier value of ``name``:
-    ``if c: name = …`` (c is false where the earlier value reaches the use), a guard (``if c:
-    raise``: c is false wherever the use is reached)."""
+    ``if c: name = …`` (c is false where the earlier value reaches the use), a guard on it."""
     if binds_some:
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, ast.If) and _mentions(stmt.test, name):
             in_body = bool(block_bindings(stmt.body, name)[0])
             in_else = bool(block_bindings(stmt.orelse, name)[0])
             if in_body != in_else and block_bindings(stmt.body if in_body else stmt.orelse, name)[1]:
                 narrow.append((stmt.test, not in_body))
         return
     g = conditions.guard(stmt)
-    if g is not None:
+    if g is not None and _mentions(g[0], name):
         narrow.append(g)
 
 

@@ -222,15 +222,15 @@ class Inference:
         return [Seq(len(node.elts), tuple(node.elts), ctx, fixed=isinstance(node, ast.Tuple))]
 
     def ev_binop(self, node: ast.BinOp, ctx: Ctx) -> list[Value] | None:
-        """``a + b`` of strings (:meth:`ev_concat`), and arithmetic on known numbers
+        """``a + b`` of strings (:func:`_concatenated`), and arithmetic on known numbers
         (``devices * num_nodes``), each result on the paths of its operands."""
         op = _ARITHMETIC.get(type(node.op))
         if op is None:
             return None
         lefts, rights = self.ev(node.left, ctx), self.ev(node.right, ctx)
-        if isinstance(node.op, ast.Add) and not all(_is_number(v) for v in (*lefts, *rights)):
-            return self.ev_concat(node, ctx)
         o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
+        if isinstance(node.op, ast.Add) and not all(_is_number(v) for v in (*lefts, *rights)):
+            return _concatenated(lefts, rights, o)
         out: list[Value] = []
         for a in lefts:
             for b in rights:
@@ -294,14 +294,7 @@ class Inference:
 
     # strings built from constants -----------------------------------------------------------
     def _const_strings(self, node: ast.AST, ctx: Ctx) -> list[tuple[str, frozenset]] | None:
-        vals = self.ev(node, ctx)
-        out = []
-        for v in vals:
-            if isinstance(v, Const) and isinstance(v.value, (str, int)) and not isinstance(v.value, bool):
-                out.append((str(v.value), paths.path_of(v)))
-            else:
-                return None
-        return out
+        return _strings(self.ev(node, ctx))
 
     def ev_fstring(self, node: ast.JoinedStr, ctx: Ctx) -> list[Value]:
         parts: list[list[tuple[str, frozenset]]] = []
@@ -320,15 +313,6 @@ class Inference:
             results = _joined(results, options)[:MAX_ALTERNATIVES]
         o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
         return [paths.extended(Const(r, o), p) or Const(r, o) for r, p in results]
-
-    def ev_concat(self, node: ast.BinOp, ctx: Ctx) -> list[Value]:
-        left = self._const_strings(node.left, ctx)
-        right = self._const_strings(node.right, ctx)
-        if left is None or right is None:
-            return [Unknown("expression")]
-        o = Origin(ctx.module.span(node), ctx.module.segment(node), ctx.module.path)
-        out: list[Value] = [paths.extended(Const(r, o), p) or Const(r, o) for r, p in _joined(left, right)]
-        return out[:MAX_ALTERNATIVES]
 
     # names -----------------------------------------------------------------------------------
     def ev_name(self, name: str, node: ast.AST, ctx: Ctx) -> list[Value]:
@@ -984,6 +968,25 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Mod: operator.mod,
     ast.Div: operator.truediv,
 }
+
+
+def _strings(values: list[Value]) -> list[tuple[str, frozenset]] | None:
+    """Each alternative as a string with its path, when every one is a string or int constant."""
+    out = []
+    for v in values:
+        if not (isinstance(v, Const) and isinstance(v.value, (str, int)) and not isinstance(v.value, bool)):
+            return None
+        out.append((str(v.value), paths.path_of(v)))
+    return out
+
+
+def _concatenated(lefts: list[Value], rights: list[Value], o: Origin) -> list[Value]:
+    """``a + b`` of strings built from constants (``"deepspeed_stage_" + stage``)."""
+    left, right = _strings(lefts), _strings(rights)
+    if left is None or right is None:
+        return [Unknown("expression")]
+    out: list[Value] = [paths.extended(Const(r, o), p) or Const(r, o) for r, p in _joined(left, right)]
+    return out[:MAX_ALTERNATIVES]
 
 
 def _is_number(v: Value) -> bool:

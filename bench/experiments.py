@@ -15,8 +15,8 @@ def install_fast_repair() -> None:
     """The suggested parse path, patched in for measurement (not the shipped engine): a
     half-typed statement is almost always confined to the line CPython reports, so blanking that
     line and parsing again costs one more ``ast.parse`` instead of a parso parse plus retries."""
-    import fabric_lsp.engine.modules as M
-    import fabric_lsp.engine.parse as P
+    import fabric_lsp.engine.python.modules as M
+    import fabric_lsp.engine.python.parse as P
 
     slow = P.parse
 

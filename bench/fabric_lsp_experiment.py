@@ -17,7 +17,7 @@ if "gc" in wanted:
 if "repair" in wanted:
     experiments.install_fast_repair()
 
-from fabric_lsp.cli import main  # noqa: E402
+from fabric_lsp.cli.main import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(["serve"]))

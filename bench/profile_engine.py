@@ -61,9 +61,9 @@ def main() -> int:
     import gc
 
     if args.gc == "server-heap":
-        import fabric_lsp.server  # noqa: F401
+        import fabric_lsp.lsp.server  # noqa: F401
     from fabric_lsp.engine.analyzer import Analyzer
-    from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.engine.workspace.workspace import Workspace
     from fabric_lsp.rules import ALL_RULES
 
     if args.fast_repair:
@@ -103,7 +103,7 @@ def main() -> int:
         profiler.start()
     phase_totals: dict[str, float] = {}
     if args.phases:
-        import fabric_lsp.engine.parse as P
+        import fabric_lsp.engine.python.parse as P
 
         def wrap(mod, name):
             fn = getattr(mod, name)

@@ -11,7 +11,7 @@ Each row of ``tests/data/connector_outcomes.json`` holds the arguments (plain va
 variables set (``env``) and the outcome of ``lightning.fabric.connector._Connector``: the strategy,
 accelerator, devices, precision plugin, launcher and cluster environment, or the exception's type
 and message, plus the warnings the connector emitted. ``tests/engine/test_lightning_adapter.py``
-holds ``fabric_lsp.engine.lightning`` to every row.
+holds ``fabric_lsp.engine.lightning.connector`` to every row.
 
 The hardware is mocked the way Lightning's own tests do it: ``num_cuda_devices``,
 ``MPSAccelerator.is_available``, ``XLAAccelerator.is_available``/``auto_device_count`` with

@@ -8,9 +8,9 @@ import subprocess
 import sys
 import textwrap
 
-from fabric_lsp.add_noqa import add_noqa
+from fabric_lsp.cli.add_noqa import add_noqa
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 TRAIN = textwrap.dedent(

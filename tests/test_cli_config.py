@@ -22,7 +22,7 @@ from fabric_lsp.config import (
     load_layer,
     resolve_rules,
 )
-from fabric_lsp.engine.model import Severity
+from fabric_lsp.engine.findings import Severity
 from fabric_lsp.rules import ALL_RULES
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -309,7 +309,7 @@ def test_client_layer_validates_camel_case_and_null_unsets():
 
 
 def test_severity_override_keeps_the_unknown_hint():
-    from fabric_lsp.engine.model import Certainty, Finding, Pos, Span
+    from fabric_lsp.engine.findings import Certainty, Finding, Pos, Span
 
     span = Span(Pos(0, 0), Pos(0, 1))
     certain = Finding("FAB001", Severity.ERROR, "m", span)
@@ -320,7 +320,7 @@ def test_severity_override_keeps_the_unknown_hint():
 
 
 def test_the_editors_certain_and_possible_severities_replace_only_the_defaults():
-    from fabric_lsp.engine.model import Certainty, Finding, Pos, Span
+    from fabric_lsp.engine.findings import Certainty, Finding, Pos, Span
 
     span = Span(Pos(0, 0), Pos(0, 1))
     certain = Finding("FAB001", Severity.ERROR, "m", span)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from fabric_lsp.engine.model import Finding, Severity, Span
-from fabric_lsp.output import FileResult, Report
-from fabric_lsp.output.github import render_github
+from fabric_lsp.cli.output import FileResult, Report
+from fabric_lsp.cli.output.github import render_github
+from fabric_lsp.engine.findings import Finding, Severity, Span
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from fabric_lsp.rules.base import REQUIRED_SECTIONS
 

@@ -182,7 +182,7 @@ def _check_finding_line(case, files, key) -> None:
     assert name in files, f"{case.name}: expected finding in missing file {name}"
     text = files[name].read_text(encoding="utf-8")
     if cell:
-        from fabric_lsp.notebook import NotebookFile
+        from fabric_lsp.documents.notebook import NotebookFile
 
         text = NotebookFile.parse(text).cells[int(cell) - 1].text
     text = text.splitlines()
@@ -219,14 +219,14 @@ def test_real_code_corpora_per_rule():
 
 def test_default_environment_has_no_lightning():
     """The ``no-lightning`` leg means something only if jedi's fallback interpreter lacks lightning."""
-    from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.engine.workspace.workspace import Workspace
 
     ws = Workspace(root=str(CORPUS / CASES[0].name), environment_path=None)
     assert ws.find_module_path("lightning.fabric.strategies.deepspeed", None) is None
 
 
 def test_lightning_environment_is_seen_by_jedi(lightning_environment):
-    from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.engine.workspace.workspace import Workspace
 
     ws = Workspace(root=str(CORPUS / CASES[0].name), environment_path=lightning_environment)
     path = ws.find_module_path("lightning.fabric.strategies.deepspeed", None)
@@ -282,8 +282,8 @@ def _hover_params():
 def test_hover_explains_every_finding(case_name):
     """Hovering the receiver of every expected FAB001 finding explains the strategy that raises."""
     from fabric_lsp.engine import Analyzer
-    from fabric_lsp.engine.model import Pos
-    from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.engine.findings import Pos
+    from fabric_lsp.engine.workspace.workspace import Workspace
     from fabric_lsp.rules import ALL_RULES
 
     case = CASES_BY_NAME[case_name]

@@ -1,3 +1,3 @@
-from fabric_lsp.cli import main
+from fabric_lsp.cli.main import main
 
 raise SystemExit(main())

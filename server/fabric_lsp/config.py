@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
-from fabric_lsp.engine.model import Finding, Severity, resolve_severity
+from fabric_lsp.engine.findings import Finding, Severity, resolve_severity
 from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
 if sys.version_info >= (3, 11):

@@ -133,7 +133,7 @@ def strategy_kind_of_string(value: str) -> Kind | None:
 
 
 # --------------------------------------------------------------------------------------------------
-# The accelerator connector (``lightning/fabric/connector.py``) as data, for ``engine/lightning.py``.
+# The accelerator connector (``lightning/fabric/connector.py``) as data, for ``engine/lightning/connector.py``.
 # Checked against the real 2.6.6 connector by ``scripts/gen_connector_table.py``.
 # --------------------------------------------------------------------------------------------------
 
@@ -919,7 +919,7 @@ CONFIG_CHECKS: tuple[ConfigCheck, ...] = (
         r"The XLA strategy can only work with the `XLACheckpointIO`", ("plugins", "strategy"), "strategies/xla.py:88"
     ),
     ConfigCheck(r"The start method '", ("strategy",), "strategies/launchers/multiprocessing.py:71", machine=True),
-    # ``setup_environment`` at launch (engine/launch_checks.py)
+    # ``setup_environment`` at launch (engine/lightning/launch_checks.py)
     ConfigCheck(
         r"The DeepSpeed strategy is only supported on CUDA GPUs",
         ("accelerator", "strategy"),

@@ -173,7 +173,7 @@ def load_cases(root: Path = CORPUS) -> list[Case]:
 def analyse(case: Case, environment_path: str | None = None) -> tuple[dict[Key, str], dict[Key, str]]:
     """Every finding of every registered rule on every ``.py`` file, with a fresh workspace rooted at the project."""
     from fabric_lsp.engine import Analyzer
-    from fabric_lsp.engine.workspace import Workspace
+    from fabric_lsp.engine.workspace.workspace import Workspace
     from fabric_lsp.rules import ALL_RULES
 
     analyzer = Analyzer(Workspace(root=str(case.path), environment_path=environment_path), ALL_RULES)
@@ -194,7 +194,7 @@ def _file_findings(analyzer, text: str, file: Path, rel: str) -> list[tuple[str,
     CLI names them (``train.ipynb:cell 3``, lines of the cell)."""
     if file.suffix != ".ipynb":
         return [(rel, f) for f in analyzer.analyze(text, str(file))]
-    from fabric_lsp.notebook import NotebookFile
+    from fabric_lsp.documents.notebook import NotebookFile
 
     nb = NotebookFile.parse(text)
     out = []

@@ -1,12 +1,13 @@
-"""engine/batch_scripts.py (parsing batch-job scripts, the environment a launch sets, which file
+"""engine/program/batch_scripts.py (parsing batch-job scripts, the environment a launch sets, which file
 it launches) and FAB010's verdicts on top of it."""
 
 from __future__ import annotations
 
 import pytest
-from fabric_lsp.engine import Analyzer, batch_scripts
-from fabric_lsp.engine.batch_scripts import environment, parse, targets
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine import Analyzer
+from fabric_lsp.engine.program import batch_scripts
+from fabric_lsp.engine.program.batch_scripts import environment, parse, targets
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 

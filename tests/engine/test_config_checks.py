@@ -10,14 +10,14 @@ import textwrap
 import pytest
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer
+from fabric_lsp.engine.findings import Certainty, Pos, Severity
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.launch_checks import launch_error
-from fabric_lsp.engine.lightning import CPU, FabricArgs, Host, Obj, resolve
-from fabric_lsp.engine.model import Certainty, Pos, Severity
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.lightning.connector import CPU, FabricArgs, Host, Obj, resolve
+from fabric_lsp.engine.lightning.launch_checks import launch_error
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 CUDA8 = Host(cuda=8)
@@ -227,7 +227,7 @@ def test_accepted_configuration_has_no_finding_and_no_verdict():
     src = 'from lightning.fabric import Fabric\nf = Fabric(accelerator="cuda", devices=4, strategy="deepspeed")\n'
     analysis = Analyzer(Workspace(), [RULES_BY_CODE["FAB008"]]).analysis(src)
     assert analysis.findings == [] and analysis.verdict_at(Pos(1, 6)) is None
-    # hover shows the one configuration only (engine/describe.py), no verdict of FAB008's
+    # hover shows the one configuration only (engine/semantic/describe.py), no verdict of FAB008's
     assert analysis.hover(Pos(1, 6)).startswith("**`Fabric` (this file:2): 1 configuration**")
 
 
@@ -246,7 +246,7 @@ def test_deepspeed_true_half_precision_before_2_1(version, expected):
 
 
 def test_cli_reads_the_version_setting(tmp_path):
-    from fabric_lsp.cli import main
+    from fabric_lsp.cli.main import main
 
     (tmp_path / "pyproject.toml").write_text('[tool.fabric-lsp]\nlightning-version = "2.0.9"\n')
     script = tmp_path / "train.py"

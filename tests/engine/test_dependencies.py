@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fabric_lsp.engine.analyzer import Analyzer
-from fabric_lsp.engine.dependencies import Dependencies, DependencyGraph, module_names_of
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.dependencies import Dependencies, DependencyGraph, module_names_of
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 TRAIN = """\

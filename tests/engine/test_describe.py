@@ -1,11 +1,11 @@
-"""The configuration model made visible (engine/describe.py), without the server: hover text and
+"""The configuration model made visible (engine/semantic/describe.py), without the server: hover text and
 inlay hints from the scenarios the semantic model gives."""
 
 from __future__ import annotations
 
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.model import Pos
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Pos
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 ANALYZER = Analyzer(Workspace(), ALL_RULES)

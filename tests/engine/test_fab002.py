@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fabric_lsp.engine import Analyzer, Severity
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 FAB002 = RULES_BY_CODE["FAB002"]

@@ -1,5 +1,5 @@
 """FAB003 (a non-forward method of a set-up model runs a module outside the wrapper): the engine's
-questions (engine/model_methods.py) and the rule's verdicts, versions and fixes."""
+questions (engine/program/model_methods.py) and the rule's verdicts, versions and fixes."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 from fabric_lsp.engine import Analyzer, Severity
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 FAB003 = RULES_BY_CODE["FAB003"]

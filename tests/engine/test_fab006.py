@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 from fabric_lsp.engine.analyzer import Analyzer
-from fabric_lsp.engine.model import Severity
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 HEAD = "from lightning.fabric import Fabric\n"

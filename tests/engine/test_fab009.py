@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.model import Certainty, Severity
-from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Certainty, Severity
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 

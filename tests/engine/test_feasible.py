@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 HEAD = """\

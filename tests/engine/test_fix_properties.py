@@ -15,8 +15,8 @@ import keyword
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

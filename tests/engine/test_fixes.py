@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from fabric_lsp.engine import Analyzer
 from fabric_lsp.engine.fixer import fix_text
-from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fixes"

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.interactive import cuda_initialised_before
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.lightning.interactive import cuda_initialised_before
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 NOTEBOOK = """

@@ -8,7 +8,7 @@ import ast
 import textwrap
 
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -229,7 +229,7 @@ def test_scope_facts_kept_across_versions_follow_the_statement_text():
     """A function's local names are remembered by the text of its module-level statement (a
     keystroke elsewhere does not walk it again): the same text anywhere gives the same names, a
     changed text its own."""
-    from fabric_lsp.engine.modules import ModuleInfo
+    from fabric_lsp.engine.python.modules import ModuleInfo
 
     def scopes(text: str) -> dict[str, set[str]]:
         m = ModuleInfo(text)

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer, Severity
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
 #: FAB001's inference tests (other rules, e.g. FAB007's missing launch, also apply to these snippets)
@@ -511,7 +511,7 @@ def test_unknown_strategy_hint_when_asked():
 
 
 def test_hover_explains_strategy_and_chain():
-    from fabric_lsp.engine.model import Pos
+    from fabric_lsp.engine.findings import Pos
 
     src = textwrap.dedent(
         """
@@ -547,7 +547,7 @@ def test_call_sites_in_other_modules(tmp_path, analysed_env):
 
 
 def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
-    from fabric_lsp.engine.infer import Inference
+    from fabric_lsp.engine.program.infer import Inference
 
     src = program('fabric = Fabric(strategy="xla")', setup="a = fabric.setup_optimizers(a)\nb = fabric.setup_optimizers(b)")
     original = Inference.evaluate
@@ -571,7 +571,7 @@ def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
     ["tick_3 = step *", "loss = model(batch", "for i in range(3\n    pass", "def f(:\n    return 1", "if x ==\n    y = 1", "x = [1,\n     2"],
 )
 def test_half_typed_statement_is_repaired_without_hiding_findings(broken):
-    from fabric_lsp.engine.parse import parse
+    from fabric_lsp.engine.python.parse import parse
 
     src = program('fabric = Fabric(strategy="deepspeed")', setup=f"model = fabric.setup_module(model)\n{broken}\noptimizer = fabric.setup_optimizers(optimizer)")
     parsed = parse(src)

@@ -1,4 +1,4 @@
-"""engine/launch.py: where a Fabric is launched, the first call that needs it, and evidence that the
+"""engine/program/launch.py: where a Fabric is launched, the first call that needs it, and evidence that the
 script is run by the Fabric CLI."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from fabric_lsp.engine import launch
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.program import launch
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
 
 
 def model_of(tmp_path, files: dict[str, str], name: str = "train.py") -> SemanticModel:
@@ -379,7 +379,7 @@ LAUNCH_CALLED = """
 
 
 def test_launch_of_a_call_with_arguments_passes_them_to_launch(tmp_path):
-    from fabric_lsp.engine.model import Applicability
+    from fabric_lsp.engine.findings import Applicability
 
     [finding] = _findings(tmp_path, {"train.py": LAUNCH_CALLED.format(call="train(fabric, cfg, steps=2)")})
     assert finding.severity.name == "ERROR" and "`launch(train, cfg, steps=2)`" in finding.message

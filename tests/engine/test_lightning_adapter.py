@@ -1,4 +1,4 @@
-"""``fabric_lsp.engine.lightning`` against the real Lightning 2.6.6 connector.
+"""``fabric_lsp.engine.lightning.connector`` against the real Lightning 2.6.6 connector.
 
 ``tests/data/connector_outcomes.json`` is recorded from the real ``_Connector`` by
 ``scripts/gen_connector_table.py``; every row must come out the same from the adapter (fast, no
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from ci_env import in_ci
 from fabric_lsp import config, facts
-from fabric_lsp.engine.lightning import (
+from fabric_lsp.engine.lightning.connector import (
     CPU,
     ConnectorError,
     FabricArgs,

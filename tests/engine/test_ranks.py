@@ -1,4 +1,4 @@
-"""engine/flow.py and engine/ranks.py: which conditions hold at a node, and is it reached on some
+"""engine/python/flow.py and engine/program/ranks.py: which conditions hold at a node, and is it reached on some
 ranks only."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import ast
 import textwrap
 
 import pytest
-from fabric_lsp.engine.flow import conditions, conditions_at
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.ranks import paired, rank_guard, restricts_ranks
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.program.ranks import paired, rank_guard, restricts_ranks
+from fabric_lsp.engine.python.flow import conditions, conditions_at
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.workspace.workspace import Workspace
 
 
 def module_of(src: str) -> ModuleInfo:

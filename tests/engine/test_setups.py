@@ -1,5 +1,5 @@
-"""engine/setups.py: which set-up models compute a tensor, where a model was set up, the Fabric in
-scope; engine/judge.py: the certainty model over scenarios."""
+"""engine/program/setups.py: which set-up models compute a tensor, where a model was set up, the Fabric in
+scope; engine/program/judge.py: the certainty model over scenarios."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import textwrap
 
 import pytest
 from fabric_lsp import facts
-from fabric_lsp.engine import lightning
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.judge import judge
-from fabric_lsp.engine.model import Certainty
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import fabric_in_scope
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Certainty
+from fabric_lsp.engine.lightning import connector as lightning
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.judge import judge
+from fabric_lsp.engine.program.setups import fabric_in_scope
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
 
 
 def _model(src: str) -> SemanticModel:
@@ -178,7 +178,7 @@ def test_deepspeed_stage(strategy, stage):
 
 
 def test_relevant_setups_and_branches():
-    from fabric_lsp.engine.setups import relevant_setups, under_if
+    from fabric_lsp.engine.program.setups import relevant_setups, under_if
 
     model = _model(
         """

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from fabric_lsp.engine import Analyzer, Certainty
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 

@@ -11,8 +11,8 @@ import pytest
 from fabric_lsp.engine import Analyzer, Certainty, Severity
 from fabric_lsp.engine.analyzer import HOVER_SECTION_BREAK
 from fabric_lsp.engine.explanation import render
-from fabric_lsp.engine.model import Pos, resolve_severity
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Pos, resolve_severity
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"

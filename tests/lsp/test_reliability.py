@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from fabric_lsp.engine import Analyzer
-from fabric_lsp.engine.text import Lines
-from fabric_lsp.engine.workspace import Workspace
-from fabric_lsp.positions import Encoder
+from fabric_lsp.engine.python.text import Lines
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.lsp.positions import Encoder
 from fabric_lsp.rules import ALL_RULES
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -143,7 +143,7 @@ def random_edit(rng: random.Random, text: str):
 def offset_to_pos(lines: Lines, offset: int):
     import bisect
 
-    from fabric_lsp.engine.model import Pos
+    from fabric_lsp.engine.findings import Pos
 
     i = max(0, bisect.bisect_right(lines.starts, offset) - 1) if lines.starts else 0
     if not lines.starts:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from fabric_lsp.engine import interactive
 from fabric_lsp.engine.analyzer import Analyzer
-from fabric_lsp.engine.model import Pos, Severity
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Pos, Severity
+from fabric_lsp.engine.lightning import interactive
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 HEADER = "from lightning.fabric import Fabric\n\n\ndef train(fabric):\n    pass\n\n\n"

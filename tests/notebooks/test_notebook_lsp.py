@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from fabric_lsp.engine.text import Lines
-from fabric_lsp.positions import Encoder
+from fabric_lsp.engine.python.text import Lines
+from fabric_lsp.lsp.positions import Encoder
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 

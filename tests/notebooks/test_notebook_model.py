@@ -1,4 +1,4 @@
-"""fabric_lsp.notebook: the program of a notebook, the position map, fixes split back into
+"""fabric_lsp.documents.notebook: the program of a notebook, the position map, fixes split back into
 cells, and edits spliced into the .ipynb text without touching anything else."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from fabric_lsp.engine.model import Applicability, Edit, Finding, Fix, Pos, Related, Severity, Span
-from fabric_lsp.engine.text import Lines, apply_edits
-from fabric_lsp.notebook import Cell, NotebookError, NotebookFile, Program, cell_lines, is_notebook
+from fabric_lsp.documents.notebook import Cell, NotebookError, NotebookFile, Program, cell_lines, is_notebook
+from fabric_lsp.engine.findings import Applicability, Edit, Finding, Fix, Pos, Related, Severity, Span
+from fabric_lsp.engine.python.text import Lines, apply_edits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -20,7 +20,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fabric_lsp.engine.batch_scripts import environment, parse
+from fabric_lsp.engine.program.batch_scripts import environment, parse
 
 pytestmark = [pytest.mark.runtime, pytest.mark.timeout(1500)]
 

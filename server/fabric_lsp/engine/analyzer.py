@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
-from fabric_lsp.engine import describe
 from fabric_lsp.engine.explanation import render
-from fabric_lsp.engine.incremental import DocumentMemo, SiteMemo, record, site_key
-from fabric_lsp.engine.model import Finding, Pos, Verdict
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.noqa import noqa_codes
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.workspace import Workspace
+from fabric_lsp.engine.findings import Finding, Pos, Verdict
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.noqa import noqa_codes
+from fabric_lsp.engine.semantic import describe
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.incremental import DocumentMemo, SiteMemo, record, site_key
+from fabric_lsp.engine.workspace.workspace import Workspace
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.rules.base import Rule, RuleContext
@@ -55,7 +55,7 @@ class Analysis:
 
     def hover(self, pos: Pos) -> str | None:
         """Markdown for hover at ``pos``: what the rules say there, then the configurations of
-        the Fabric under the cursor (see :mod:`fabric_lsp.engine.describe`)."""
+        the Fabric under the cursor (see :mod:`fabric_lsp.engine.semantic.describe`)."""
         parts = [self._rule_hover(pos), self._configurations_at(pos)]
         return HOVER_SECTION_BREAK.join(p for p in parts if p) or None
 

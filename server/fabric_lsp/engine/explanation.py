@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from fabric_lsp.engine.model import Explanation, Located
+from fabric_lsp.engine.findings import Explanation, Located
 
 
 def _where(item: Located, document: str | None) -> str:

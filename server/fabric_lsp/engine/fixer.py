@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fabric_lsp.engine.model import Applicability, Finding
-from fabric_lsp.engine.text import Lines, apply_edits
+from fabric_lsp.engine.findings import Applicability, Finding
+from fabric_lsp.engine.python.text import Lines, apply_edits
 
 MAX_ROUNDS = 10
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, fields
 from typing import Callable, ClassVar
 
 from fabric_lsp import facts
-from fabric_lsp.engine.model import Explanation, Pos, Severity, Verdict
-from fabric_lsp.engine.semantic import SemanticModel
+from fabric_lsp.engine.findings import Explanation, Pos, Severity, Verdict
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Which strategies")
@@ -47,7 +47,7 @@ class RuleContext:
 
     def settings(self) -> tuple:
         """Every input a verdict may read besides the document (each field but ``log``): part of
-        the key under which verdicts are reused (:class:`~fabric_lsp.engine.incremental.DocumentMemo`)."""
+        the key under which verdicts are reused (:class:`~fabric_lsp.engine.workspace.incremental.DocumentMemo`)."""
         return tuple(getattr(self, f.name) for f in fields(self) if f.name != "log")
 
 

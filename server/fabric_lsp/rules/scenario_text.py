@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.model import Located, Related
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.findings import Located, Related
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 
 def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:

@@ -11,6 +11,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs"))
 
-from fabric_lsp.cli import main  # noqa: E402
+from fabric_lsp.cli.main import main  # noqa: E402
 
 sys.exit(main())

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ast
 
-from fabric_lsp.engine.model import Explanation, Located, Pos
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, Origin, StrategyChoice
+from fabric_lsp.engine.findings import Explanation, Located, Pos
+from fabric_lsp.engine.python.values import FabricInst, Origin, StrategyChoice
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 FABRIC_METHODS = frozenset({"setup", "setup_module", "setup_optimizers", "setup_dataloaders", "launch", "backward", "load", "save", "print", "barrier", "init_module", "strategy"})
 

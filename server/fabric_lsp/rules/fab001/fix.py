@@ -35,18 +35,18 @@ import ast
 import os
 from dataclasses import dataclass, field
 
-from fabric_lsp.engine.defuse import PARAMETER_METHODS
-from fabric_lsp.engine.defuse import is_ref_chain as _is_ref_chain
-from fabric_lsp.engine.defuse import key as _key
-from fabric_lsp.engine.defuse import leaves_block as _leaves_block
-from fabric_lsp.engine.defuse import load as _load
-from fabric_lsp.engine.defuse import parameter_uses as _uses
-from fabric_lsp.engine.defuse import rebinds as _rebinds
-from fabric_lsp.engine.defuse import same as _same
-from fabric_lsp.engine.meta import OtherModules, meta_device_evidence, meta_parameters, optimizer_construction
-from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Related, Span
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.text import apply_edits
+from fabric_lsp.engine.findings import Applicability, Edit, Fix, Pos, Related, Span
+from fabric_lsp.engine.program.meta import OtherModules, meta_device_evidence, meta_parameters, optimizer_construction
+from fabric_lsp.engine.python.defuse import PARAMETER_METHODS
+from fabric_lsp.engine.python.defuse import is_ref_chain as _is_ref_chain
+from fabric_lsp.engine.python.defuse import key as _key
+from fabric_lsp.engine.python.defuse import leaves_block as _leaves_block
+from fabric_lsp.engine.python.defuse import load as _load
+from fabric_lsp.engine.python.defuse import parameter_uses as _uses
+from fabric_lsp.engine.python.defuse import rebinds as _rebinds
+from fabric_lsp.engine.python.defuse import same as _same
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.text import apply_edits
 
 MODULE_SETUP_METHODS = ("setup_module", "setup")
 #: Fabric methods that must not move before the module setup.

@@ -6,8 +6,7 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.guards import Narrower
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
     Finding,
@@ -17,8 +16,9 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.program.guards import Narrower
+from fabric_lsp.engine.python.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001.explain import explain_at, explain_choices

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from fabric_lsp.engine.model import Applicability, Edit, Fix, Span
-from fabric_lsp.engine.ranks import RankGuard, is_rank_expr
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.text import apply_edits
+from fabric_lsp.engine.findings import Applicability, Edit, Fix, Span
+from fabric_lsp.engine.program.ranks import RankGuard, is_rank_expr
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 FIXABLE = ("save", "load")
 

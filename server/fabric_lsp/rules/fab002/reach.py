@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.certainty import Judgement, judge_scenarios
-from fabric_lsp.engine.collectives import FABRIC_COLLECTIVES, Reached, reached
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.model import Certainty, Related
-from fabric_lsp.engine.ranks import RankGuard, paired, rank_guard
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import origin_key
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.findings import Certainty, Related
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.ranks import RankGuard, paired, rank_guard
+from fabric_lsp.engine.program.setups import origin_key
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.certainty import Judgement, judge_scenarios
+from fabric_lsp.engine.semantic.collectives import FABRIC_COLLECTIVES, Reached, reached
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.scenario_text import describe_strategies, process_related
 
 

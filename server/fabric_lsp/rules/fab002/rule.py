@@ -6,12 +6,12 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.certainty import Judgement, judge
-from fabric_lsp.engine.lightning import Outcome
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
-from fabric_lsp.engine.ranks import RankGuard, direct_rank_guard, paired
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
+from fabric_lsp.engine.lightning.connector import Outcome
+from fabric_lsp.engine.program.ranks import RankGuard, direct_rank_guard, paired
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.certainty import Judgement, judge
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab002 import reach
 from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID

@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.judge import Judgement, judge, narrow_scenarios
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
-from fabric_lsp.engine.model_methods import MethodRun
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import FUNC_TYPES, SetupCall, origin_key
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
+from fabric_lsp.engine.program.model_methods import MethodRun
+from fabric_lsp.engine.program.setups import FUNC_TYPES, SetupCall, origin_key
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab003.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab003.fix import mark_fix

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp import facts
-from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Span
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.setups import FUNC_TYPES, SetupCall
+from fabric_lsp.engine.findings import Applicability, Edit, Fix, Pos, Span
+from fabric_lsp.engine.program.setups import FUNC_TYPES, SetupCall
+from fabric_lsp.engine.python.modules import ModuleInfo
 
 
 def mark_fix(module: ModuleInfo, call: ast.Call, setups: list[SetupCall], name: str, version: str) -> tuple[Fix | None, str]:

@@ -6,9 +6,7 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.judge import Judgement, judge
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Applicability,
     Certainty,
     Edit,
@@ -20,9 +18,11 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import ModelUse, fabric_in_scope, origin_key, relevant_setups
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.judge import Judgement, judge
+from fabric_lsp.engine.program.setups import ModelUse, fabric_in_scope, origin_key, relevant_setups
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related

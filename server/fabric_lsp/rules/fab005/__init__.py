@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from fabric_lsp.engine.judge import Judgement, judge, narrow_scenarios
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Applicability,
     Certainty,
     Edit,
@@ -20,9 +19,10 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import relevant_setups
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
+from fabric_lsp.engine.program.setups import relevant_setups
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.setups import origin_key, relevant_setups, under_if
-from fabric_lsp.engine.values import Const, FabricInst
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.setups import origin_key, relevant_setups, under_if
+from fabric_lsp.engine.python.values import Const, FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 WATCHED = ("setup", "setup_module", "backward", "clip_gradients", "init_module", "no_backward_sync")
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import Const, DictVal, FuncRef, Seq
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.python.values import Const, DictVal, FuncRef, Seq
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 WATCHED = ("save", "load", "load_raw")
 

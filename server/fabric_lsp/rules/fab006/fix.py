@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ast
 
-from fabric_lsp.engine.model import Applicability, Edit, Fix
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.text import apply_edits
+from fabric_lsp.engine.findings import Applicability, Edit, Fix
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab006.checks import is_path_literal, is_state_literal
 
 

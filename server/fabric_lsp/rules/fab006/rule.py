@@ -6,11 +6,11 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.judge import Judgement, judge, narrow_scenarios
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Severity, Verdict, resolve_severity
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Severity, Verdict, resolve_severity
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab006.checks import WATCHED, Check, checkpoint_facts, checks_for, lightning_message
 from fabric_lsp.rules.fab006.docs import DOC, INVALID, SUMMARY, VALID

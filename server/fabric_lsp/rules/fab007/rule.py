@@ -8,10 +8,7 @@ import os
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.certainty import Judgement, judge
-from fabric_lsp.engine.launch import Around
-from fabric_lsp.engine.lightning import Outcome
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Applicability,
     Certainty,
     Edit,
@@ -23,8 +20,11 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, FuncRef, Unknown
+from fabric_lsp.engine.lightning.connector import Outcome
+from fabric_lsp.engine.program.launch import Around
+from fabric_lsp.engine.python.values import FabricInst, FuncRef, Unknown
+from fabric_lsp.engine.semantic.certainty import Judgement, judge
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
-from fabric_lsp.engine.modules import FUNC_TYPES
-from fabric_lsp.engine.values import FuncRef, Value
+from fabric_lsp.engine.python.modules import FUNC_TYPES
+from fabric_lsp.engine.python.values import FuncRef, Value
 
 
 class Params(NamedTuple):

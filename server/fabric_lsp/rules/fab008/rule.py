@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabric_lsp import facts
-from fabric_lsp.engine.constructions import Judgement, Problem
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Applicability,
     Certainty,
     Edit,
@@ -23,8 +22,9 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, Origin
+from fabric_lsp.engine.program.constructions import Judgement, Problem
+from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab008.docs import DOC, INVALID, SUMMARY, VALID
 

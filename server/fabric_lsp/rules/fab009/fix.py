@@ -22,12 +22,12 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp import facts
-from fabric_lsp.engine.defuse import is_ref_chain, leaves_block, names, parameter_uses, rebinds
-from fabric_lsp.engine.meta import optimizer_construction
-from fabric_lsp.engine.model import Applicability, Edit, Fix, Pos, Span
-from fabric_lsp.engine.modules import ModuleInfo
-from fabric_lsp.engine.text import apply_edits
-from fabric_lsp.engine.values import StrategyChoice
+from fabric_lsp.engine.findings import Applicability, Edit, Fix, Pos, Span
+from fabric_lsp.engine.program.meta import optimizer_construction
+from fabric_lsp.engine.python.defuse import is_ref_chain, leaves_block, names, parameter_uses, rebinds
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.python.values import StrategyChoice
 
 MODULE_SETUP_KEYWORDS = frozenset({"move_to_device", "_reapply_compile"})
 

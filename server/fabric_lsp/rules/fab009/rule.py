@@ -7,11 +7,11 @@ import re
 from dataclasses import dataclass
 
 from fabric_lsp import facts
-from fabric_lsp.engine.guards import Narrower
-from fabric_lsp.engine.meta import MetaParameters, meta_parameters
-from fabric_lsp.engine.model import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
+from fabric_lsp.engine.program.guards import Narrower
+from fabric_lsp.engine.program.meta import MetaParameters, meta_parameters
+from fabric_lsp.engine.python.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab009.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab009.fix import plan_separate_setup

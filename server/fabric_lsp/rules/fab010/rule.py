@@ -9,11 +9,7 @@ import re
 from dataclasses import dataclass
 
 from fabric_lsp import facts
-from fabric_lsp.engine import lightning
-from fabric_lsp.engine.batch_scripts import BatchScript, Launch, LaunchEnvironment, ScriptOption, environment
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.launch_checks import cluster_settings_error
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
     Finding,
@@ -23,8 +19,12 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst
+from fabric_lsp.engine.lightning import connector as lightning
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.lightning.launch_checks import cluster_settings_error
+from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch, LaunchEnvironment, ScriptOption, environment
+from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab010.docs import DOC, INVALID, SUMMARY, VALID
 

@@ -6,10 +6,7 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine import interactive
-from fabric_lsp.engine.configuration import Scenario
-from fabric_lsp.engine.lightning import Launcher
-from fabric_lsp.engine.model import (
+from fabric_lsp.engine.findings import (
     Applicability,
     Certainty,
     Edit,
@@ -23,8 +20,11 @@ from fabric_lsp.engine.model import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic import SemanticModel
-from fabric_lsp.engine.values import FabricInst, Origin
+from fabric_lsp.engine.lightning import interactive
+from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.lightning.connector import Launcher
+from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.base import Example, Rule, RuleContext
 
 DOC = """

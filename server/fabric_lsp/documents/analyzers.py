@@ -1,0 +1,37 @@
+"""The analyzers of a session (the command line's run, the server): one per file configuration's
+enabled rules and settings, all over one workspace."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from fabric_lsp.config import Config
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.workspace.workspace import Workspace
+
+
+class Analyzers:
+    """One :class:`Analyzer` per file configuration's enabled rules and settings, all over one
+    workspace: the command line and the server run only the rules a file enables (a disabled
+    rule's verdict is never computed, so neither diagnostics nor hover nor code actions show it)."""
+
+    #: analyzers kept (each holds the memos of its documents); the oldest is dropped first
+    MAX_ANALYZERS = 16
+
+    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None) -> None:
+        self.workspace = workspace
+        self.log = log
+        self._by_key: dict[tuple, Analyzer] = {}
+
+    def for_config(self, config: Config) -> Analyzer:
+        """The analyzer of a file's configuration (``per-file-ignores`` applied)."""
+        rules = config.enabled_rules()
+        version = config.effective_lightning_version
+        key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
+        analyzer = self._by_key.get(key)
+        if analyzer is None:
+            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version)
+            self._by_key[key] = analyzer
+            while len(self._by_key) > self.MAX_ANALYZERS:
+                self._by_key.pop(next(iter(self._by_key)))
+        return analyzer

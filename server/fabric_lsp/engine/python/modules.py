@@ -1,0 +1,497 @@
+"""One parsed Python module with the indexes inference needs (parents, scopes, call sites)."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from functools import cached_property
+
+from fabric_lsp.engine.findings import Span
+from fabric_lsp.engine.python.parse import Parsed, parse
+
+SCOPE_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+#: Identifier sets of statement texts seen recently: an unchanged statement of a new version of
+#: the document is not scanned again.
+_IDENTIFIER_CACHE: dict[str, frozenset[str]] = {}
+_IDENTIFIER_CACHE_SIZE = 20_000
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers (and keywords) a piece of source text holds."""
+    cached = _IDENTIFIER_CACHE.get(text)
+    if cached is None:
+        if len(_IDENTIFIER_CACHE) >= _IDENTIFIER_CACHE_SIZE:
+            _IDENTIFIER_CACHE.clear()
+        cached = _IDENTIFIER_CACHE[text] = frozenset(_IDENTIFIER.findall(text))
+    return cached
+
+
+class ModuleInfo:
+    def __init__(self, text: str, path: str | None = None, name: str | None = None) -> None:
+        self.text = text
+        self.path = path
+        self.name = name  # dotted module name when known
+        self.parsed: Parsed = parse(text)
+        self.tree = self.parsed.tree
+        self.lines = self.parsed.lines
+        self._scopes: dict[int, ast.AST] = {}
+        self._bindings: dict[str, list] = {}
+        self._parents: dict[ast.AST, ast.AST] = {}
+        self._walked: set[int] = set()
+        self._top_calls: dict[int, list[ast.Call]] = {}
+        self._top_loads: dict[int, list[ast.Name]] = {}
+        self._top_classes: dict[int, list[ast.ClassDef]] = {}
+        self._calls_cache: dict[str, list[ast.Call]] = {}
+        self._globals: dict[ast.AST, set[str]] = {}
+        #: while not None, every identifier looked up in :attr:`index` is added (the names one
+        #: site's verdict depended on: see :mod:`fabric_lsp.engine.workspace.incremental`)
+        #: name → how it was looked up: "binding" (only the statements that bind it mattered),
+        #: "global" (those that also say ``global``), "mention" (every one that mentions it)
+        self.lookups: dict[str, set[str]] | None = None
+        self._local_names: dict[ast.AST, set[str]] = {}
+        self._mentions: dict[str, tuple[list[ast.stmt], list[int]]] = {}
+        if self.tree is not None:
+            for stmt in self.tree.body:
+                self._parents[stmt] = self.tree
+
+    # -- indexes -----------------------------------------------------------------------------
+    # Indexes are lazy and text-guided: a regular expression finds the lines that can matter
+    # (a call named ``setup_optimizers`` …), and only the top-level statements holding those
+    # lines are walked. A 50,000-line file with one training function costs one parse.
+
+    @cached_property
+    def _tops(self) -> tuple[list[int], list[int], list[ast.stmt]]:
+        body = self.tree.body if self.tree is not None else []
+        starts = [min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])]) for s in body]
+        ends = [s.end_lineno or s.lineno for s in body]
+        return starts, ends, body
+
+    def top_for_line(self, lineno: int) -> ast.stmt | None:
+        """The module-level statement spanning 1-based ``lineno``."""
+        starts, ends, body = self._tops
+        i = bisect.bisect_right(starts, lineno) - 1
+        if 0 <= i < len(body) and ends[i] >= lineno:
+            return body[i]
+        return None
+
+    def _walk_top(self, top: ast.stmt) -> None:
+        if id(top) in self._walked:
+            return
+        self._walked.add(id(top))
+        parents = self._parents
+        calls: list[ast.Call] = []
+        loads: list[ast.Name] = []
+        stack: list[ast.AST] = [top]
+        pop, push = stack.pop, stack.append
+        # ast.iter_child_nodes, inlined (the walk of every statement an analysis reads: a
+        # generator per node made it the largest cost of a keystroke). A name's only child is
+        # its context (Load/Store), which needs no parent.
+        while stack:
+            node = pop()
+            kind = type(node)
+            if kind is ast.Call:
+                calls.append(node)
+            elif kind is ast.Name:
+                if type(node.ctx) is ast.Load:
+                    loads.append(node)
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for child in value:
+                        if isinstance(child, ast.AST):
+                            parents[child] = node
+                            push(child)
+                elif isinstance(value, ast.AST):
+                    parents[value] = node
+                    push(value)
+        self._top_calls[id(top)] = calls
+        self._top_loads[id(top)] = loads
+
+    @cached_property
+    def top_texts(self) -> list[str]:
+        """The exact text of each module-level statement (decorators included), in order."""
+        starts, ends, _ = self._tops
+        lines = self.lines
+        # the text the tree was built from: a statement that a repair replaced reads as such
+        # (repairs keep every line's length in lines, not in characters: use its own offsets)
+        source = self.parsed.repaired if self.parsed.repaired is not None else self.text
+        offsets = lines.starts if source is self.text else _line_starts(source)
+        out = []
+        for s, e in zip(starts, ends):
+            begin = offsets[s - 1] if s - 1 < len(offsets) else len(source)
+            end = offsets[e] if e < len(offsets) else len(source)
+            out.append(source[begin:end])
+        return out
+
+    @cached_property
+    def index(self) -> dict[str, tuple[int, ...]]:
+        """Identifier → indexes (in document order) of the module-level statements whose text
+        holds it. Built once per parse, in one pass over the text: a look-up is a dict access,
+        so the cost of an analysis grows with the size of the file, not with its square.
+        Words in strings and comments count too (a superset: callers check the tree)."""
+        found: dict[str, list[int]] = {}
+        for i, text in enumerate(self.top_texts):
+            for name in identifiers(text):
+                found.setdefault(name, []).append(i)
+        return {name: tuple(ids) for name, ids in found.items()}
+
+    @cached_property
+    def top_keys(self) -> list[tuple[int, int]]:
+        """A key per module-level statement that survives edits elsewhere: the hash of its text
+        and how many identical statements come before it."""
+        seen: dict[int, int] = {}
+        keys = []
+        for text in self.top_texts:
+            h = hash(text)
+            seen[h] = seen.get(h, -1) + 1
+            keys.append((h, seen[h]))
+        return keys
+
+    def top_index(self, stmt: ast.stmt) -> int:
+        starts, _, body = self._tops
+        i = bisect.bisect_right(starts, stmt.lineno) - 1
+        while i > 0 and body[i] is not stmt:
+            i -= 1
+        return i
+
+    def record_lookup(self, name: str, kind: str = "mention") -> None:
+        """Record that the verdict being computed depends on the statements that mention
+        ``name`` (or, for ``kind="binding"``, bind it), as :meth:`tops_with` does."""
+        if self.lookups is not None:
+            self.lookups.setdefault(name, set()).add(kind)
+
+
+    def _record_statement(self, top: ast.stmt) -> None:
+        """The verdict being computed read inside the module-level statement ``top`` only: it
+        depends on that statement's text (see :data:`STATEMENTS`)."""
+        if self.lookups is not None:
+            key = self.top_keys[self.top_index(top)]
+            self.lookups.setdefault(STATEMENTS, set()).add(f"{key[0]}:{key[1]}")
+
+    def calls_within(self, node: ast.AST, name: str) -> list[ast.Call]:
+        """Calls named ``name`` (``f(...)``, ``x.f(...)``) inside ``node`` (a function or class),
+        in order. Only the module-level statement holding ``node`` is read, and the look-up is
+        recorded as a dependency on that statement alone — not on every statement that
+        mentions ``name``, as :meth:`calls_named` is."""
+        top = self.top_for_line(getattr(node, "lineno", 0)) if not isinstance(node, ast.Module) else None
+        if top is None:
+            return [c for c in self.calls_named(name) if _inside(c, node)]
+        self._record_statement(top)
+        self._walk_top(top)
+        out = [c for c in self._top_calls[id(top)] if _callee(c) == name and _inside(c, node)]
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
+        return out
+
+    def tops_with(self, name: str, kind: str = "mention") -> list[ast.stmt]:
+        """The module-level statements that mention the identifier ``name``, in order. ``kind``
+        tells what the caller reads of them: ``"binding"`` when only those that bind the name at
+        module level matter (name resolution), ``"mention"`` otherwise (call sites, uses)."""
+        self.record_lookup(name, kind)
+        return list(self._tops_with(name)[0])
+
+    def _tops_with(self, name: str) -> tuple[list[ast.stmt], list[int]]:
+        """The statements mentioning ``name`` and their first lines, found once per name."""
+        found = self._mentions.get(name)
+        if found is None:
+            body = self._tops[2]
+            tops = [body[i] for i in self.index.get(name, ())]
+            found = self._mentions[name] = (tops, [t.lineno for t in tops])
+        return found
+
+    def module_bindings(self, name: str, bindings_of) -> list:
+        """The module-level bindings of ``name`` (``bindings_of(tops, name)``, from the statements
+        that mention it), found once per module: a name like an import alias is looked up at
+        every site."""
+        self.record_lookup(name, "binding")  # at every look-up, as a scan would be
+        found = self._bindings.get(name)
+        if found is None:
+            found = self._bindings[name] = bindings_of(self._tops_with(name)[0], name)[0]
+        return list(found)
+
+    def tops_declaring_global(self, name: str) -> list[ast.stmt]:
+        """The module-level statements that mention ``global`` and ``name`` (functions that may
+        assign the module's ``name``)."""
+        self.record_lookup(name, "global")
+        if "global" not in self.index:
+            return []
+        common = set(self.index["global"]) & set(self.index.get(name, ()))
+        body = self._tops[2]
+        return [body[i] for i in sorted(common)]
+
+    def tops_before(self, name: str, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
+        """The module-level statements mentioning ``name``, and how many come before ``stmt``
+        (for the bindings of ``name`` that reach ``stmt``)."""
+        self.record_lookup(name, "binding")
+        tops, lines = self._tops_with(name)
+        return list(tops), bisect.bisect_left(lines, stmt.lineno)
+
+    def calls_named(self, name: str) -> list[ast.Call]:
+        """Call nodes whose callee's last name is ``name`` (``f(...)`` and ``x.f(...)``)."""
+        self.record_lookup(name, "mention")
+        cached = self._calls_cache.get(name)
+        if cached is not None:
+            return cached
+        out: list[ast.Call] = []
+        if self.tree is not None:
+            for top in self.tops_with(name):
+                self._walk_top(top)
+                out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
+        self._calls_cache[name] = out
+        return out
+
+    def calls_in(self, top: ast.stmt) -> list[ast.Call]:
+        """Every call inside the module-level statement ``top`` (walked once per version)."""
+        self._walk_top(top)
+        return self._top_calls[id(top)]
+
+    def calls_in_statements_mentioning(self, name: str, word: str) -> list[ast.Call]:
+        """Calls named ``name`` in the module-level statements that mention ``word``, in order:
+        for calls whose text must hold ``word`` (``x.launch(train)`` among the callers of
+        ``train``). Recorded as a look-up of ``word`` alone — the calls can be in no other
+        statement."""
+        out: list[ast.Call] = []
+        for top in self.tops_with(word):
+            self._walk_top(top)
+            out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
+        out.sort(key=lambda c: (c.lineno, c.col_offset))
+        return out
+
+    def loads_of(self, name: str) -> list[ast.Name]:
+        """``Name`` nodes that read ``name``."""
+        out: list[ast.Name] = []
+        if self.tree is not None:
+            for top in self.tops_with(name):
+                self._walk_top(top)
+                out += [n for n in self._top_loads[id(top)] if n.id == name]
+        return out
+
+    def classes(self) -> list[ast.ClassDef]:
+        out: list[ast.ClassDef] = []
+        if self.tree is not None:
+            for top in self.tops_with("class"):
+                found = self._top_classes.get(id(top))
+                if found is None:  # walked once per statement: the evaluator asks at every `self.<attr>`
+                    self._walk_top(top)
+                    found = self._top_classes[id(top)] = [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                out += found
+        return out
+
+    @property
+    def calls_by_name(self) -> _ByName:
+        return _ByName(self.calls_named)
+
+    @property
+    def name_loads(self) -> _ByName:
+        return _ByName(self.loads_of)
+
+    @property
+    def parents(self) -> _Parents:
+        return _Parents(self)  # not kept: the module would be in a reference cycle with it
+
+    # -- navigation --------------------------------------------------------------------------
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function, class, lambda or module whose namespace ``node`` is evaluated in
+        (remembered per node: rules ask it of the same calls at every site)."""
+        scope = self._scopes.get(id(node))
+        if scope is None:
+            scope = self._scopes[id(node)] = self._scope_of(node)
+        return scope
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
+        parents = self.parents
+        child = node
+        cur = parents.get(node)
+        while cur is not None:
+            if isinstance(cur, SCOPE_TYPES):
+                # a function's decorators, defaults and annotations belong to the outer scope
+                if isinstance(cur, (*FUNC_TYPES, ast.Lambda)) and child is not cur:
+                    if child in getattr(cur, "decorator_list", ()) or child is getattr(cur, "returns", None) or child is cur.args:
+                        pass
+                    else:
+                        return cur
+                elif isinstance(cur, ast.ClassDef):
+                    if child in cur.body:
+                        return cur
+                else:
+                    return cur
+            child = cur
+            cur = parents.get(cur)
+        assert self.tree is not None  # a node was found, so the module parsed
+        return self.tree
+
+    def stmt_of(self, node: ast.AST) -> ast.stmt | None:
+        cur: ast.AST | None = node
+        while cur is not None and not isinstance(cur, ast.stmt):
+            cur = self.parents.get(cur)
+        return cur
+
+    def block_of(self, stmt: ast.AST) -> tuple[ast.AST | None, list, int]:
+        """(parent node, the statement list holding ``stmt``, its index)."""
+        parent = self.parents.get(stmt)
+        if parent is None:
+            return None, [], -1
+        for field in _BLOCK_FIELDS:
+            block = getattr(parent, field, None)
+            if isinstance(block, list):
+                for i, item in enumerate(block):
+                    if item is stmt:
+                        return parent, block, i
+        return parent, [], -1
+
+    def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
+        parent = self.parents.get(func)
+        return parent if isinstance(parent, ast.ClassDef) else None
+
+    def local_names(self, scope: ast.AST) -> set[str]:
+        """Names bound in ``scope`` (its parameters and assignments), minus ``global``/``nonlocal``."""
+        cache = self._local_names
+        if scope in cache:
+            return cache[scope]
+        key = self._text_key(scope)
+        known = _SCOPE_NAMES.get(key) if key is not None else None
+        if known is not None:
+            cache[scope], self._globals[scope] = known
+            return known[0]
+        result, globals_ = _scope_names(scope)
+        cache[scope] = result
+        self._globals[scope] = globals_
+        if key is not None:
+            if len(_SCOPE_NAMES) >= MAX_SCOPE_NAMES:
+                _SCOPE_NAMES.clear()
+            _SCOPE_NAMES[key] = (result, globals_)
+        return result
+
+    def _text_key(self, node: ast.AST) -> tuple | None:
+        """A key for ``node`` that holds in every version of any document where the module-level
+        statement around it has the same text: that text's hash and ``node``'s place in it."""
+        lineno: int | None = getattr(node, "lineno", None)
+        top = self.top_for_line(lineno) if lineno is not None else None
+        if top is None or lineno is None:
+            return None
+        i = self.top_index(top)
+        return (self.top_keys[i][0], lineno - self._tops[0][i], getattr(node, "col_offset", 0), type(node).__name__)
+
+    def declared_global(self, scope: ast.AST, name: str) -> bool:
+        """Whether ``scope`` itself declares ``global name`` (found by the same walk as
+        :meth:`local_names`)."""
+        if scope not in self._globals:
+            self.local_names(scope)
+        return name in self._globals.get(scope, ())
+
+    def span(self, node: ast.AST) -> Span:
+        return Span(self.lines.node_start(node), self.lines.node_end(node))
+
+    def segment(self, node: ast.AST) -> str:
+        return self.lines.segment(node)
+
+
+def _scope_names(scope: ast.AST) -> tuple[set[str], set[str]]:
+    """The names ``scope`` binds (parameters, assignments, imports, definitions) minus those it
+    declares ``global``/``nonlocal``, and those it declares ``global``: one walk of its body."""
+    bound: set[str] = set()
+    declared: set[str] = set()
+    globals_: set[str] = set()
+    if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
+        a = scope.args
+        for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+            if arg is not None:
+                bound.add(arg.arg)
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            if isinstance(node, ast.Global):
+                globals_.update(node.names)
+        elif isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
+            bound.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        elif isinstance(node, ast.Lambda):
+            continue
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return bound - declared, globals_
+
+
+#: (text hash of a module-level statement, line and column of a scope in it, its type) →
+#: (local names, globals) of the scope: facts its own text decides, kept across versions (an
+#: edit elsewhere re-parses the document; the functions it did not touch are not walked again)
+_SCOPE_NAMES: dict[tuple, tuple[set[str], set[str]]] = {}
+MAX_SCOPE_NAMES = 50_000
+
+#: the look-up key under which a verdict records the module-level statements it read by
+#: position (their keys, "hash:occurrence"), not by the identifiers they mention
+STATEMENTS = "<statements>"
+
+
+def _callee(call: ast.Call) -> str | None:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def _inside(inner: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``inner`` lies within ``outer``'s lines and columns (both from one parse)."""
+    if isinstance(outer, ast.Module):
+        return True
+    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    end = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+    here = (getattr(inner, "lineno", 0), getattr(inner, "col_offset", 0))
+    return start <= here and (getattr(inner, "end_lineno", 0) or 0, getattr(inner, "end_col_offset", 0) or 0) <= end
+
+
+class _ByName:
+    """``index.get(name, default)`` over a look-up function (keeps the dict-like call sites)."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def get(self, name: str, default=None):
+        found = self.fn(name)
+        return found if found else (default if default is not None else [])
+
+
+class _Parents:
+    """The parent of any node, found by walking only the top-level statement that holds it."""
+
+    def __init__(self, module: ModuleInfo) -> None:
+        self.module = module
+
+    def get(self, node: ast.AST, default=None):
+        parents = self.module._parents
+        parent = parents.get(node)
+        if parent is not None:
+            return parent
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or self.module.tree is None:
+            return default
+        top = self.module.top_for_line(lineno)
+        if top is None or id(top) in self.module._walked:
+            return default
+        self.module._walk_top(top)
+        return parents.get(node, default)
+
+    def __getitem__(self, node: ast.AST) -> ast.AST:
+        parent = self.get(node)
+        if parent is None:
+            raise KeyError(node)
+        return parent

@@ -1,0 +1,83 @@
+"""Text utilities: lines, offsets, and the conversion of ``ast``'s UTF-8 byte columns to
+code-point columns."""
+
+from __future__ import annotations
+
+import re
+
+from fabric_lsp.engine.findings import Edit, Pos
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+class Lines:
+    """The lines of a document, with their terminators kept (CRLF stays CRLF)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # splitlines() would also split on \x0c, \x1c… which Python's tokenizer does not;
+        # split on the three real terminators only.
+        self.lines: list[str] = [m for m in _LINE_RE.findall(text)]
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()
+        self.starts: list[int] = []
+        off = 0
+        for line in self.lines:
+            self.starts.append(off)
+            off += len(line)
+        self._bytes_cache: dict[int, bytes] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def line(self, i: int) -> str:
+        return self.lines[i] if 0 <= i < len(self.lines) else ""
+
+    def content(self, i: int) -> str:
+        """Line ``i`` without its terminator."""
+        return self.line(i).rstrip("\r\n")
+
+    def offset(self, pos: Pos) -> int:
+        if pos.line >= len(self.lines):
+            return len(self.text)
+        return self.starts[pos.line] + pos.col
+
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        """``ast`` col_offset (UTF-8 bytes, line 1-based) → code-point column."""
+        line = self.line(lineno - 1)
+        if line.isascii():
+            return byte_col
+        raw = self._bytes_cache.get(lineno)
+        if raw is None:
+            raw = line.encode("utf-8", "surrogatepass")
+            self._bytes_cache[lineno] = raw
+        return len(raw[:byte_col].decode("utf-8", "replace"))
+
+    def node_start(self, node) -> Pos:
+        return Pos(node.lineno - 1, self.char_col(node.lineno, node.col_offset))
+
+    def node_end(self, node) -> Pos:
+        return Pos(node.end_lineno - 1, self.char_col(node.end_lineno, node.end_col_offset))
+
+    def segment(self, node) -> str:
+        return self.text[self.offset(self.node_start(node)) : self.offset(self.node_end(node))]
+
+    def indentation(self, i: int) -> str:
+        line = self.content(i)
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def apply_edits(text: str, edits) -> str:
+    """Apply non-overlapping edits (any order) to ``text``."""
+    lines = Lines(text)
+    spans = sorted(((lines.offset(e.span.start), lines.offset(e.span.end), e.new_text) for e in edits), reverse=True)
+    prev_start = None
+    for start, end, new in spans:
+        if prev_start is not None and end > prev_start:
+            raise ValueError("overlapping edits")
+        text = text[:start] + new + text[end:]
+        prev_start = start
+    return text
+
+
+__all__ = ["Lines", "apply_edits", "Edit", "Pos"]

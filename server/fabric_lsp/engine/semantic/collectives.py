@@ -1,0 +1,149 @@
+"""Which collectives a call reaches (FAB002's question for calls that are not Fabric methods).
+
+A call *reaches* a collective when it is one — a Fabric collective (``fabric.save`` …, on a
+Lightning Fabric), a ``torch.distributed`` collective (``facts.TORCH_DISTRIBUTED_COLLECTIVES``), or
+an implicit collective of a set-up model (:mod:`fabric_lsp.engine.program.setups`): its forward
+(``model(x)``, ``model.forward(x)``), a method that runs it (``model.generate(...)``,
+:mod:`fabric_lsp.engine.program.model_methods`) or its ``state_dict()`` — or when it calls a function of
+the analysed code (in its module, or in another module the evaluator resolves) whose body reaches
+one, followed :data:`MAX_HELPER_DEPTH` calls deep. A call inside a helper that only some ranks
+reach there (its own rank guard) is not followed: it is judged where it stands. Whether the
+reached call *is* a collective for a given strategy is the rule's question (``facts``).
+
+Pure functions over the semantic model's evaluator and set-up questions (no rule import).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fabric_lsp import facts
+from fabric_lsp.engine.program.ranks import direct_rank_guard
+from fabric_lsp.engine.program.setups import SetupCall, own_nodes
+from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
+from fabric_lsp.engine.python.values import FabricInst, FuncRef, QualRef, Unknown
+
+if TYPE_CHECKING:
+    from fabric_lsp.engine.semantic.model import SemanticModel
+
+#: how many helper calls deep a call is followed to the collective it reaches
+MAX_HELPER_DEPTH = 3
+#: Fabric methods that are collectives (``load_raw`` under some strategies: the rule's question)
+FABRIC_COLLECTIVES = facts.COLLECTIVE_METHODS
+
+
+@dataclass(frozen=True)
+class Step:
+    """A helper call on the way to a collective: ``call`` in ``module`` runs ``function``."""
+
+    call: ast.Call
+    module: ModuleInfo
+    function: str
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A call that may be a collective. ``kind``: "fabric" (a Fabric method ``name``), "torch" (a
+    ``torch.distributed`` function, ``name`` its qualified name), or an implicit collective of the
+    set-up models ``setups``: "forward", "method" (``name`` runs the model) or "state_dict"."""
+
+    kind: str
+    call: ast.Call
+    module: ModuleInfo
+    name: str
+    fabrics: tuple[FabricInst, ...] = ()
+    unknown: int = 0
+    setups: tuple[SetupCall, ...] = ()
+    via: tuple[Step, ...] = ()
+
+    @property
+    def implicit(self) -> bool:
+        return self.kind in ("forward", "method", "state_dict")
+
+
+def reached(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> list[Reached]:
+    """The collectives ``call`` (in ``module``) is or reaches through helpers."""
+    return _reached(model, call, module, 0, set())
+
+
+def _reached(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth: int, seen: set[int]) -> list[Reached]:
+    own = direct(model, call, m)
+    if own is not None:
+        return [own]
+    if depth >= MAX_HELPER_DEPTH:
+        return []
+    return _through_helpers(model, call, m, depth, seen)
+
+
+def direct(model: SemanticModel, call: ast.Call, m: ModuleInfo) -> Reached | None:
+    """``call`` itself as a collective, or None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in FABRIC_COLLECTIVES:
+        values = model.inference.evaluate(func.value, m)
+        fabrics = tuple(v for v in values if isinstance(v, FabricInst))
+        unknown = sum(isinstance(v, Unknown) for v in values)
+        if fabrics:
+            return Reached("fabric", call, m, func.attr, fabrics, unknown)
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return None
+    for v in model.inference.evaluate(func, m):
+        if isinstance(v, QualRef) and v.qualname in facts.TORCH_DISTRIBUTED_COLLECTIVES:
+            return Reached("torch", call, m, v.qualname)
+    return _model_use(model, call, m)
+
+
+def _model_use(model: SemanticModel, call: ast.Call, m: ModuleInfo) -> Reached | None:
+    """``model(x)``, ``model.forward(x)``, ``model.state_dict()`` or ``model.<method>(...)`` that
+    runs the model, on a set-up model."""
+    func = call.func
+    setups = model.setups.models(func, m)
+    if setups:
+        return Reached("forward", call, m, "forward", setups=tuple(setups))
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute)):
+        return None
+    setups = model.setups.models(func.value, m)
+    if not setups:
+        return None
+    if func.attr in ("forward", "state_dict"):
+        return Reached(func.attr, call, m, func.attr, setups=tuple(setups))
+    if func.attr in facts.FABRIC_MODULE_ATTRIBUTES or not _runs_model(model, setups, func.attr):
+        return None
+    return Reached("method", call, m, func.attr, setups=tuple(setups))
+
+
+def _runs_model(model: SemanticModel, setups: list[SetupCall], name: str) -> bool:
+    for s in setups:
+        classes, _ = model.model_classes(s)
+        if any(model.method_run(c, name).runs is not None for c in classes):
+            return True
+    return False
+
+
+def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth: int, seen: set[int]) -> list[Reached]:
+    """The collectives the body of the function ``call`` runs reaches (the first such function)."""
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return []
+    for callee in model.inference.evaluate(call.func, m):
+        if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES) or id(callee.node) in seen:
+            continue
+        seen.add(id(callee.node))
+        inside = model.asked_once(("reached in", id(callee.node), depth), functools.partial(_in_body, model, callee, depth, seen))
+        if inside:
+            step = Step(call, m, callee.node.name)
+            return [dataclasses.replace(r, via=(step, *r.via)) for r in inside]
+    return []
+
+
+def _in_body(model: SemanticModel, callee: FuncRef, depth: int, seen: set[int]) -> list[Reached]:
+    """The collectives the calls of ``callee``'s body reach (its own rank-guarded calls left out);
+    asked once per function and depth in an analysis."""
+    return [
+        r
+        for inner in own_nodes(callee.node)
+        if isinstance(inner, ast.Call) and direct_rank_guard(callee.module, inner) is None
+        for r in _reached(model, inner, callee.module, depth + 1, seen)
+    ]

@@ -1,0 +1,266 @@
+"""The semantic model of one document: what every rule may ask, computed lazily and shared by all
+the rules that run on one version of the document (ruff's ``SemanticModel``, for Fabric)."""
+
+from __future__ import annotations
+
+import ast
+
+from fabric_lsp.engine.findings import Pos, Span
+from fabric_lsp.engine.lightning.configurations import Scenario, scenarios
+from fabric_lsp.engine.program import batch_scripts, launch
+from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
+from fabric_lsp.engine.program.constructions import (
+    Judgement,
+    configuration_problems,
+    constructions,
+    workspace_file_exists,
+)
+from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.program.model_methods import (
+    MethodRun,
+    ModelClass,
+    compiled,
+    forward_marks,
+    method_run,
+    model_classes,
+)
+from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
+from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import FabricInst, Instance, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
+from fabric_lsp.engine.workspace.memo import AskedOnce
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.facts import LATEST_LIGHTNING
+
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+#: jedi look-ups one analysis may make (the fallback for receivers the evaluator cannot follow)
+MAX_JEDI_LOOKUPS = 8
+
+
+class SemanticModel:
+    def __init__(self, module: ModuleInfo, workspace: Workspace) -> None:
+        self.module = module
+        self.workspace = workspace
+        self.inference = Inference(workspace)
+        self._jedi_lookups = 0
+        self._jedi_script = None  # made at the first jedi look-up, then reused
+        self._setups: Setups | None = None
+        self._method_calls: dict[str, tuple[list[ast.Call], list[ast.Call]]] = {}
+        #: answers asked once per analysis (values of expressions, setup calls …), with the
+        #: look-ups that found them
+        self.asked_once = AskedOnce(module, self.inference)
+        self.inference.asked_once = self.asked_once
+
+    @property
+    def path(self) -> str | None:
+        return self.module.path
+
+    @property
+    def interactive(self) -> bool:
+        """The document runs in an interactive environment: it is a Jupyter notebook (analysed
+        under its ``.ipynb`` path), where Lightning's ``_IS_INTERACTIVE`` holds."""
+        return self.path is not None and self.path.lower().endswith(NOTEBOOK_SUFFIX)
+
+    # -- syntax --------------------------------------------------------------------------------
+    def method_calls(self, name: str) -> list[ast.Call]:
+        """Calls ``<receiver>.name(...)`` in the document, in order."""
+        calls = self.module.calls_by_name.get(name, [])  # (records the look-up at every call)
+        cached = self._method_calls.get(name)
+        if cached is None or cached[0] is not calls:
+            cached = (calls, [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == name])
+            self._method_calls[name] = cached
+        return list(cached[1])
+
+    def fabric_constructions(self) -> list[ast.Call]:
+        """The calls in the document that construct a Lightning Fabric (any spelling, a subclass,
+        a ``functools.partial`` of one), in order."""
+        return constructions(self.module, self.inference)
+
+    def span(self, node: ast.AST) -> Span:
+        return self.module.span(node)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.module.segment(node)
+
+    def node_at(self, pos: Pos) -> ast.AST | None:
+        """The innermost expression covering ``pos``."""
+        module = self.module
+        top = module.top_for_line(pos.line + 1)
+        if top is None:
+            return None
+        best = None
+        for node in ast.walk(top):
+            if not isinstance(node, ast.expr) or not hasattr(node, "end_lineno"):
+                continue
+            start, end = module.lines.node_start(node), module.lines.node_end(node)
+            if start <= pos <= end and (best is None or (start >= module.lines.node_start(best) and end <= module.lines.node_end(best))):
+                best = node
+        return best
+
+    def other_modules_mentioning(self, word: str) -> list[ModuleInfo]:
+        """The workspace's other modules whose text mentions ``word``; the verdict being computed
+        now depends on other modules (incremental reuse waits for the workspace to be unchanged)."""
+        self.inference.external_lookups += 1
+        return self.workspace.modules_mentioning(word, exclude=self.path)
+
+    # -- values --------------------------------------------------------------------------------
+    def values(self, expr: ast.AST) -> list[Value]:
+        """The alternatives ``expr`` may evaluate to (bounded; ``Unknown`` where it cannot tell).
+        Evaluated once per analysis: rules ask about the same receivers at many sites. The
+        look-ups the evaluation made are recorded again for every site that asks (the verdict
+        being computed depends on them, as if it had evaluated ``expr`` itself)."""
+        return list(self.asked_once(("values", id(expr)), lambda: self.inference.evaluate(expr, self.module)))
+
+    def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
+        """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
+        empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
+        values = self.values(expr)
+        fabrics = [v for v in values if isinstance(v, FabricInst)]
+        unknown = [v for v in values if isinstance(v, Unknown)]
+        if not fabrics and unknown and len(unknown) == len(values) and self._jedi_says_fabric(expr):
+            return [FabricInst((StrategyChoice(None, "a `Fabric` by its type (jedi)", "?"),), None)], []
+        return fabrics, unknown
+
+    def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]:
+        """:meth:`fabrics` of the receiver of the method call ``call``, where a wrapper whose
+        ``__getattr__`` forwards to a Fabric (``runner.setup(...)``) stands for that Fabric."""
+        assert isinstance(call.func, ast.Attribute)
+        values = self.values(call.func.value)
+        if not any(isinstance(v, Instance) for v in values):
+            return self.fabrics(call.func.value)
+        method = call.func.attr
+        key = ("method_receivers", id(call))
+        values = list(self.asked_once(key, lambda: self.inference.method_receivers(values, method, self.module)))
+        return [v for v in values if isinstance(v, FabricInst)], [v for v in values if isinstance(v, Unknown)]
+
+    def fabrics_calling(self, method: str) -> set[tuple]:
+        """The origins (:func:`~fabric_lsp.engine.program.setups.origin_key`) of the Lightning Fabrics
+        on which the document calls ``method``, found once per analysis."""
+        return self.asked_once(("fabrics_calling", method), lambda: self._fabrics_calling(method))
+
+    def _fabrics_calling(self, method: str) -> set[tuple]:
+        return {origin_key(f) for call in self.method_calls(method) for f in self.fabrics(call.func.value)[0]}  # type: ignore[attr-defined]
+
+    def _jedi_says_fabric(self, expr: ast.AST) -> bool:
+        """jedi's answer, for at most :data:`MAX_JEDI_LOOKUPS` expressions per analysis (each
+        costs a type inference in the analysed environment)."""
+        if self._jedi_lookups >= MAX_JEDI_LOOKUPS:
+            return False
+        self._jedi_lookups += 1
+        self.inference.external_lookups += 1  # jedi reads the environment: a workspace dependency
+        if self._jedi_script is None:
+            self._jedi_script = script_for(self.workspace, self.module)
+        return infers_fabric(self.workspace, self.module, expr, self._jedi_script)
+
+    def scenarios(self, fabric: FabricInst) -> list[Scenario]:
+        """What Lightning makes of ``fabric`` on each path and kind of machine the code can
+        choose: strategy, accelerator, devices, processes, precision, launcher — or the error
+        ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.lightning.configurations`); in a notebook, on
+        those machines in a notebook."""
+        return scenarios(self.inference, fabric, self.interactive)
+
+    # -- ranks and launch ----------------------------------------------------------------------
+    def rank_guard(self, node: ast.AST) -> RankGuard | None:
+        """Why ``node`` runs on some ranks only (a rank test, ``@rank_zero_only``, callers that
+        are all rank-guarded, ``rank_zero_first()``), or None (see :mod:`fabric_lsp.engine.program.ranks`)."""
+        return rank_guard(self.module, node, self.workspace)
+
+    def launches_of(self, fabric: FabricInst) -> tuple[list[tuple[ModuleInfo, ast.Call]], bool]:
+        """The ``launch()``/``run()`` calls on ``fabric`` in the workspace, and whether an
+        unresolved ``launch`` call may launch it (see :mod:`fabric_lsp.engine.program.launch`)."""
+        return launch.launches_of(self, fabric)
+
+    def may_be_launched(self, fabric: FabricInst) -> bool:
+        """Whether a ``launch()``/``run()`` call (or an unresolved ``launch``) may launch ``fabric``."""
+        return launch.may_be_launched(self, fabric)
+
+    def in_overridden_run(self, call: ast.Call) -> bool:
+        """Whether ``call`` is on ``self`` in a class's ``run`` method (launched by Lightning)."""
+        return launch.in_overridden_run(self, call)
+
+    def launch_around(self, call: ast.Call) -> launch.Around:
+        """The ``launch()`` on ``call``'s receiver before it in the same function (and the test
+        that lets it run on several devices only, if one does), else the ``launch()`` after it."""
+        return launch.launch_around(self, call)
+
+    def first_needing_launch(self, fabric: FabricInst) -> ast.Call | None:
+        """The document's first call of a method that needs ``fabric`` launched."""
+        return launch.first_needing_launch(self, fabric)
+
+    def batch_launches(self) -> list[tuple[BatchScript, Launch]]:
+        """The workspace's batch-job scripts (SLURM, ``torchrun``, ``fabric run``) that launch this
+        document (see :mod:`fabric_lsp.engine.program.batch_scripts`); the verdict depends on them."""
+        if self.path is None or self.interactive or not self.workspace.root:
+            return []
+        self.inference.external_lookups += 1
+        return batch_scripts.launches_of(self.workspace, self.path)
+
+    def cli_evidence(self) -> launch.Evidence | None:
+        """Where the document or the repository shows scripts run by ``fabric run``."""
+        return launch.cli_evidence(self)
+
+    # -- set-up models (engine/program/setups.py) -------------------------------------------------------
+    @property
+    def setups(self) -> Setups:
+        if self._setups is None:
+            self._setups = Setups(self.inference, self.workspace, self.asked_once)
+        return self._setups
+
+    def may_see_setups(self) -> bool:
+        """Whether a set-up model can reach this document's code at all (see
+        :meth:`fabric_lsp.engine.program.setups.Setups.may_see_setups`)."""
+        return self.setups.may_see_setups(self.module)
+
+    def setup_calls(self) -> list[SetupCall]:
+        """The document's ``setup``/``setup_module`` calls on Lightning Fabrics, in order."""
+        return self.setups.setup_calls(self.module)
+
+    def setup_call(self, node: ast.AST) -> SetupCall | None:
+        """``node`` as a model setup call on a Lightning Fabric, or None."""
+        return self.setups.setup_call(node, self.module)
+
+    def models_computing(self, tensor: ast.expr) -> list[ModelUse]:
+        """The set-up models whose outputs ``tensor`` is computed from (see engine/program/setups.py)."""
+        return self.setups.models_computing(tensor, self.module)
+
+    def set_up_models(self, expr: ast.expr) -> list[SetupCall]:
+        """The setup calls whose model ``expr`` may be."""
+        return self.setups.models(expr, self.module)
+
+    def set_up_optimizers(self, expr: ast.expr) -> list[ast.Call]:
+        """The ``setup``/``setup_optimizers`` calls whose optimizer ``expr`` may be."""
+        return self.setups.optimizer_setups(expr, self.module)
+
+    # -- methods of set-up models (engine/program/model_methods.py) -------------------------------------
+    def model_classes(self, setup: SetupCall) -> tuple[list[ModelClass], bool]:
+        """The classes the model ``setup`` is given may be an instance of, and whether some
+        alternative is not known."""
+        return model_classes(self.inference, setup)
+
+    def compiled_model(self, setup: SetupCall) -> bool | None:
+        """Whether ``setup`` is given a ``torch.compile`` result it compiles again (True: on every
+        alternative, None: on some): the module is then wrapped on every strategy."""
+        return compiled(self.inference, setup)
+
+    def method_run(self, model_class: ModelClass, name: str) -> MethodRun:
+        """What ``model.<name>()`` runs on an instance of ``model_class``, and where it runs a module."""
+        return method_run(self.inference, model_class, name)
+
+    def forward_marks(self, setups: list[SetupCall], name: str) -> list[tuple[ModuleInfo, ast.Call]]:
+        """The ``mark_forward_method("name")`` calls on models set up by ``setups`` (in this
+        document and in the modules of those setups)."""
+        modules = {id(self.module): self.module}
+        for s in setups:
+            modules.setdefault(id(s.module), s.module)
+        return forward_marks(self.setups, setups, name, list(modules.values()))
+
+    # -- configurations (engine/program/constructions.py) ----------------------------------------------
+    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:
+        """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at
+        construction or at launch, or changes with a warning, judged on every machine each
+        configuration can mean."""
+        exists = workspace_file_exists(self.module.path, self.workspace.root)
+        return configuration_problems(self.scenarios(fabric), lightning_version, exists)

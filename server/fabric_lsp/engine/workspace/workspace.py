@@ -1,0 +1,577 @@
+"""The analysed workspace: finds and caches the modules inference reaches.
+
+Modules inside the workspace root are found on disk by their dotted name (also under ``src/``);
+anything else is located with jedi (``Script.goto`` on an ``import`` line, with the configured
+environment's ``sys.path``). Only static analysis is done: no analysed module is ever imported
+or executed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Callable, Union
+
+from fabric_lsp import facts
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
+
+#: At most this many files of the workspace are searched for call sites.
+MAX_FILES = 5000
+#: The workspace's file list is refreshed at most this often (seconds).
+LISTING_TTL = 10.0
+SKIP_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages", "build", "dist"})
+#: Modules larger than this are not analysed when reached through an import.
+MAX_MODULE_BYTES = 512 * 1024
+#: Top-level packages never worth loading (huge, and they define no Fabric).
+SKIP_PACKAGES = frozenset(
+    {"torch", "numpy", "jax", "tensorflow", "transformers", "scipy", "pandas", "deepspeed", "os", "sys", "typing"}
+)
+#: What a cached text was read from: (mtime_ns, size) on disk, or ("buffer", hash) of an editor's.
+Stamp = Union[tuple[int, int], tuple[str, int]]
+
+
+def package_root(directory: str | None) -> str | None:
+    """The folder above the outermost package that holds ``directory`` (where its imports start)."""
+    if not directory:
+        return None
+    cur = os.path.abspath(directory)
+    while os.path.isfile(os.path.join(cur, "__init__.py")):
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    return cur
+
+
+def _discover_environment(root: str | None) -> str | None:
+    if not root:
+        return None
+    for name in (".venv", "venv"):
+        candidate = os.path.join(root, name)
+        if os.path.isfile(os.path.join(candidate, "bin", "python")) or os.path.isfile(
+            os.path.join(candidate, "Scripts", "python.exe")
+        ):
+            return candidate
+    return None
+
+
+_WORD = re.compile(r"\w+")
+#: every ASCII character that cannot be part of an identifier, mapped to a space
+_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+#: the module an import statement reads (``import a.b``, ``from .c import d``), at any indentation
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<module>\.*[\w.]*)[ \t]+import\b|import[ \t]+(?P<plain>[\w., \t]+))", re.MULTILINE
+)
+_SETUP_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in facts.MODEL_SETUP_METHODS) + r")\b")
+def _words(text: str) -> frozenset[str]:
+    """The identifier-like words of ``text`` (ASCII text: ``str.translate`` + ``split``, ~2.5x
+    faster than a regular expression)."""
+    return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
+
+
+#: importers followed before :meth:`Workspace.setups_may_reach` gives up and says yes
+MAX_IMPORTERS = 64
+
+
+def setup_words_in(text: str) -> bool:
+    """Whether ``text`` names a Fabric model-setup method (``setup``, ``setup_module``)."""
+    return "setup" in text and _SETUP_WORDS.search(text) is not None
+
+class Workspace:
+    def __init__(
+        self,
+        root: str | None = None,
+        environment_path: str | None = None,
+        overlay: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.root = os.path.abspath(root) if root else None
+        self.environment_path = environment_path or _discover_environment(self.root)
+        self.overlay = overlay  # path → unsaved editor text, if any
+        self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
+        self._paths: dict[tuple[str, str], str | None] = {}
+        self._project = None
+        self._environment = None
+        self._listing: tuple[float, list[str]] | None = None
+        self._texts: dict[str, tuple[Stamp, str]] = {}
+        self._lock = threading.RLock()
+        self._local = threading.local()  # the recorder of the analysis running in this thread
+        self.log: Callable[[str], None] = lambda msg: None
+        #: how many changes were announced, in all and per path (see :meth:`epoch_excluding`)
+        self._epoch = 0
+        #: the workspace's words: path -> (text, its words), and the (path, words) of the current listing
+        self._words: dict[str, tuple[str, frozenset[str]]] = {}
+        self._index: list[tuple[str, frozenset[str]]] = []
+        self._index_key: tuple[int, list[str]] | None = None
+        self._mentions: dict[str, list[str]] = {}
+        self._order: tuple[list[str], dict[str, int]] | None = None
+        self._local_names: tuple[list[str], frozenset[str]] | None = None
+        self._setup_cache: tuple[list[tuple[str, frozenset[str]]], set[str]] | None = None
+        self._changes_of: dict[str, int] = {}
+
+    # -- dependencies --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Recorder]:
+        """Record every lookup this thread makes until the block ends (one analysis)."""
+        recorder = Recorder()
+        previous = getattr(self._local, "recorder", None)
+        self._local.recorder = recorder
+        try:
+            yield recorder
+        finally:
+            self._local.recorder = previous
+
+    def _recorder(self) -> Recorder | None:
+        return getattr(self._local, "recorder", None)
+
+    def _exists(self, path: str) -> bool:
+        """A file on disk, or an editor buffer not saved yet."""
+        return os.path.isfile(path) or (self.overlay is not None and self.overlay(path) is not None)
+
+    # -- jedi ----------------------------------------------------------------------------------
+    @property
+    def jedi_project(self):
+        if self._project is None:
+            import jedi
+
+            self._project = jedi.Project(
+                path=self.root or os.getcwd(),
+                environment_path=self.environment_path,
+                smart_sys_path=True,
+                load_unsafe_extensions=False,
+            )
+        return self._project
+
+    @property
+    def jedi_environment(self):
+        if self._environment is None:
+            import jedi
+
+            try:
+                if self.environment_path:
+                    self._environment = jedi.create_environment(self.environment_path, safe=False)
+                else:
+                    self._environment = jedi.create_environment(sys.executable, safe=False)
+            except Exception as exc:  # an invalid environment falls back to the server's own
+                self.log(f"fabric-lsp: cannot use environment {self.environment_path!r} ({exc}); using {sys.executable}")
+                self._environment = jedi.create_environment(sys.executable, safe=False)
+        return self._environment
+
+    def _jedi_module_path(self, qualname: str, from_path: str | None) -> str | None:
+        import jedi
+
+        code = f"import {qualname}\n"
+        try:
+            script = jedi.Script(code, path=from_path, project=self.jedi_project, environment=self.jedi_environment)
+            names = script.goto(1, len(code) - 1, follow_imports=True)
+        except Exception as exc:
+            self.log(f"fabric-lsp: jedi could not resolve {qualname}: {exc}")
+            return None
+        for name in names:
+            path = name.module_path
+            if path and str(path).endswith(".py"):
+                return str(path)
+        return None
+
+    # -- modules -------------------------------------------------------------------------------
+    def module_name_for(self, path: str | None) -> str | None:
+        if not path or not self.root:
+            return None
+        path = os.path.abspath(path)
+        for base in (os.path.join(self.root, "src"), self.root):
+            if path.startswith(base + os.sep):
+                rel = os.path.relpath(path, base)
+                parts = rel[:-3].split(os.sep) if rel.endswith(".py") else rel.split(os.sep)
+                if parts and parts[-1] == "__init__":
+                    parts.pop()
+                if all(p.isidentifier() for p in parts):
+                    return ".".join(parts)
+        return None
+
+    def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> str | None:
+        if not module.path:
+            return None
+        name = module.name or self.module_name_for(module.path)
+        if name is None:
+            return None
+        parts = name.split(".")
+        is_package = os.path.basename(module.path) == "__init__.py"
+        keep = len(parts) - level + (1 if is_package else 0)
+        if keep < 0:
+            return None
+        prefix = parts[:keep]
+        if base:
+            prefix = prefix + base.split(".")
+        return ".".join(prefix) if prefix else None
+
+    def find_module_path(self, qualname: str, from_module: ModuleInfo | None) -> str | None:
+        top = qualname.split(".")[0]
+        if top in SKIP_PACKAGES:
+            return None
+        from_dir = os.path.dirname(from_module.path) if from_module and from_module.path else None
+        key = (qualname, from_dir or "")
+        with self._lock:
+            cached = key in self._paths
+            found = self._paths.get(key)
+        if not cached:
+            found = self._find_module_path(qualname, from_module, from_dir)
+            with self._lock:
+                self._paths[key] = found
+        recorder = self._recorder()
+        if recorder is not None:
+            if found is None:
+                recorder.missing.add(qualname)
+            else:
+                recorder.paths.add(os.path.abspath(found))
+        return found
+
+    def _find_module_path(self, qualname: str, from_module: ModuleInfo | None, from_dir: str | None) -> str | None:
+        rel = qualname.replace(".", os.sep)
+        bases = [b for b in (self.root and os.path.join(self.root, "src"), self.root, from_dir, package_root(from_dir)) if b]
+        for base in bases:
+            for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+                if self._exists(candidate):
+                    return candidate
+        return self._jedi_module_path(qualname, from_module.path if from_module else None)
+
+    def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
+        path = self.find_module_path(qualname, from_module)
+        if path is None:
+            return None
+        return self.load_path(path, qualname)
+
+    def load_path(self, path: str, name: str | None = None) -> ModuleInfo | None:
+        path = os.path.abspath(path)
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.paths.add(path)
+        text = self.overlay(path) if self.overlay else None
+        stamp: Stamp
+        if text is None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return None
+            if st.st_size > MAX_MODULE_BYTES:
+                return None
+            stamp = (st.st_mtime_ns, st.st_size)
+        else:
+            stamp = ("buffer", hash(text))  # the editor's unsaved text wins over the disk
+        with self._lock:
+            cached = self._modules.get(path)
+            if cached and cached[0] == stamp:
+                return cached[1]
+        if text is None:
+            try:
+                with open(path, "rb") as fh:
+                    text = fh.read().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+        module = ModuleInfo(text, path, name or self.module_name_for(path))
+        with self._lock:
+            self._modules[path] = (stamp, module)
+        return module
+
+    # -- the workspace's files (for call sites in other modules) -------------------------------
+    def python_files(self) -> list[str]:
+        """The workspace's ``.py`` files (at most :data:`MAX_FILES`), listed at most every
+        :data:`LISTING_TTL` seconds."""
+        if not self.root:
+            return []
+        now = time.monotonic()
+        with self._lock:
+            if self._listing is not None and now - self._listing[0] < LISTING_TTL:
+                return self._listing[1]
+        files: list[str] = []
+        seen_dirs: set[str] = set()
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            real = os.path.realpath(dirpath)
+            if real in seen_dirs:
+                dirnames[:] = []
+                continue
+            seen_dirs.add(real)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+            if len(files) >= MAX_FILES:
+                files = files[:MAX_FILES]
+                break
+        with self._lock:
+            self._listing = (now, files)
+        return files
+
+    def text_of(self, path: str) -> str | None:
+        """The text of ``path``: the editor's unsaved buffer, else the file (cached by stamp)."""
+        overlay = self.overlay(path) if self.overlay else None
+        if overlay is not None:
+            return overlay
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        with self._lock:
+            cached = self._texts.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        if st.st_size > MAX_MODULE_BYTES:
+            return None
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        with self._lock:
+            self._texts[path] = (stamp, text)
+        return text
+
+    def _words_of(self, path: str) -> frozenset[str]:
+        """The identifier-like words of ``path``'s text (code, comments and strings alike), kept
+        with the text they were read from."""
+        text = self.text_of(path)
+        if text is None:
+            return frozenset()
+        with self._lock:
+            cached = self._words.get(path)
+        if cached is not None and cached[0] is text:
+            return cached[1]
+        words = _words(text)
+        with self._lock:
+            self._words[path] = (text, words)
+        return words
+
+    def modules_mentioning(self, name: str, exclude: str | None = None, importing: str | None = None) -> list[ModuleInfo]:
+        """Parsed modules of the workspace whose text mentions ``name`` (other than ``exclude``).
+        With ``importing`` (the path of the module that defines ``name``), only the modules that
+        can import it: those that also mention its module's name (``from pkg.mod import name``,
+        ``import mod``, ``from .mod import name``) or, for a package's ``__init__.py``, that lie
+        in the package (``from . import name``)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.add(name)
+        skip = os.path.abspath(exclude) if exclude else None
+        paths = self._paths_mentioning(name)
+        if importing:
+            paths = self._importers(paths, os.path.abspath(importing))
+        out = []
+        for path in paths:
+            if path != skip:
+                module = self.load_path(path)
+                if module is not None:
+                    out.append(module)
+        return out
+
+    def mentions(self, name: str) -> list[str]:
+        """The workspace files whose text mentions the identifier ``name`` (recorded as a look-up)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.add(name)
+        return self._paths_mentioning(name)
+
+    def importers_of(self, path: str) -> list[str]:
+        """The workspace files that may import the module at ``path`` (they name it or one of its
+        packages, or lie in its package when it is an ``__init__.py``)."""
+        defining = os.path.abspath(path)
+        return [p for p in self._importers(None, defining) if p != defining]
+
+    def setups_may_reach(self, path: str | None, text: str) -> bool:
+        """Whether a model set up by a Fabric can reach code of the document ``path`` holding
+        ``text``: it names a setup method or imports a module of the workspace (which may hand one
+        over), or a module that (transitively) imports it names a setup method. A text-level
+        answer: a plain PyTorch module is spared parsing and the search for its callers."""
+        if setup_words_in(text) or self._imports_workspace_module(text, path):
+            return True
+        if not path or not self.root:
+            return False
+        setup_paths = self._setup_paths()
+        start = os.path.abspath(path)
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for current in frontier:
+                for importer in self.importers_of(current):
+                    if importer in setup_paths:
+                        return True
+                    if importer not in seen:
+                        seen.add(importer)
+                        nxt.append(importer)
+            if len(seen) > MAX_IMPORTERS:
+                return True  # too wide to tell cheaply
+            frontier = nxt
+        return False
+
+    def _setup_paths(self) -> set[str]:
+        """The workspace files that name a setup method (once per state of the word sets)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.mentions.update(facts.MODEL_SETUP_METHODS)
+        sets = self._word_sets()[0]
+        if self._setup_cache is None or self._setup_cache[0] is not sets:
+            found = {p for p, words in sets if any(w in words for w in facts.MODEL_SETUP_METHODS)}
+            self._setup_cache = (sets, found)
+        return self._setup_cache[1]
+
+    def _imports_workspace_module(self, text: str, path: str | None = None) -> bool:
+        local = self.local_module_names() if self.root else frozenset()
+        # the words of the file as the workspace read it, when that is this text
+        words = self._words_of(path) if path and self.text_of(path) == text else _words(text)
+        relative = " ." in text or "\t." in text  # a relative import has `from`, blanks, then a dot
+        if not relative and local.isdisjoint(words):
+            return False  # no relative import, and no word of the text names a workspace module
+        for match in IMPORT_LINE.finditer(text):
+            for dotted in (match.group("module") or match.group("plain") or "").replace(",", " ").split():
+                if dotted.startswith(".") or any(part in local for part in dotted.split(".")):
+                    return True
+        return False
+
+    def local_module_names(self) -> frozenset[str]:
+        """The names under which the workspace's own modules are imported: file stems and package
+        folders (cached with the listing)."""
+        listing = self.python_files()
+        with self._lock:
+            if self._local_names is not None and self._local_names[0] is listing:
+                return self._local_names[1]
+        root = os.path.abspath(self.root) if self.root else ""
+        names: set[str] = set()
+        for path in listing:
+            rel = os.path.relpath(path, root) if root else os.path.basename(path)
+            parts = rel[:-3].split(os.sep)
+            names.update(p for p in parts if p.isidentifier() and p != "__init__")
+        frozen = frozenset(names)
+        with self._lock:
+            self._local_names = (listing, frozen)
+        return frozen
+
+    def _importers(self, paths: list[str] | None, defining: str) -> list[str]:
+        """Of ``paths``, those that name the module at ``defining`` or a package whose
+        ``__init__.py`` re-exports it (imported as ``from pkg import name``), or, for a package's
+        ``__init__.py``, that lie in the package (``from . import name``)."""
+        folder, file = os.path.split(defining)
+        package = file == "__init__.py"
+        inside = folder + os.sep if package else None
+        child = os.path.basename(folder) if package else file[:-3]
+        names = [child]
+        if package:
+            folder = os.path.dirname(folder)
+        root = os.path.abspath(self.root) if self.root else os.path.dirname(folder)
+        # a package is named for the module when its __init__.py re-exports it (names the child)
+        while folder.startswith(root) and folder != root and child in self._words_of(os.path.join(folder, "__init__.py")):
+            folder, child = os.path.split(folder)
+            names.append(child)
+        recorder = self._recorder()
+        naming: set[str] = set()
+        for name in names:
+            if name.isidentifier():
+                if recorder is not None:
+                    recorder.mentions.add(name)
+                naming.update(self._paths_mentioning(name))
+        if paths is None:  # of the whole listing: found from the names, in listing order
+            if inside is None:
+                order = self._listing_order()
+                return sorted(naming, key=lambda p: order.get(p, len(order)))
+            paths = self.python_files()
+        return [p for p in paths if p in naming or (inside is not None and p.startswith(inside))]
+
+    def _listing_order(self) -> dict[str, int]:
+        """Each listed file's place in the listing (kept with the listing)."""
+        listing = self.python_files()
+        with self._lock:
+            if self._order is None or self._order[0] is not listing:
+                self._order = (listing, {p: i for i, p in enumerate(listing)})
+            return self._order[1]
+
+    def _paths_mentioning(self, name: str) -> list[str]:
+        """The workspace files whose text mentions ``name``, in listing order. Identifiers are
+        looked up in the files' word sets, brought up to date (by file stamp) once per announced
+        change or new listing: a text scan per look-up would make a workspace's analysis
+        quadratic."""
+        if not name.isidentifier():
+            pattern = re.compile(rf"\b{re.escape(name)}\b")
+            return [path for path in self.python_files() if pattern.search(self.text_of(path) or "")]
+        sets, mentions = self._word_sets()
+        found = mentions.get(name)
+        if found is None and not mentions and name in self.local_module_names():
+            self._index_module_names(sets, mentions)  # the importers of every module, in one pass
+            found = mentions.get(name)
+        if found is None:  # one pass over the word sets per identifier and index
+            found = [path for path, words in sets if name in words]
+            with self._lock:
+                mentions[name] = found
+        return list(found)
+
+    def _index_module_names(self, sets: list[tuple[str, frozenset[str]]], mentions: dict[str, list[str]]) -> None:
+        """Fill ``mentions`` for every name a workspace module is imported under: the search for
+        a module's importers asks it for each module, one pass over the workspace each (quadratic
+        in the number of files) if asked name by name."""
+        local = self.local_module_names()
+        found: dict[str, list[str]] = {name: [] for name in local}
+        for path, words in sets:
+            for name in words & local:
+                found[name].append(path)
+        with self._lock:
+            for name, paths in found.items():
+                mentions.setdefault(name, paths)
+
+    def _word_sets(self) -> tuple[list[tuple[str, frozenset[str]]], dict[str, list[str]]]:
+        """The word set of every file, and the files found per identifier asked so far (both
+        rebuilt after an announced change or a new listing)."""
+        listing = self.python_files()
+        with self._lock:
+            if self._index_key is not None and self._index_key[0] == self._epoch and self._index_key[1] is listing:
+                return self._index, self._mentions
+            key = (self._epoch, listing)
+        sets = [(path, self._words_of(path)) for path in listing]
+        with self._lock:
+            self._index, self._index_key, self._mentions = sets, key, {}
+            return sets, self._mentions
+
+    def changed(self, path: str | None = None) -> None:
+        """Announce that ``path`` (None: anything) changed — an edited buffer, a saved or created
+        file. Cached per-site results that read other modules are kept only while nothing but
+        the analysed document itself has changed."""
+        with self._lock:
+            self._epoch += 1
+            if path is not None:
+                key = os.path.abspath(path)
+                self._changes_of[key] = self._changes_of.get(key, 0) + 1
+
+    def epoch_excluding(self, path: str | None) -> int:
+        """The number of changes announced for anything but ``path``."""
+        with self._lock:
+            own = self._changes_of.get(os.path.abspath(path), 0) if path else 0
+            return self._epoch - own
+
+    def invalidate(self, path: str | None = None, *, appeared_or_vanished: bool = False) -> None:
+        """Forget what is cached about ``path`` (everything when None). ``appeared_or_vanished``:
+        the file was created or deleted (on disk, or as an editor buffer), so the module lookups
+        that did not find it, or found it, are forgotten too, and the file list is re-read."""
+        self.changed(path)
+        with self._lock:
+            if path is None:
+                self._listing = None
+                self._modules.clear()
+                self._paths.clear()
+                self._texts.clear()
+                return
+            path = os.path.abspath(path)
+            self._modules.pop(path, None)
+            self._texts.pop(path, None)
+            if appeared_or_vanished:
+                self._listing = None
+                self._forget_lookups(path)
+
+    def _forget_lookups(self, path: str) -> None:
+        names = module_names_of(path)
+        stale = [
+            key
+            for key, found in self._paths.items()
+            if key[0] in names or (found is not None and os.path.abspath(found) == path)
+        ]
+        for key in stale:
+            del self._paths[key]

@@ -27,7 +27,7 @@ def sections(markdown: str) -> list[str]:
 
 
 def missing_sections(rule) -> list[str]:
-    from fabric_lsp.rules.base import REQUIRED_SECTIONS
+    from fabric_lsp.engine.rule import REQUIRED_SECTIONS
 
     found = sections(rule.markdown())
     return [s for s in REQUIRED_SECTIONS if s not in found]

@@ -101,7 +101,7 @@ def test_rule_examples(code, kind, example, tmp_path):
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
 def test_rule_documentation_has_every_section(rule):
-    from fabric_lsp.rules.base import REQUIRED_SECTIONS
+    from fabric_lsp.engine.rule import REQUIRED_SECTIONS
 
     doc = rule.markdown()
     for section in REQUIRED_SECTIONS:

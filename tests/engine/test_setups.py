@@ -11,7 +11,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty
 from fabric_lsp.engine.lightning import connector as lightning
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.program.judge import judge
+from fabric_lsp.engine.semantic.certainty import judge
 from fabric_lsp.engine.program.setups import fabric_in_scope
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -132,7 +132,9 @@ def _scenario(precision_plugin: str | None, error: bool = False, known: bool = T
         error=lightning.ConnectorError("ValueError", "boom") if error else None,
         precision_plugin=precision_plugin,
     )
-    return Scenario(lightning.FabricArgs(), outcome)
+    # each plugin from its own `precision=` value: scenarios with the same arguments on the same
+    # machine have the same outcome (and are one group of the certainty model)
+    return Scenario(lightning.FabricArgs(precision=precision_plugin), outcome)
 
 
 def _fails(s: Scenario):

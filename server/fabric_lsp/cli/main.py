@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import difflib
 import json
 import os
 import sys
-import tempfile
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fabric_lsp import __version__
+from fabric_lsp.cli.checks import Mode, check_text, init_state, run_tasks
+from fabric_lsp.cli.discover import Task, discover, display, under
+from fabric_lsp.cli.files import decode_source, write_atomic
 from fabric_lsp.cli.output import FORMATS
 
 if TYPE_CHECKING:
-    from fabric_lsp.config import Config, Resolver
+    from fabric_lsp.config import Resolver
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -134,17 +132,6 @@ def _rules() -> int:
 
 # -- check ---------------------------------------------------------------------------------------
 
-#: Always skipped when walking folders, whatever ``exclude`` says.
-ALWAYS_SKIP = frozenset({".git", ".hg", ".svn"})
-#: The files a folder walk checks: Python files and Jupyter notebooks (as ruff's default include),
-#: and batch-job scripts (``*.sh``, ``*.sbatch``, ``*.slurm``: FAB010 reports in them too).
-SUFFIXES = (".py", ".pyi", ".ipynb", ".sh", ".sbatch", ".slurm")
-#: A progress bar is shown (on a terminal) when more files than this are checked.
-PROGRESS_THRESHOLD = 300
-#: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
-#: starting workers (each with its own jedi) would cost more than it saves.
-MIN_FILES_FOR_POOL = 24
-
 
 def default_jobs() -> int:
     try:
@@ -153,367 +140,15 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-@dataclass(frozen=True)
-class Task:
-    path: str
-    shown: str
-    config: Config
-    named: bool = False  # named on the command line (not found by walking a folder)
-
-
-@dataclass(frozen=True)
-class Mode:
-    fix: bool = False
-    diff: bool = False
-    unsafe: bool = False
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-class _Walk:
-    """The Python files under one folder named on the command line, skipping what ``exclude`` /
-    ``extend-exclude`` and (unless disabled) ``.gitignore`` say. The folder itself is never
-    excluded by its own name or its parents' (ruff does the same)."""
-
-    def __init__(self, top: str, resolver: Resolver, respect_gitignore: bool) -> None:
-        from fabric_lsp.config import GitIgnore
-
-        self.top = top
-        self.resolver = resolver
-        self.gitignore = GitIgnore(top) if respect_gitignore else None
-        self.anchors: dict = {}
-
-    def excluded(self, entry: str, is_dir: bool, config: Config) -> bool:
-        # Patterns are relative to the configuration's folder; but when the named folder is
-        # itself excluded there, they apply relative to the named folder instead.
-        root = config.root
-        if root is None or _under(self.top, root):
-            key = (config.source, self.top)
-            if key not in self.anchors:
-                self.anchors[key] = root is None or config.is_excluded(self.top, is_dir=True, root=root)
-            if self.anchors[key]:
-                root = self.top
-        if config.is_excluded(entry, is_dir=is_dir, root=root):
-            return True
-        return self.gitignore is not None and self.gitignore.ignored(entry, is_dir=is_dir)
-
-    def files(self) -> Iterator[tuple[str, Config]]:
-        seen_dirs: set[str] = set()
-        for dirpath, dirnames, filenames in os.walk(self.top, followlinks=False):
-            real = os.path.realpath(dirpath)
-            if real in seen_dirs:
-                dirnames[:] = []
-                continue
-            seen_dirs.add(real)
-            config = self.resolver.for_path(dirpath)
-            dirnames[:] = [
-                d for d in sorted(dirnames) if d not in ALWAYS_SKIP and not self.excluded(os.path.join(dirpath, d), True, config)
-            ]
-            for f in sorted(filenames):
-                full = os.path.join(dirpath, f)
-                if f.endswith(SUFFIXES) and not self.excluded(full, False, config):
-                    yield full, config.for_file(full)
-
-
-def discover(paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True) -> list[Task]:
-    """The Python files to check under ``paths``, each with its configuration.
-
-    Folders are walked recursively (``*.py``, ``*.pyi``, ``*.ipynb``). A path named on the command line is
-    always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
-    """
-    tasks: dict[str, Task] = {}
-    for raw in paths:
-        path = os.path.abspath(raw)
-        if os.path.isfile(path):
-            config = resolver.for_file(path)
-            if force_exclude and config.is_excluded(path):
-                report.problems.append(f"{_display(path)}: note: excluded by `exclude` ({config.source or 'the default excludes'})")
-            elif path not in tasks:
-                tasks[path] = Task(path, _display(path), config, named=True)
-        elif os.path.isdir(path):
-            if force_exclude and resolver.for_path(os.path.dirname(path)).is_excluded(path, is_dir=True):
-                continue
-            for full, config in _Walk(path, resolver, respect_gitignore).files():
-                tasks.setdefault(full, Task(full, _display(full), config))
-        else:
-            report.problems.append(f"{raw}: error: no such file or directory")
-    return list(tasks.values())
-
-
-def read_source(path: str) -> tuple[str | None, str | None, bool]:
-    """(text, problem, had_bom)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return None, f"cannot read: {exc.strerror or exc}", False
-    return decode_source(data)
-
-
-def decode_source(data: bytes) -> tuple[str | None, str | None, bool]:
-    bom = data.startswith(b"\xef\xbb\xbf")
-    if bom:
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); skipped", bom
-    if "\x00" in text:
-        return None, "contains NUL bytes; skipped", bom
-    return text, None, bom
-
-
-def write_atomic(path: str, text: str, bom: bool) -> None:
-    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".fabric-lsp-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _display(path: str) -> str:
-    from fabric_lsp.cli.output import display_path
-
-    return display_path(path)
-
-
 def _inference_root(paths: list[str], explicit: str | None) -> str:
     if explicit:
         return os.path.abspath(explicit)
     cwd = os.getcwd()
     absolute = [os.path.abspath(p) for p in paths if p != "-"] or [cwd]
-    if all(_under(p, cwd) for p in absolute):
+    if all(under(p, cwd) for p in absolute):
         return cwd
     common = os.path.commonpath(absolute)
     return common if os.path.isdir(common) else os.path.dirname(common)
-
-
-# Per-process state: each worker (and the main process, when checking in-process) builds its
-# Workspace once and one Analyzer per distinct set of enabled rules.
-_STATE: dict = {}
-
-
-def _init_state(root: str, environment: str | None) -> None:
-    from fabric_lsp.documents.analyzers import Analyzers
-    from fabric_lsp.engine.workspace.workspace import Workspace
-
-    debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
-    _STATE.clear()
-    _STATE["log"] = log = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
-    _STATE["analyzers"] = Analyzers(Workspace(root, environment), log)
-
-
-def _analyzer(config):
-    return _STATE["analyzers"].for_config(config)
-
-
-def check_text(
-    text: str, path: str | None, shown: str, config, mode: Mode, bom: bool = False, write: bool = True, named: bool = True
-):
-    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
-    gets a note only when it was ``named`` (on the command line, or standard input)."""
-    from fabric_lsp.cli.notebooks import check_notebook, is_notebook
-    from fabric_lsp.cli.output import FileResult
-    from fabric_lsp.engine.fixer import fix_text
-    from fabric_lsp.engine.program.batch_scripts import is_batch_script
-
-    if is_notebook(path):
-        return check_notebook(text, path, shown, config, mode, bom, write)
-    if path is not None and is_batch_script(path):
-        return check_batch_script(text, path, shown, config, mode, write)
-    result = FileResult(path or "-", shown, text=text, checked=True)
-    if text.strip() == "":
-        if named:
-            result.problems.append(f"{shown}: note: empty file, nothing to check")
-        if not write and mode.fix:
-            result.fixed_text = text
-        return result
-    analyzer = _analyzer(config)
-    try:
-        if mode.fix or mode.diff:
-            fixed = fix_text(text, analyzer, path, unsafe=mode.unsafe)
-            if not write and mode.fix:
-                result.fixed_text = fixed.text
-            if fixed.text != text:
-                if mode.diff:
-                    result.diff = "".join(
-                        difflib.unified_diff(
-                            text.splitlines(keepends=True),
-                            fixed.text.splitlines(keepends=True),
-                            fromfile=f"a/{shown}",
-                            tofile=f"b/{shown}",
-                        )
-                    )
-                else:
-                    if write and path is not None:
-                        write_atomic(path, fixed.text, bom)
-                    result.fixed = fixed.applied
-                    text = result.text = fixed.text
-            findings = fixed.remaining if not mode.diff else analyzer.analyze(text, path)
-        else:
-            findings = analyzer.analyze(text, path)
-    except Exception as exc:  # an internal error in one file is reported, the rest still checked
-        result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
-        result.fixed_text = None if not mode.fix or write else text
-        return result
-    result.findings = config.apply(findings)
-    return result
-
-
-def check_batch_script(text: str, path: str, shown: str, config, mode: Mode, write: bool = True):
-    """A batch-job script (``*.sh``, ``*.sbatch``, ``*.slurm``): the findings of the Python files it
-    launches that concern it (FAB010), on its lines. A file the same run checks already carries
-    the finding (with the script's line as related information) and is not repeated here. A shell
-    script that launches no Python through SLURM, ``torchrun`` or ``fabric run`` is not counted as
-    checked. Nothing is fixed in a script."""
-    from fabric_lsp.cli.output import FileResult
-    from fabric_lsp.engine.program.batch_scripts import parse, script_findings
-
-    result = FileResult(path, shown, text=text, checked=parse(text, path) is not None)
-    if mode.fix and not write:
-        result.fixed_text = text
-    if not result.checked:
-        return result
-    try:
-        findings = script_findings(_analyzer(config), text, path, _STATE.get("also_checked", frozenset()))
-    except Exception as exc:  # one script's internal error is reported, the rest still checked
-        result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
-        return result
-    result.findings = config.apply(findings)
-    return result
-
-
-def _check_task(task: Task, mode: Mode):
-    from fabric_lsp.cli.output import FileResult
-
-    text, problem, bom = read_source(task.path)
-    if text is None:
-        return FileResult(task.path, task.shown, problems=[f"{task.shown}: error: {problem}"])
-    return check_text(text, task.path, task.shown, task.config, mode, bom, named=task.named)
-
-
-def _check_chunk(args) -> list:
-    tasks, mode = args
-    return [_check_task(t, mode) for t in tasks]
-
-
-def _progress(total: int):
-    """A tqdm bar on stderr when it is a terminal and there are many files; else None."""
-    if total <= PROGRESS_THRESHOLD or not sys.stderr.isatty() or os.environ.get("FABRIC_LSP_NO_PROGRESS"):
-        return None
-    try:
-        import tqdm
-    except ImportError:
-        return None
-    import shutil
-
-    try:
-        cols, rows = os.get_terminal_size(sys.stderr.fileno())
-    except OSError:
-        cols = rows = 0
-    if cols <= 0 or rows <= 0:  # a terminal that reports no size (some CI ptys): tqdm would print nothing
-        cols, rows = shutil.get_terminal_size((80, 24))
-    tqdm.tqdm.monitor_interval = 0  # no monitor thread (workers are forked)
-    return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
-
-
-def _may_have_findings(text: str, config: Config) -> bool:
-    """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return bool(_analyzer(config).matching(text))
-
-
-def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
-    """Check every task; results in task order.
-
-    Files are read here first: the ones the engine's pre-filter dismisses (most files of a
-    project) are done at once, and only the rest is spread over ``jobs`` worker processes, when
-    there are enough of them to pay for starting the workers.
-    """
-    from fabric_lsp.cli.output import FileResult
-
-    bar = _progress(len(tasks))
-    _init_state(root, environment)
-    # batch scripts are checked here, in this process: their findings are those of the Python
-    # files they launch, reported there already when the run checks those files too
-    _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
-    results: list = [None] * len(tasks)
-    candidates: list[int] = []
-    sources: dict[int, tuple[str, bool]] = {}  # the candidates' texts, for checking them in this process
-    try:
-        for i, t in enumerate(tasks):
-            text, problem, bom = read_source(t.path)
-            if text is None:
-                results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
-            elif _may_have_findings(text, t.config):
-                candidates.append(i)
-                sources[i] = (text, bom)
-                continue
-            else:
-                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
-            if bar is not None:
-                bar.update(1)
-        jobs = max(1, min(jobs, len(candidates)))
-        done = None
-        if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
-            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar)
-        if done is None:
-            done = []
-            for i in candidates:
-                text, bom = sources.pop(i)
-                done.append(check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named))
-                if bar is not None:
-                    bar.update(1)
-        for i, r in zip(candidates, done):
-            results[i] = r
-        return results
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar) -> list | None:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    ctx = multiprocessing.get_context(method)
-    if method == "fork":
-        try:  # imported once here, inherited by every worker (half a second each otherwise)
-            import jedi  # noqa: F401
-
-            import fabric_lsp.engine.program.infer  # noqa: F401
-            import fabric_lsp.rules  # noqa: F401
-        except ImportError:
-            pass
-    # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
-    size = max(1, min(16, len(tasks) // (jobs * 4)))
-    chunks = [(tasks[i : i + size], mode) for i in range(0, len(tasks), size)]
-    results: list = []
-    _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_state, initargs=(root, environment)) as pool:
-            for chunk in pool.map(_check_chunk, chunks):
-                results.extend(chunk)
-                if bar is not None:
-                    bar.update(len(chunk))
-    except (BrokenProcessPool, OSError) as exc:
-        print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
-        if bar is not None:
-            bar.update(-len(results))
-        return None
-    return results
 
 
 def _write_output(text: str, output_file: str | None) -> str | None:
@@ -569,7 +204,7 @@ def _reads_stdin(args) -> bool:
 def _show_settings(args, resolver: Resolver, target: str) -> int:
     config = resolver.for_file(target)
     _warn_config_problems(resolver)
-    shown = json.dumps({"path": _display(target), **config.describe()}, indent=2) + "\n"
+    shown = json.dumps({"path": display(target), **config.describe()}, indent=2) + "\n"
     err = _write_output(shown, args.output_file)
     if err:
         print(err, file=sys.stderr)
@@ -587,7 +222,7 @@ def _check_stdin(args, resolver: Resolver, mode: Mode, root: str):
     from fabric_lsp.cli.output import FileResult
 
     filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
-    shown = _display(filename) if filename else "-"
+    shown = display(filename) if filename else "-"
     config = resolver.for_file(filename or os.path.join(os.getcwd(), "-"))
     if args.force_exclude and filename and config.is_excluded(filename):
         if mode.fix:  # pass the source through unchanged, as a formatter would
@@ -596,7 +231,7 @@ def _check_stdin(args, resolver: Resolver, mode: Mode, root: str):
     text, problem, bom = decode_source(sys.stdin.buffer.read())
     if text is None:
         return FileResult(filename or "-", shown, problems=[f"{shown}: error: {problem}"])
-    _init_state(root, args.environment)
+    init_state(root, args.environment)
     return check_text(text, filename, shown, config, mode, bom, write=False)
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
-from fabric_lsp.documents.notebook import NotebookError, NotebookFile, is_notebook
+from fabric_lsp.cli.files import write_atomic
+from fabric_lsp.documents import check
+from fabric_lsp.documents.notebook import NotebookError, NotebookFile
+from fabric_lsp.engine.analyzer import Analyzer
 
 
 def cell_number(index: int) -> int:
@@ -44,9 +47,9 @@ def _diff(nb: NotebookFile, cells: dict[int, str], shown: str) -> str:
     return "".join(out)
 
 
-def check_notebook(raw: str, path: str | None, shown: str, config, mode, bom: bool = False, write: bool = True):
-    """Like :func:`fabric_lsp.cli.main.check_text`, for the JSON text of a notebook."""
-    from fabric_lsp.cli.main import _analyzer, write_atomic
+def check_notebook(analyzer: Analyzer, raw: str, path: str | None, shown: str, config, mode, bom: bool = False, write: bool = True):
+    """Like :func:`fabric_lsp.cli.checks.check_text`, for the JSON text of a notebook, with the
+    analyzer of its configuration."""
     from fabric_lsp.cli.output import FileResult
     from fabric_lsp.engine.fixer import fix_text
 
@@ -63,7 +66,6 @@ def check_notebook(raw: str, path: str | None, shown: str, config, mode, bom: bo
         result.fixed_text = raw
     if nb.program.text.strip() == "":
         return result
-    analyzer = _analyzer(config)
     program = nb.program.text
     try:
         if mode.fix or mode.diff:
@@ -71,10 +73,10 @@ def check_notebook(raw: str, path: str | None, shown: str, config, mode, bom: bo
                 program, analyzer, path, unsafe=mode.unsafe, transform=lambda fs: nb.program.fixable(config.apply(fs))
             )
             cells = nb.program.changed_cells(fixed.text) if fixed.text != program else {}
-            findings = fixed.remaining
+            findings = config.apply(fixed.remaining)
             if cells and mode.diff:
                 result.diff = _diff(nb, cells, shown)
-                findings = analyzer.analyze(program, path)
+                findings = check.analysis(analyzer, config, program, path).findings
             elif cells:
                 new_raw = nb.with_cells(cells)
                 if write and path is not None:
@@ -84,14 +86,14 @@ def check_notebook(raw: str, path: str | None, shown: str, config, mode, bom: bo
                 result.fixed = fixed.applied
                 nb = NotebookFile.parse(new_raw)
                 result.notebook, result.text = nb, new_raw
-                findings = analyzer.analyze(nb.program.text, path)
+                findings = check.analysis(analyzer, config, nb.program.text, path).findings
         else:
-            findings = analyzer.analyze(program, path)
+            findings = check.analysis(analyzer, config, program, path).findings
     except Exception as exc:  # one notebook's internal error is reported, the rest still checked
         result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
         return result
-    result.findings = _in_cells(nb, config.apply(findings))
+    result.findings = _in_cells(nb, findings)
     return result
 
 
-__all__ = ["cell_number", "check_notebook", "is_notebook"]
+__all__ = ["cell_number", "check_notebook"]

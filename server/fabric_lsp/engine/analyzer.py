@@ -1,6 +1,7 @@
 """Source text → an :class:`Analysis`: the one entry point the CLI and the server share.
 
-The analyzer is handed the rules to run (it never imports ``fabric_lsp.rules``); each rule runs
+The analyzer is handed the rules to run (it never imports ``fabric_lsp.rules``; what a rule is,
+:class:`~fabric_lsp.engine.rule.Rule`, and the context it runs in are :mod:`fabric_lsp.engine.rule`); each rule runs
 only when its own prefilter matches the text. An analysis holds one verdict per site, computed
 once per document version: diagnostics, code actions and hover all read it.
 """
@@ -12,19 +13,17 @@ import contextlib
 import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.findings import Finding, Pos, Verdict
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.noqa import noqa_codes
+from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic import describe
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.engine.workspace.incremental import DocumentMemo, SiteMemo, record, site_key
 from fabric_lsp.engine.workspace.workspace import Workspace
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fabric_lsp.rules.base import Rule, RuleContext
 
 #: documents whose last analysis is kept for incremental reuse
 MAX_MEMOS = 64
@@ -115,8 +114,6 @@ class Analyzer:
         report_unknown: bool = False,
         lightning_version: str | None = None,
     ):
-        from fabric_lsp.rules.base import RuleContext  # the context type only: no rule is imported
-
         self.workspace = workspace or Workspace()
         self.rules = list(rules)
         self.ctx: RuleContext = RuleContext(log=log, report_unknown=report_unknown)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import traceback
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -24,9 +24,8 @@ from fabric_lsp.engine.analyzer import Analysis
 from fabric_lsp.engine.findings import Finding, Pos, Span
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.python.text import Lines
-
-if TYPE_CHECKING:
-    from fabric_lsp.lsp.server import FabricLanguageServer
+from fabric_lsp.lsp.positions import Encoder
+from fabric_lsp.lsp.results import Result
 
 NOTEBOOK_TYPE = "jupyter-notebook"
 #: What the server advertises: Jupyter notebooks, their Python cells.
@@ -52,7 +51,32 @@ class NotebookState:
     published: set[str] = field(default_factory=set)
 
 
-def notebook_uri_of(ls: FabricLanguageServer, uri: str) -> str | None:
+class Session(Protocol):
+    """What the notebook handlers use of the session (:class:`fabric_lsp.lsp.session.FabricLanguageServer`)."""
+
+    loop: asyncio.AbstractEventLoop
+    notebooks: dict[str, NotebookState]
+    results: dict[str, Result]
+    tasks: dict[str, asyncio.Task]
+    encoder: Encoder
+    analyzers: Any
+    supports_document_changes: bool
+
+    @property
+    def workspace(self) -> Any: ...  # pygls' workspace: the open documents and notebooks
+    @property
+    def executor(self) -> Executor: ...
+
+    def analyze(self, uri: str, text: str) -> Analysis: ...
+    def analyzer_for(self, config: Any) -> Any: ...
+    def config_for(self, path: str | None) -> Any: ...
+    def schedule(self, uri: str, delay: float | None = None) -> None: ...
+    def show_config_problems(self) -> None: ...
+    def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic: ...
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None: ...
+
+
+def notebook_uri_of(ls: Session, uri: str) -> str | None:
     """The URI of the notebook whose cell ``uri`` is (or ``uri`` itself if it is a notebook)."""
     workspace = ls.workspace
     if workspace.get_notebook_document(notebook_uri=uri) is not None:
@@ -65,7 +89,7 @@ def _path(notebook_uri: str) -> str | None:
     return to_fs_path(notebook_uri) if notebook_uri.startswith("file:") else None
 
 
-def _program(ls: FabricLanguageServer, notebook: types.NotebookDocument) -> tuple[Program, list[str]]:
+def _program(ls: Session, notebook: types.NotebookDocument) -> tuple[Program, list[str]]:
     """The notebook's program; the boundary nonce stays the same from one version to the next
     (while no cell contains it), so unchanged statements keep their text for incremental reuse."""
     cells, uris = [], []
@@ -82,53 +106,33 @@ def _program(ls: FabricLanguageServer, notebook: types.NotebookDocument) -> tupl
     return Program(cells, nonce), uris
 
 
-def schedule(ls: FabricLanguageServer, notebook_uri: str, delay: float | None = None) -> None:
-    old = ls.tasks.pop(notebook_uri, None)
-    if old is not None:
-        old.cancel()
-    delay = ls.options.debounce_ms / 1000 if delay is None else delay
-    ls.tasks[notebook_uri] = asyncio.get_running_loop().create_task(_analyze_later(ls, notebook_uri, delay))
+async def analyze(ls: Session, notebook_uri: str) -> None:
+    """Analyse the notebook's program and publish its findings per cell (the session runs this
+    debounced, as it does a text document's analysis: :meth:`~fabric_lsp.lsp.session.Session.schedule`)."""
+    notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if notebook is None:
+        return
+    version = notebook.version
+    program, uris = _program(ls, notebook)
+    versions = {uri: _doc_version(ls, uri) for uri in uris}
+    loop = asyncio.get_running_loop()
+    ls.loop = loop
+    analysis = await loop.run_in_executor(ls.executor, ls.analyze, notebook_uri, program.text)
+    current = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if current is None or current.version != version or any(_doc_version(ls, u) != v for u, v in versions.items()):
+        return  # a newer version is on its way
+    ls.show_config_problems()
+    _publish(ls, notebook_uri, NotebookState(version, program, uris, analysis), analysis.findings, versions)
 
 
-async def _analyze_later(ls: FabricLanguageServer, notebook_uri: str, delay: float) -> None:
-    try:
-        if delay > 0:
-            await asyncio.sleep(delay)
-        notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
-        if notebook is None:
-            return
-        version = notebook.version
-        program, uris = _program(ls, notebook)
-        versions = {uri: _doc_version(ls, uri) for uri in uris}
-        loop = asyncio.get_running_loop()
-        ls.loop = loop
-        analysis = await loop.run_in_executor(ls.executor, ls._analyze, notebook_uri, program.text)
-        current = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
-        if current is None or current.version != version or any(_doc_version(ls, u) != v for u, v in versions.items()):
-            return  # a newer version is on its way
-        ls.show_config_problems()
-        _publish(ls, notebook_uri, NotebookState(version, program, uris, analysis), analysis.findings, versions)
-    except asyncio.CancelledError:
-        pass
-    except Exception:
-        ls.log_message(
-            f"fabric-lsp: analysis of {notebook_uri} failed:\n{traceback.format_exc()}", types.MessageType.Error
-        )
-    finally:
-        if ls.tasks.get(notebook_uri) is asyncio.current_task():
-            ls.tasks.pop(notebook_uri, None)
-
-
-def _doc_version(ls: FabricLanguageServer, uri: str) -> int | None:
+def _doc_version(ls: Session, uri: str) -> int | None:
     doc = ls.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
     return doc.version if doc is not None else None
 
 
 def _publish(
-    ls: FabricLanguageServer, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict
+    ls: Session, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict
 ) -> None:
-    from fabric_lsp.lsp.server import Result
-
     by_cell: dict[int, list] = {}
     for f in findings:
         mapped = state.program.to_cells(f)
@@ -151,7 +155,7 @@ def _publish(
 
 
 def _diagnostic(
-    ls: FabricLanguageServer, state: NotebookState, uri: str, result, index: int, mapped
+    ls: Session, state: NotebookState, uri: str, result, index: int, mapped
 ) -> types.Diagnostic:
     """The server's diagnostic for a cell's finding, with related locations in their own cells."""
     from dataclasses import replace
@@ -171,12 +175,12 @@ def _diagnostic(
     return diagnostic
 
 
-def _clear(ls: FabricLanguageServer, uri: str) -> None:
+def _clear(ls: Session, uri: str) -> None:
     ls.results.pop(uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
-def close(ls: FabricLanguageServer, notebook_uri: str, cell_uris: list[str]) -> None:
+def close(ls: Session, notebook_uri: str, cell_uris: list[str]) -> None:
     task = ls.tasks.pop(notebook_uri, None)
     if task is not None:
         task.cancel()
@@ -186,7 +190,7 @@ def close(ls: FabricLanguageServer, notebook_uri: str, cell_uris: list[str]) -> 
 
 
 # -- requests on cells ------------------------------------------------------------------------
-async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) -> list[types.CodeAction]:
+async def fix_all_actions(ls: Session, cell_uri: str, kind: str) -> list[types.CodeAction]:
     """Fix-all on a cell fixes the whole notebook: one edit per changed cell, each addressed
     to its cell URI."""
     notebook_uri = notebook_uri_of(ls, cell_uri)
@@ -223,7 +227,7 @@ async def fix_all_actions(ls: FabricLanguageServer, cell_uri: str, kind: str) ->
     return [types.CodeAction(title="fabric-lsp: fix all safely fixable problems", kind=kind, edit=edit)]
 
 
-async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Position) -> str | None:
+async def hover(ls: Session, cell_uri: str, position: types.Position) -> str | None:
     """Hover in a cell: explained over the whole notebook's program."""
     notebook_uri = notebook_uri_of(ls, cell_uri)
     notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri) if notebook_uri else None
@@ -235,7 +239,7 @@ async def hover(ls: FabricLanguageServer, cell_uri: str, position: types.Positio
     else:  # this version's diagnostics are still being computed: compute them here
         program, uris = _program(ls, notebook)
         analysis = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, ls._analyze, notebook_uri, program.text
+            ls.executor, ls.analyze, notebook_uri, program.text
         )
     keys = [unquote(u) for u in uris]
     if unquote(cell_uri) not in keys:
@@ -252,19 +256,19 @@ def register(server) -> None:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     async def did_open(ls, params: types.DidOpenNotebookDocumentParams) -> None:
-        schedule(ls, params.notebook_document.uri, delay=0)
+        ls.schedule(params.notebook_document.uri, delay=0)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     async def did_change(ls, params: types.DidChangeNotebookDocumentParams) -> None:
-        schedule(ls, params.notebook_document.uri)
+        ls.schedule(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     async def did_save(ls, params: types.DidSaveNotebookDocumentParams) -> None:
-        schedule(ls, params.notebook_document.uri, delay=0)
+        ls.schedule(params.notebook_document.uri, delay=0)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     async def did_close(ls, params: types.DidCloseNotebookDocumentParams) -> None:
         close(ls, params.notebook_document.uri, [c.uri for c in params.cell_text_documents])
 
 
-__all__ = ["SYNC", "fix_all_actions", "hover", "notebook_uri_of", "register", "schedule"]
+__all__ = ["SYNC", "analyze", "fix_all_actions", "hover", "notebook_uri_of", "register"]

@@ -1,6 +1,6 @@
 """The rules, one module each. Add a rule by adding its module here."""
 
-from fabric_lsp.rules.base import Example, Rule, RuleContext
+from fabric_lsp.engine.rule import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001 import FAB001
 from fabric_lsp.rules.fab002 import FAB002
 from fabric_lsp.rules.fab003 import FAB003

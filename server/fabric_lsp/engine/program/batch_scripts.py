@@ -11,8 +11,8 @@ launched process finds in its environment.
   (an absent ``--nodes``, ``--nproc-per-node=gpu``, a shell variable) are left out: never guessed.
 * :func:`launches_of` — the launches in the workspace's batch scripts whose target is a given Python
   file (listing cached per workspace root for a few seconds, as ``launch.py``'s evidence search).
-* :func:`script_findings` — for a batch script itself (the CLI, an open script in the editor): the
-  findings of the Python files it launches that point into it, moved onto its lines.
+* the findings of a batch script itself (the CLI, an open script in the editor) are made by
+  ``documents/check.py``: those of the Python files it launches that point into it, on its lines.
 
 Rule-free: it answers what a script says; comparing with a ``Fabric(...)`` is the rules' business.
 """
@@ -27,10 +27,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from fabric_lsp import facts
-from fabric_lsp.engine.findings import Finding, Related, Span
+from fabric_lsp.engine.findings import Span
 
 if TYPE_CHECKING:
-    from fabric_lsp.engine.analyzer import Analyzer
     from fabric_lsp.engine.workspace.workspace import Workspace
 
 MAX_SCRIPTS = 200
@@ -535,45 +534,3 @@ def launched_files(workspace: Workspace, script: BatchScript) -> list[str]:
             if path not in out and targets(script, launch, path, workspace.root):
                 out.append(path)
     return out
-
-
-def script_findings(analyzer: Analyzer, text: str, path: str, skip: frozenset[str] = frozenset()) -> list[Finding]:
-    """The findings that concern the batch script ``path`` (its text ``text``): the findings of
-    the Python files it launches whose related information points into the script, moved onto
-    the script's line (the Python side becomes related information). Files in ``skip`` (checked
-    in the same run, where the finding is reported already) are left out. Rule-free: any rule
-    whose finding names a line of the script is mirrored."""
-    script = parse(text, path)
-    workspace = analyzer.workspace
-    if script is None or not workspace.root:
-        return []
-    here = os.path.normcase(os.path.abspath(path))
-    out: list[Finding] = []
-    for python_path in launched_files(workspace, script):
-        if python_path in skip:
-            continue
-        source = workspace.text_of(python_path)
-        if source is None:
-            continue
-        for finding in analyzer.analyze(source, python_path):
-            mirrored = _mirrored(finding, here, python_path, workspace.root)
-            if mirrored is not None and mirrored not in out:
-                out.append(mirrored)
-    out.sort(key=lambda f: (f.span.start, f.code))
-    return out
-
-
-def _mirrored(finding: Finding, script_path: str, python_path: str, root: str) -> Finding | None:
-    inside = [r for r in finding.related if r.path and os.path.normcase(os.path.abspath(r.path)) == script_path]
-    if not inside:
-        return None
-    shown = os.path.relpath(python_path, root).replace(os.sep, "/")
-    related = [Related(f"`{shown}`: the code this script launches", finding.span, python_path)]
-    related += [Related(r.message, r.span, None) for r in inside[1:]]
-    related += [
-        r if r.path is not None else Related(r.message, r.span, python_path)
-        for r in finding.related
-        if r not in inside
-    ]
-    extra = {**finding.extra, "launched": python_path}
-    return replace(finding, span=inside[0].span, related=tuple(related), fix=None, extra=extra)

@@ -99,7 +99,7 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class Judgement:
+class ConfigurationProblems:
     """The configurations of one Fabric: ``problems`` (one per failing or warned configuration),
     how many configurations there are, how many fail, and the unknown ones."""
 
@@ -113,7 +113,7 @@ class Judgement:
 
 def configuration_problems(
     scenarios: list[Scenario], version: str = facts.LATEST_LIGHTNING, exists: Callable[[str], bool] | None = None
-) -> Judgement:
+) -> ConfigurationProblems:
     """Group ``scenarios`` by the configuration the code writes (the machines it can mean and the
     values assumed for arguments not known are one configuration) and judge each group."""
     groups: dict[str, list[Scenario]] = {}
@@ -134,7 +134,7 @@ def configuration_problems(
         if problem is not None:
             problems.append(problem)
             failing += problem.error is not None
-    return Judgement(tuple(problems), len(groups) + len(unknown), failing, tuple(unknown), undecided)
+    return ConfigurationProblems(tuple(problems), len(groups) + len(unknown), failing, tuple(unknown), undecided)
 
 
 def _judge(group: list[Scenario], version: str, exists: Callable[[str], bool] | None) -> tuple[Problem | None, bool]:

@@ -23,16 +23,30 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
 from fabric_lsp import facts
+from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.receivers import not_a_fabric
 from fabric_lsp.engine.python.flow import conditions, enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import FabricInst, FuncRef, PartialVal, Unknown
+from fabric_lsp.engine.python.values import FabricInst, FuncRef, PartialVal, Unknown, Value
+from fabric_lsp.engine.workspace.workspace import Workspace
 
-if TYPE_CHECKING:
-    from fabric_lsp.engine.semantic.model import SemanticModel
+
+class SemanticModel(Protocol):
+    """What the launch questions read of the semantic model
+    (:class:`fabric_lsp.engine.semantic.model.SemanticModel`, which asks them)."""
+
+    module: ModuleInfo
+    workspace: Workspace
+    inference: Inference
+
+    @property
+    def path(self) -> str | None: ...
+    def method_calls(self, name: str) -> list[ast.Call]: ...
+    def values(self, expr: ast.AST) -> list[Value]: ...
+    def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]: ...
 
 CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
 #: the name of a count of devices, in a test that lets a ``launch()`` run on several only

@@ -10,15 +10,12 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from fabric_lsp.engine.findings import Span
 from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.facts import Kind
-
-if TYPE_CHECKING:  # pragma: no cover
-    from fabric_lsp.engine.workspace.workspace import Workspace
 
 #: How deep one inference may recurse (names → assignments → calls → returns …).
 MAX_DEPTH = 40
@@ -305,13 +302,22 @@ def short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class Modules(Protocol):
+    """What the evaluator's plug-ins read of the workspace
+    (:class:`fabric_lsp.engine.workspace.workspace.Workspace`): the other modules."""
+
+    def modules_mentioning(self, name: str, exclude: str | None = None, importing: str | None = None) -> list[ModuleInfo]: ...
+
+
 class Evaluator(Protocol):
     """What a plug-in (call sites, command-line sources, Fabric arguments) may ask of the
     evaluator. The evaluator is handed to them, so that no plug-in imports :mod:`infer`."""
 
-    workspace: Workspace | None
     budget: Budget
     external_lookups: int
+
+    @property
+    def workspace(self) -> Modules | None: ...
 
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]: ...
 

@@ -10,7 +10,7 @@ from fabric_lsp.engine.lightning.configurations import Scenario, scenarios
 from fabric_lsp.engine.program import batch_scripts, launch
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.program.constructions import (
-    Judgement,
+    ConfigurationProblems,
     configuration_problems,
     constructions,
     workspace_file_exists,
@@ -258,7 +258,7 @@ class SemanticModel:
         return forward_marks(self.setups, setups, name, list(modules.values()))
 
     # -- configurations (engine/program/constructions.py) ----------------------------------------------
-    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> Judgement:
+    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> ConfigurationProblems:
         """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at
         construction or at launch, or changes with a warning, judged on every machine each
         configuration can mean."""

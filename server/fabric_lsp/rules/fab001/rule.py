@@ -18,9 +18,9 @@ from fabric_lsp.engine.findings import (
 )
 from fabric_lsp.engine.program.guards import Narrower
 from fabric_lsp.engine.python.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.rule import Example, Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
-from fabric_lsp.rules.base import Example, Rule, RuleContext
 from fabric_lsp.rules.fab001.explain import explain_at, explain_choices
 from fabric_lsp.rules.fab001.fix import (
     Branches,

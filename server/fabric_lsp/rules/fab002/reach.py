@@ -20,7 +20,7 @@ from fabric_lsp.engine.lightning.configurations import Scenario
 from fabric_lsp.engine.program.ranks import RankGuard, paired, rank_guard
 from fabric_lsp.engine.program.setups import origin_key
 from fabric_lsp.engine.python.values import FabricInst
-from fabric_lsp.engine.semantic.certainty import Judgement, judge_scenarios
+from fabric_lsp.engine.semantic.certainty import Judgement, judge_fabrics
 from fabric_lsp.engine.semantic.collectives import FABRIC_COLLECTIVES, Reached, reached
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.scenario_text import describe_strategies, process_related
@@ -62,8 +62,8 @@ def _judge(model: SemanticModel, reach: Reached, guard: RankGuard) -> Judged | N
         unknown = sum(s.unknown for s in reach.setups)
     if not fabrics:
         return None
-    judgement = judge_scenarios(model, fabrics, unknown, _fails(reach))
-    certainty = judgement.certainty
+    judgement = judge_fabrics(model, fabrics, unknown, _fails(reach))
+    certainty = judgement.failure
     machine = reach.implicit or reach.kind == "torch"  # the rule's certainty for collectives Fabric does not make
     if certainty is Certainty.CERTAIN and machine and any(_machine_sized(s) for s in judgement.failing):
         certainty = Certainty.POSSIBLE

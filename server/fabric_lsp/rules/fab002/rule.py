@@ -10,9 +10,9 @@ from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located,
 from fabric_lsp.engine.lightning.connector import Outcome
 from fabric_lsp.engine.program.ranks import RankGuard, direct_rank_guard, paired
 from fabric_lsp.engine.python.values import FabricInst
-from fabric_lsp.engine.semantic.certainty import Judgement, judge
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, by_outcome, judge_fabrics
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab002 import reach
 from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab002.fix import remove_guard
@@ -101,9 +101,9 @@ class FAB002(Rule):
         ):
             return None
         method = call.func.attr
-        judgement = judge(model, fabrics, len(unknown), lambda o: o.world_size > 1 and _collective(method, o))
+        judgement = judge_fabrics(model, fabrics, len(unknown), by_outcome(lambda o: o.world_size > 1 and _collective(method, o)))
         explanation = _explain(model, fabrics, guard, judgement, method)
-        certainty = judgement.certainty
+        certainty = judgement.failure
         if certainty is None:
             return Verdict(self.code, model.span(call), None, explanation)
         return Verdict(
@@ -234,7 +234,7 @@ def _explain(
         if len(chain) > 1:
             steps = tuple(Located(o.text, o.span, o.path) for o in chain)
             break
-    certainty = judgement.certainty
+    certainty = judgement.failure
     verdict = (
         {
             Certainty.CERTAIN: "certainly hangs or crashes (several processes)",

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.program.model_methods import MethodRun
 from fabric_lsp.engine.program.setups import FUNC_TYPES, SetupCall, origin_key
 from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab003.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab003.fix import mark_fix
 from fabric_lsp.rules.scenario_text import describe_strategies, fabric_lines, scenario_related
@@ -215,9 +215,9 @@ def _with_compile(model: SemanticModel, setups: list[SetupCall], j: Judgement) -
     when every setup is given one, possible when some may be."""
     found = [model.compiled_model(s) for s in setups]
     if found and all(f is True for f in found):
-        return Judgement(Certainty.CERTAIN, j.failing, ()), True
+        return Judgement(Certainty.CERTAIN, j.failing, (), j.passing), True
     if any(f is not False for f in found) and j.certainty not in (Certainty.CERTAIN, Certainty.POSSIBLE):
-        return Judgement(Certainty.POSSIBLE, j.failing, j.unknown), True
+        return replace(j, certainty=Certainty.POSSIBLE), True
     return j, False
 
 

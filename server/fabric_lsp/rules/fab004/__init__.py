@@ -19,11 +19,11 @@ from fabric_lsp.engine.findings import (
     resolve_severity,
 )
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.program.judge import Judgement, judge
 from fabric_lsp.engine.program.setups import ModelUse, fabric_in_scope, origin_key, relevant_setups
 from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, judge
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
@@ -65,7 +65,7 @@ class FAB004(Rule):
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
         judgement = judge(scenarios, _fails)
         if judgement.certainty is Certainty.CERTAIN and any(u.setup.unknown for u in uses):
-            judgement = Judgement(Certainty.POSSIBLE, judgement.failing, judgement.unknown)
+            judgement = judgement.at_most_possible()
         explanation = _explain(model, uses, fabrics, judgement)
         finding = None
         if judgement.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE):

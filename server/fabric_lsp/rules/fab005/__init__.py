@@ -19,11 +19,11 @@ from fabric_lsp.engine.findings import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.program.setups import relevant_setups
 from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
@@ -67,7 +67,7 @@ class FAB005(Rule):
         scenarios = narrow_scenarios(model.module, model.inference, call.func.value, call, scenarios)
         j = judge(scenarios, check.fails)
         if j.certainty is Certainty.CERTAIN and (unknown or check.conditional):
-            j = Judgement(Certainty.POSSIBLE, j.failing, j.unknown)
+            j = j.at_most_possible()
         finding = None
         if j.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE):
             finding = self._finding(model, call, fabrics, check, j)

@@ -8,10 +8,10 @@ import re
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Severity, Verdict, resolve_severity
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.program.judge import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab006.checks import WATCHED, Check, checkpoint_facts, checks_for, lightning_message
 from fabric_lsp.rules.fab006.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab006.fix import swap_fix
@@ -49,7 +49,7 @@ class FAB006(Rule):
                     scenarios = narrow_scenarios(model.module, model.inference, call.func.value, call, scenarios)
                 j = judge(scenarios, check.fails)
                 if j.certainty is Certainty.CERTAIN and unknown:
-                    j = Judgement(Certainty.POSSIBLE, j.failing, j.unknown)
+                    j = j.at_most_possible()
             if j.certainty is None:
                 continue
             if best is None or (_rank(j), check.warning_only) < (_rank(best[1]), best[0].warning_only):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabric_lsp.engine.findings import Severity
-from fabric_lsp.rules.base import Example
+from fabric_lsp.engine.rule import Example
 
 SUMMARY = (
     "`launch()` misuse: no function for a spawning launcher, `launch(main())`, a function that cannot take the "

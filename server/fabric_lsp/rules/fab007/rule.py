@@ -23,10 +23,10 @@ from fabric_lsp.engine.findings import (
 from fabric_lsp.engine.lightning.connector import Outcome
 from fabric_lsp.engine.program.launch import Around
 from fabric_lsp.engine.python.values import FabricInst, FuncRef, Unknown
-from fabric_lsp.engine.semantic.certainty import Judgement, judge
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.certainty import Judgement, by_outcome, judge_fabrics
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab007.signature import Params, params, returns_none
 from fabric_lsp.rules.scenario_text import process_related
@@ -96,8 +96,8 @@ class FAB007(Rule):
         if fn is None:
             if not any(_may_spawn(c.kind) for f in fabrics for c in f.choices):
                 return None  # no strategy this code can choose spawns (checked before the costlier scenarios)
-            judgement = judge(model, fabrics, unknown, _needs_function)
-            if judgement.certainty is None:
+            judgement = judge_fabrics(model, fabrics, unknown, by_outcome(_needs_function))
+            if judgement.failure is None:
                 return None
             rcv = model.segment(call.func.value)  # type: ignore[attr-defined]
             message = (
@@ -109,7 +109,7 @@ class FAB007(Rule):
             return self._verdict(
                 model,
                 call,
-                judgement.certainty,
+                judgement.failure,
                 message,
                 _scenario_related(model, judgement, fabrics),
                 judgement=judgement,
@@ -200,8 +200,8 @@ class FAB007(Rule):
             mine = [f for f in mine if _never_launched(model, f)]
             if not mine:
                 return None
-        judgement = judge(model, mine, unknown, _requires_launch)
-        certainty = judgement.certainty
+        judgement = judge_fabrics(model, mine, unknown, by_outcome(_requires_launch))
+        certainty = judgement.failure
         if certainty is None:
             return None
         rcv, method = model.segment(call.func.value), call.func.attr  # type: ignore[attr-defined]
@@ -242,8 +242,8 @@ class FAB007(Rule):
         """``if fabric.world_size > 1: fabric.launch()`` (or a count of the machine's devices):
         with one process the launch does not run, and every strategy but the exempt ones fails
         ``_validate_launched`` all the same (fabric.py:1193-1197)."""
-        judgement = judge(model, fabrics, unknown, _requires_launch_on_one_process)
-        certainty = judgement.certainty
+        judgement = judge_fabrics(model, fabrics, unknown, by_outcome(_requires_launch_on_one_process))
+        certainty = judgement.failure
         if certainty is None:
             return None
         if not around.own_world_size:  # the machine's device count, or a value not tied to this Fabric

@@ -22,10 +22,10 @@ from fabric_lsp.engine.findings import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.program.constructions import Judgement, Problem
+from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem
 from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab008.docs import DOC, INVALID, SUMMARY, VALID
 
 LIGHTNING = "lightning/fabric/"
@@ -74,7 +74,7 @@ class FAB008(Rule):
         return Verdict(self.code, here, finding, _explain(fabrics[0], problem, finding))
 
     def _finding(
-        self, model: SemanticModel, call: ast.Call, fabric: FabricInst, total: Judgement, problem: Problem
+        self, model: SemanticModel, call: ast.Call, fabric: FabricInst, total: ConfigurationProblems, problem: Problem
     ) -> Finding:
         message_text = problem.error.message if problem.error is not None else problem.warning or ""
         table = facts.CONFIG_CHECKS if problem.error is not None else facts.CONFIG_WARNINGS
@@ -104,8 +104,8 @@ class FAB008(Rule):
         )
 
 
-def _merge(judgements: list[Judgement]) -> Judgement:
-    return Judgement(
+def _merge(judgements: list[ConfigurationProblems]) -> ConfigurationProblems:
+    return ConfigurationProblems(
         tuple(p for j in judgements for p in j.problems),
         sum(j.configurations for j in judgements),
         sum(j.failing for j in judgements),
@@ -211,7 +211,7 @@ def _precision_target(problem: Problem) -> str | None:
     return str(problem.scenario.outcome.precision)
 
 
-def _fix(model: SemanticModel, total: Judgement, problem: Problem, place: _Place) -> tuple[Fix | None, str]:
+def _fix(model: SemanticModel, total: ConfigurationProblems, problem: Problem, place: _Place) -> tuple[Fix | None, str]:
     target = _precision_target(problem)
     if target is None:
         return None, ""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabric_lsp.engine.findings import Severity
-from fabric_lsp.rules.base import Example
+from fabric_lsp.engine.rule import Example
 
 SUMMARY = "Joint `setup(model, optimizer)` where the strategy needs separate setup"
 

@@ -11,8 +11,8 @@ from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located,
 from fabric_lsp.engine.program.guards import Narrower
 from fabric_lsp.engine.program.meta import MetaParameters, meta_parameters
 from fabric_lsp.engine.python.values import FabricInst, StrategyChoice
+from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab009.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab009.fix import plan_separate_setup
 

@@ -4,7 +4,7 @@ workspace with the batch script that launches it)."""
 from __future__ import annotations
 
 from fabric_lsp.engine.findings import Severity
-from fabric_lsp.rules.base import Example
+from fabric_lsp.engine.rule import Example
 
 SUMMARY = "Batch-job script (SLURM, torchrun, `fabric run`) that disagrees with the `Fabric(...)` it launches"
 

@@ -24,8 +24,8 @@ from fabric_lsp.engine.lightning.configurations import Scenario
 from fabric_lsp.engine.lightning.launch_checks import cluster_settings_error
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch, LaunchEnvironment, ScriptOption, environment
 from fabric_lsp.engine.python.values import FabricInst
+from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Rule, RuleContext
 from fabric_lsp.rules.fab010.docs import DOC, INVALID, SUMMARY, VALID
 
 LIGHTNING = "lightning/fabric/"

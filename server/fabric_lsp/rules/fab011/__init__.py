@@ -24,8 +24,8 @@ from fabric_lsp.engine.lightning import interactive
 from fabric_lsp.engine.lightning.configurations import Scenario
 from fabric_lsp.engine.lightning.connector import Launcher
 from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.rule import Example, Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.base import Example, Rule, RuleContext
 
 DOC = """
 ## What it does

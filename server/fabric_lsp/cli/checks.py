@@ -1,0 +1,252 @@
+"""Checking files for ``fabric-lsp check``: each file through the entry of its kind
+(:mod:`fabric_lsp.documents.check`), fixes and diffs, and the worker processes of ``--jobs``."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fabric_lsp.cli.discover import Task
+from fabric_lsp.cli.files import read_source, write_atomic
+from fabric_lsp.documents import check
+
+if TYPE_CHECKING:
+    from fabric_lsp.config import Config
+
+
+#: A progress bar is shown (on a terminal) when more files than this are checked.
+PROGRESS_THRESHOLD = 300
+
+
+#: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
+#: starting workers (each with its own jedi) would cost more than it saves.
+MIN_FILES_FOR_POOL = 24
+
+
+@dataclass(frozen=True)
+class Mode:
+    fix: bool = False
+    diff: bool = False
+    unsafe: bool = False
+
+
+# Per-process state: each worker (and the main process, when checking in-process) builds its
+# Workspace once and one Analyzer per distinct set of enabled rules.
+_STATE: dict = {}
+
+
+def init_state(root: str, environment: str | None) -> None:
+    from fabric_lsp.documents.analyzers import Analyzers
+    from fabric_lsp.engine.workspace.workspace import Workspace
+
+    debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
+    _STATE.clear()
+    _STATE["log"] = log = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+    _STATE["analyzers"] = Analyzers(Workspace(root, environment), log)
+
+
+def analyzer_for(config):
+    return _STATE["analyzers"].for_config(config)
+
+
+def check_text(
+    text: str, path: str | None, shown: str, config, mode: Mode, bom: bool = False, write: bool = True, named: bool = True
+):
+    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
+    gets a note only when it was ``named`` (on the command line, or standard input)."""
+    from fabric_lsp.cli.notebooks import check_notebook
+    from fabric_lsp.cli.output import FileResult
+    from fabric_lsp.documents.check import Kind, kind_of
+    from fabric_lsp.engine.fixer import fix_text
+
+    kind = kind_of(path)
+    if kind is Kind.NOTEBOOK:
+        return check_notebook(analyzer_for(config), text, path, shown, config, mode, bom, write)
+    if kind is Kind.BATCH_SCRIPT and path is not None:
+        return check_batch_script(text, path, shown, config, mode, write)
+    result = FileResult(path or "-", shown, text=text, checked=True)
+    if text.strip() == "":
+        if named:
+            result.problems.append(f"{shown}: note: empty file, nothing to check")
+        if not write and mode.fix:
+            result.fixed_text = text
+        return result
+    analyzer = analyzer_for(config)
+    try:
+        if mode.fix or mode.diff:
+            fixed = fix_text(text, analyzer, path, unsafe=mode.unsafe)
+            if not write and mode.fix:
+                result.fixed_text = fixed.text
+            if fixed.text != text:
+                if mode.diff:
+                    result.diff = "".join(
+                        difflib.unified_diff(
+                            text.splitlines(keepends=True),
+                            fixed.text.splitlines(keepends=True),
+                            fromfile=f"a/{shown}",
+                            tofile=f"b/{shown}",
+                        )
+                    )
+                else:
+                    if write and path is not None:
+                        write_atomic(path, fixed.text, bom)
+                    result.fixed = fixed.applied
+                    text = result.text = fixed.text
+            findings = config.apply(fixed.remaining) if not mode.diff else check.analysis(analyzer, config, text, path).findings
+        else:
+            findings = check.analysis(analyzer, config, text, path).findings
+    except Exception as exc:  # an internal error in one file is reported, the rest still checked
+        result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
+        result.fixed_text = None if not mode.fix or write else text
+        return result
+    result.findings = findings
+    return result
+
+
+def check_batch_script(text: str, path: str, shown: str, config, mode: Mode, write: bool = True):
+    """A batch-job script (``*.sh``, ``*.sbatch``, ``*.slurm``): the findings of the Python files it
+    launches that concern it (FAB010), on its lines. A file the same run checks already carries
+    the finding (with the script's line as related information) and is not repeated here. A shell
+    script that launches no Python through SLURM, ``torchrun`` or ``fabric run`` is not counted as
+    checked. Nothing is fixed in a script."""
+    from fabric_lsp.cli.output import FileResult
+    from fabric_lsp.engine.program.batch_scripts import parse
+
+    result = FileResult(path, shown, text=text, checked=parse(text, path) is not None)
+    if mode.fix and not write:
+        result.fixed_text = text
+    if not result.checked:
+        return result
+    try:
+        analysis = check.analysis(analyzer_for(config), config, text, path, _STATE.get("also_checked", frozenset()))
+    except Exception as exc:  # one script's internal error is reported, the rest still checked
+        result.problems.append(f"{shown}: error: internal error while checking ({type(exc).__name__}: {exc})")
+        return result
+    result.findings = analysis.findings
+    return result
+
+
+def _check_task(task: Task, mode: Mode):
+    from fabric_lsp.cli.output import FileResult
+
+    text, problem, bom = read_source(task.path)
+    if text is None:
+        return FileResult(task.path, task.shown, problems=[f"{task.shown}: error: {problem}"])
+    return check_text(text, task.path, task.shown, task.config, mode, bom, named=task.named)
+
+
+def _check_chunk(args) -> list:
+    tasks, mode = args
+    return [_check_task(t, mode) for t in tasks]
+
+
+def _progress(total: int):
+    """A tqdm bar on stderr when it is a terminal and there are many files; else None."""
+    if total <= PROGRESS_THRESHOLD or not sys.stderr.isatty() or os.environ.get("FABRIC_LSP_NO_PROGRESS"):
+        return None
+    try:
+        import tqdm
+    except ImportError:
+        return None
+    import shutil
+
+    try:
+        cols, rows = os.get_terminal_size(sys.stderr.fileno())
+    except OSError:
+        cols = rows = 0
+    if cols <= 0 or rows <= 0:  # a terminal that reports no size (some CI ptys): tqdm would print nothing
+        cols, rows = shutil.get_terminal_size((80, 24))
+    tqdm.tqdm.monitor_interval = 0  # no monitor thread (workers are forked)
+    return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
+
+
+def _may_have_findings(text: str, config: Config) -> bool:
+    """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
+    return bool(analyzer_for(config).matching(text))
+
+
+def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
+    """Check every task; results in task order.
+
+    Files are read here first: the ones the engine's pre-filter dismisses (most files of a
+    project) are done at once, and only the rest is spread over ``jobs`` worker processes, when
+    there are enough of them to pay for starting the workers.
+    """
+    from fabric_lsp.cli.output import FileResult
+
+    bar = _progress(len(tasks))
+    init_state(root, environment)
+    # batch scripts are checked here, in this process: their findings are those of the Python
+    # files they launch, reported there already when the run checks those files too
+    _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
+    results: list = [None] * len(tasks)
+    candidates: list[int] = []
+    sources: dict[int, tuple[str, bool]] = {}  # the candidates' texts, for checking them in this process
+    try:
+        for i, t in enumerate(tasks):
+            text, problem, bom = read_source(t.path)
+            if text is None:
+                results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
+            elif _may_have_findings(text, t.config):
+                candidates.append(i)
+                sources[i] = (text, bom)
+                continue
+            else:
+                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
+            if bar is not None:
+                bar.update(1)
+        jobs = max(1, min(jobs, len(candidates)))
+        done = None
+        if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
+            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar)
+        if done is None:
+            done = []
+            for i in candidates:
+                text, bom = sources.pop(i)
+                done.append(check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named))
+                if bar is not None:
+                    bar.update(1)
+        for i, r in zip(candidates, done):
+            results[i] = r
+        return results
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar) -> list | None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        try:  # imported once here, inherited by every worker (half a second each otherwise)
+            import jedi  # noqa: F401
+
+            import fabric_lsp.engine.program.infer  # noqa: F401
+            import fabric_lsp.rules  # noqa: F401
+        except ImportError:
+            pass
+    # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
+    size = max(1, min(16, len(tasks) // (jobs * 4)))
+    chunks = [(tasks[i : i + size], mode) for i in range(0, len(tasks), size)]
+    results: list = []
+    _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)) as pool:
+            for chunk in pool.map(_check_chunk, chunks):
+                results.extend(chunk)
+                if bar is not None:
+                    bar.update(len(chunk))
+    except (BrokenProcessPool, OSError) as exc:
+        print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
+        if bar is not None:
+            bar.update(-len(results))
+        return None
+    return results

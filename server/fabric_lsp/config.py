@@ -325,6 +325,9 @@ class Config:
     #: Overrides the version of Lightning installed in the analysed environment; read it through
     #: :attr:`effective_lightning_version`, the one place that decides the version.
     lightning_version: str | None = key(None, _version)
+    #: Where ``fabric-lsp check`` keeps its cache (relative to the pyproject.toml's folder); the
+    #: default is ``.fabric_lsp_cache`` in the project's root.
+    cache_dir: str | None = key(None, _path, editor=False)
     # The editor's only (the command line has flags for what it needs):
     environment_path: str | None = key(None, _path, file=False)
     debounce_ms: int = key(150, _debounce, file=False)

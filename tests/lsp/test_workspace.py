@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pygls.uris import to_fs_path
 
 TIMEOUT = 30
 
@@ -59,9 +60,11 @@ class Session:
         def on_progress(params: types.ProgressParams) -> None:
             self.progress.append(params)
 
+        self.logs: list[str] = []
+
         @self.client.feature(types.WINDOW_LOG_MESSAGE)
         def on_log(params: types.LogMessageParams) -> None:
-            pass
+            self.logs.append(params.message)
 
     async def start(self, root: Path, *, pull: bool = False, options: dict | None = None) -> types.InitializeResult:
         await self.client.start_io(sys.executable, "-m", "fabric_lsp")
@@ -363,3 +366,28 @@ async def test_a_keystroke_after_a_pause_is_analysed_at_once_and_a_burst_once_it
     await until(lambda: any(v == 3 for v, _ in session.published[uri]))
     assert time.monotonic() - started >= debounce * 0.9  # once typing paused
     assert [d.code for d in session.published[uri][-1][1]] == ["FAB001"]
+
+
+@pytest.mark.asyncio
+async def test_workspace_diagnostics_keep_the_persistent_cache_and_follow_disk_changes_between_sessions(tmp_path: Path):
+    """A second session reads what the first one's ``workspace/diagnostic`` left in
+    ``.fabric_lsp_cache/``, and a module changed on disk in between re-analyses its importer."""
+    train, config = project(tmp_path, strategy="deepspeed")
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+
+    async def pull_workspace(hits: int) -> dict[str, list]:
+        s = Session()
+        try:
+            await s.start(tmp_path, pull=True)
+            report = await asyncio.wait_for(s.client.workspace_diagnostic_async(params), TIMEOUT)
+            await until(lambda: any("from the cache" in m for m in s.logs))
+            assert f"fabric-lsp: workspace diagnostics: {hits} files from the cache" in s.logs
+            return {Path(to_fs_path(item.uri)).name: [d.code for d in item.items] for item in report.items}
+        finally:
+            await s.stop()
+
+    assert await pull_workspace(hits=0) == {"train.py": ["FAB001"], "config.py": []}
+    assert list((tmp_path / ".fabric_lsp_cache").rglob("*.pickle"))
+    assert await pull_workspace(hits=2) == {"train.py": ["FAB001"], "config.py": []}
+    config.write_text(config_text("ddp"))  # config.py and train.py, which read it, are analysed again
+    assert await pull_workspace(hits=0) == {"train.py": [], "config.py": []}

@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
+from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
 
 if TYPE_CHECKING:
     from fabric_lsp.config import Config
@@ -55,17 +57,27 @@ def analyzer_for(config):
 def check_text(
     text: str, path: str | None, shown: str, config, mode: Mode, bom: bool = False, write: bool = True, named: bool = True
 ):
-    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult. An empty file
-    gets a note only when it was ``named`` (on the command line, or standard input)."""
+    """Check (and with ``mode.fix`` fix) one source text; returns a FileResult, with what its
+    analysis looked up (``deps``, for the cache). An empty file gets a note only when it was
+    ``named`` (on the command line, or standard input)."""
+    with _STATE["analyzers"].workspace.recording() as recorder:
+        result = _check_text(text, path, shown, config, mode, bom, write, named)
+    deps = recorder.freeze()
+    if path is not None and check.kind_of(path) is check.Kind.BATCH_SCRIPT:  # it reads the files it launches whole
+        deps = replace(deps, listings=deps.listings | {PYTHON_FILES})
+    result.deps = deps
+    return result
+
+
+def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom: bool, write: bool, named: bool):
     from fabric_lsp.cli.notebooks import check_notebook
     from fabric_lsp.cli.output import FileResult
-    from fabric_lsp.documents.check import Kind, kind_of
     from fabric_lsp.engine.fixer import fix_text
 
-    kind = kind_of(path)
-    if kind is Kind.NOTEBOOK:
+    kind = check.kind_of(path)
+    if kind is check.Kind.NOTEBOOK:
         return check_notebook(analyzer_for(config), text, path, shown, config, mode, bom, write)
-    if kind is Kind.BATCH_SCRIPT and path is not None:
+    if kind is check.Kind.BATCH_SCRIPT and path is not None:
         return check_batch_script(text, path, shown, config, mode, write)
     result = FileResult(path or "-", shown, text=text, checked=True)
     if text.strip() == "":
@@ -168,15 +180,14 @@ def _may_have_findings(text: str, config: Config) -> bool:
     return bool(analyzer_for(config).matching(text))
 
 
-def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int) -> list:
+def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None) -> list:
     """Check every task; results in task order.
 
-    Files are read here first: the ones the engine's pre-filter dismisses (most files of a
-    project) are done at once, and only the rest is spread over ``jobs`` worker processes, when
-    there are enough of them to pay for starting the workers.
+    Files are read here first: those the cache holds unchanged, and those the engine's pre-filter
+    dismisses (most files of a project), are done at once; only the rest is spread over ``jobs``
+    worker processes, when there are enough of them to pay for starting the workers. With a
+    ``cache`` (never while fixing), the results are kept in it.
     """
-    from fabric_lsp.cli.output import FileResult
-
     bar = _progress(len(tasks))
     init_state(root, environment)
     # batch scripts are checked here, in this process: their findings are those of the Python
@@ -184,17 +195,22 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
     results: list = [None] * len(tasks)
     candidates: list[int] = []
-    sources: dict[int, tuple[str, bool]] = {}  # the candidates' texts, for checking them in this process
+    sources = _read_all(tasks, results)
+    keys: dict[int, str] = {}
+    if cache is not None:
+        cache.world.texts.update({tasks[i].path: text for i, (text, _) in sources.items()})
     try:
-        for i, t in enumerate(tasks):
-            text, problem, bom = read_source(t.path)
-            if text is None:
-                results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
-            elif _may_have_findings(text, t.config):
+        for i, (text, bom) in list(sources.items()):
+            t = tasks[i]
+            if cache is not None:
+                keys[i] = _key(t, text)
+                entry = cache.get(t.path, keys[i])
+                if entry is not None:
+                    results[i] = _from_entry(t, text, entry)
+            if results[i] is None and _may_have_findings(text, t.config):
                 candidates.append(i)
-                sources[i] = (text, bom)
                 continue
-            else:
+            if results[i] is None:
                 results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
             if bar is not None:
                 bar.update(1)
@@ -211,10 +227,53 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
                     bar.update(1)
         for i, r in zip(candidates, done):
             results[i] = r
+        if cache is not None:
+            _keep(cache, tasks, results, keys)
         return results
     finally:
         if bar is not None:
             bar.close()
+
+
+def _read_all(tasks: list[Task], results: list) -> dict[int, tuple[str, bool]]:
+    """The texts of the tasks (with their BOM), by index; a file that cannot be read gets its result."""
+    from fabric_lsp.cli.output import FileResult
+
+    sources: dict[int, tuple[str, bool]] = {}
+    for i, t in enumerate(tasks):
+        text, problem, bom = read_source(t.path)
+        if text is None:
+            results[i] = FileResult(t.path, t.shown, problems=[f"{t.shown}: error: {problem}"])
+        else:
+            sources[i] = (text, bom)
+    return sources
+
+
+def _key(task: Task, text: str) -> str:
+    """The cache key of a task: besides its text, what its check reads that is not a look-up."""
+    settings: tuple = (task.config, task.config.effective_lightning_version, task.named)
+    if check.kind_of(task.path) is check.Kind.BATCH_SCRIPT:
+        settings += (sorted(_STATE.get("also_checked", ())),)
+    return file_key(text, settings)
+
+
+def _from_entry(task: Task, text: str, entry: Entry):
+    from fabric_lsp.cli.output import FileResult
+
+    result = FileResult(task.path, task.shown, text=text, findings=list(entry.findings), problems=list(entry.problems), checked=entry.checked)
+    if entry.checked and check.kind_of(task.path) is check.Kind.NOTEBOOK:
+        from fabric_lsp.documents.notebook import NotebookError, NotebookFile
+
+        with contextlib.suppress(NotebookError):
+            result.notebook = NotebookFile.parse(text)
+    return result
+
+
+def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) -> None:
+    """Put the results computed in this run into the cache (not those of an internal error)."""
+    for i, r in enumerate(results):
+        if i in keys and r is not None and r.deps is not None and not any("internal error" in p for p in r.problems):
+            cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)
 
 
 def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar) -> list | None:

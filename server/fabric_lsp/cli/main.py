@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--add-noqa", action="store_true", help="add `# noqa: FABxxx` to the line of every current finding, then exit 0")
     check.add_argument("--show-files", action="store_true", help="print the files that would be checked, then exit")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("--cache-dir", metavar="DIR", help="where to keep the cache (default: `cache-dir`, else .fabric_lsp_cache in the project root)")
     rules = check.add_argument_group("rule selection", "as ruff's: comma-separated codes or prefixes (FAB, FAB00, FAB001, ALL); repeatable")
     rules.add_argument("--select", action="append", metavar="CODES", help="the rules to run, instead of `select` in pyproject.toml")
     rules.add_argument("--extend-select", action="append", metavar="CODES", help="rules to run in addition to those selected")
@@ -294,6 +296,21 @@ def _add_noqa(report) -> int:
     return EXIT_CLEAN
 
 
+def _cache(args, resolver: Resolver, mode: Mode, root: str):
+    """The run's cache: none with ``--no-cache`` or while fixing (a fixed file is re-read anyway)."""
+    from fabric_lsp.documents.cache import CACHE_DIR, Cache
+
+    if args.no_cache or mode.fix or mode.diff or args.add_noqa:
+        return None
+    directory = args.cache_dir
+    if directory is None:
+        config = resolver.for_path(root)
+        configured = config.cache_dir
+        base = config.root or root
+        directory = os.path.join(base, configured) if configured else os.path.join(root, CACHE_DIR)
+    return Cache(os.path.abspath(directory), root, args.environment)
+
+
 def check_command(args) -> int:
     from fabric_lsp.cli.output import Report
     from fabric_lsp.config import ConfigError, Resolver
@@ -327,7 +344,12 @@ def check_command(args) -> int:
         if args.show_files:
             return _show_files(args, tasks, report)
         if tasks:
-            report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs()))
+            cache = _cache(args, resolver, mode, root)
+            report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs(), cache))
+            if cache is not None:
+                cache.save()
+                if os.environ.get("FABRIC_LSP_DEBUG"):
+                    print(f"fabric-lsp: {cache.hits} of {len(tasks)} files from the cache", file=sys.stderr)
 
     _warn_config_problems(resolver)
     for r in report.results:

@@ -18,15 +18,14 @@ def cell_number(index: int) -> int:
 
 
 def _in_cells(nb: NotebookFile, findings: list) -> list:
-    """Program findings → findings in cell coordinates, each with ``extra["cell"]`` (0-based
-    index) and ``extra["related_cells"]``."""
+    """Program findings → findings in cell coordinates, each with its ``cell`` (0-based
+    index) and ``related_cells``."""
     out: list = []
     for f in findings:
         mapped = nb.program.to_cells(f)
         if mapped is None:
             continue
-        extra = {**mapped.finding.extra, "cell": mapped.cell, "related_cells": mapped.related_cells}
-        out.append(replace(mapped.finding, extra=extra))
+        out.append(replace(mapped.finding, cell=mapped.cell, related_cells=mapped.related_cells))
     return out
 
 

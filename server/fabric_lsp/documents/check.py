@@ -84,5 +84,4 @@ def _mirrored(finding: Finding, script_path: str, python_path: str, root: str) -
         for r in finding.related
         if r not in inside
     ]
-    extra = {**finding.extra, "launched": python_path}
-    return replace(finding, span=inside[0].span, related=tuple(related), fix=None, extra=extra)
+    return replace(finding, span=inside[0].span, related=tuple(related), fix=None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from fabric_lsp.engine.explanation import render
-from fabric_lsp.engine.findings import Finding, Pos, Verdict
+from fabric_lsp.engine.findings import Certainty, Finding, Pos, Verdict
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.noqa import noqa_codes
 from fabric_lsp.engine.rule import Rule, RuleContext
@@ -169,6 +169,8 @@ class Analyzer:
             while len(self._memos) > MAX_MEMOS:
                 self._memos.pop(next(iter(self._memos)))
         verdicts.sort(key=lambda v: (v.span.start, v.code))
+        if not ctx.report_unknown:
+            verdicts = [_without_unknown(v) for v in verdicts]
         if not module.parsed.clean:
             verdicts = [_without_fix(v) for v in verdicts]
         findings = [v.finding for v in verdicts if v.finding is not None and not _suppressed(module, v.finding)]
@@ -213,6 +215,15 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
+
+
+def _without_unknown(verdict: Verdict) -> Verdict:
+    """``verdict`` without the hint its rule made where the configuration is not known statically
+    (``report-unknown`` off): one policy for every rule."""
+    finding = verdict.finding
+    if finding is None or finding.certainty is not Certainty.UNKNOWN:
+        return verdict
+    return replace(verdict, finding=None)
 
 
 #: why a finding offers no fix in a file that does not parse as it is

@@ -93,7 +93,12 @@ class Finding:
     fix: Fix | None = None
     url: str = ""
     certainty: Certainty = Certainty.CERTAIN
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    #: the Lightning ``file:line`` that decides the finding, where the rule names one in its hover
+    lightning: str = field(default="", compare=False, hash=False)
+    #: in a notebook's report: the cell of the finding and of each related location (None: another
+    #: file), 0-based (:meth:`fabric_lsp.documents.notebook.Program.to_cells`)
+    cell: int | None = field(default=None, compare=False, hash=False)
+    related_cells: tuple[int | None, ...] = field(default=(), compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from typing import Callable, ClassVar
 
 from fabric_lsp import facts
-from fabric_lsp.engine.findings import Explanation, Pos, Severity, Verdict
+from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Pos, Severity, Verdict, resolve_severity
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
@@ -40,7 +40,8 @@ class Example:
 @dataclass
 class RuleContext:
     log: Callable[[str], None] = lambda msg: None
-    #: report a hint where a Fabric's strategy cannot be determined statically
+    #: show the hints rules make where a Fabric's configuration cannot be determined statically
+    #: (:meth:`Rule.unknown_finding`); the analyzer drops them otherwise
     report_unknown: bool = False
     #: the Lightning version whose behaviour rules apply (``Config.effective_lightning_version``)
     lightning_version: str = facts.LATEST_LIGHTNING
@@ -105,6 +106,18 @@ class Rule:
         Messages never embed positions (related information carries them): a verdict reused
         for a later version of the document moves with its statement."""
         raise NotImplementedError
+
+    def unknown_finding(self, model: SemanticModel, site: ast.AST, message: str) -> Finding:
+        """The hint at ``site`` where the configuration the rule judges is not known statically.
+        Rules always make it; the analyzer shows it only with ``report-unknown``."""
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(Certainty.UNKNOWN),
+            message=message,
+            span=model.span(site),
+            url=self.url,
+            certainty=Certainty.UNKNOWN,
+        )
 
     def hover(self, model: SemanticModel, pos: Pos) -> Explanation | None:
         """What hover says at ``pos`` when it is on none of the rule's sites."""

@@ -210,11 +210,13 @@ async def workspace_diagnostic(ls: FabricLanguageServer, params: types.Workspace
         if result is not None:
             items.append(_workspace_item(uri, result.version, result.result_id, result.diagnostics, previous))
     on_disk = [f for f in files if f not in open_paths]
+    await loop.run_in_executor(ls.executor, ls.start_disk_reports)
     for start in range(0, len(on_disk), WORKSPACE_BATCH):
         batch = on_disk[start : start + WORKSPACE_BATCH]
         for uri, report in await loop.run_in_executor(ls.executor, ls.disk_reports_for, batch):
             items.append(_workspace_item(uri, None, report.result_id, report.diagnostics, previous))
         progress.advance(len(batch))
+    await loop.run_in_executor(ls.executor, ls.end_disk_reports)
     progress.end()
     return types.WorkspaceDiagnosticReport(items=items)
 

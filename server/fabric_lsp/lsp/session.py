@@ -28,12 +28,13 @@ from fabric_lsp import __version__
 from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
+from fabric_lsp.documents.cache import CACHE_DIR, Cache, World, file_key
 from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.findings import Finding, Pos, Severity, Span
 from fabric_lsp.engine.program import batch_scripts
 from fabric_lsp.engine.python import noqa
 from fabric_lsp.engine.python.text import Lines
-from fabric_lsp.engine.workspace.dependencies import DependencyGraph
+from fabric_lsp.engine.workspace.dependencies import Dependencies, DependencyGraph
 from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.lsp import notebooks as notebook_server
 from fabric_lsp.lsp.positions import Encoder
@@ -97,6 +98,8 @@ class FabricLanguageServer(LanguageServer):
         self.supports_refresh = False  # ... and accepts workspace/diagnostic/refresh
         self.supports_inlay_refresh = False  # the client accepts workspace/inlayHint/refresh
         self.disk_reports: dict[str, DiskReport] = {}  # workspace/diagnostic, files not open
+        self.disk_cache: Cache | None = None  # ... and the persistent cache behind them,
+        self.disk_cache_live = False  # used while one report is made (the project read afresh)
         self._result_ids = itertools.count(1)
         self._refresh_task: asyncio.Task | None = None
 
@@ -403,13 +406,53 @@ class FabricLanguageServer(LanguageServer):
         text = self.workspace_model.text_of(path) if self.workspace_model else None
         if text is None:
             return None
-        findings = self.analyze(uri, text).findings
+        findings = self._disk_findings(uri, path, text)
         result = Result(None, text, Lines(text), findings)
         diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
         same = previous is not None and previous.diagnostics == diagnostics
         report = DiskReport(stamp, settings, previous.result_id if same and previous else self.new_result_id(), diagnostics)
         self.disk_reports[uri] = report
         return report
+
+    def _disk_findings(self, uri: str, path: str, text: str) -> list[Finding]:
+        """The findings of a file that is not open: from the persistent cache that
+        ``fabric-lsp check`` keeps too (``documents/cache.py``) when nothing it looked up changed
+        — and no open document is among what it looked up: the cache knows only files on disk."""
+        config = self.config_for(path)
+        key = file_key(text, (config, config.effective_lightning_version, False))
+        cache = self.disk_cache if self.disk_cache_live else None
+        known = cache.entries.get(path) if cache is not None else None
+        if cache is not None and known is not None and not self._reads_open_documents(known.deps):
+            entry = cache.get(path, key)
+            if entry is not None:
+                return list(entry.findings)
+        findings = self.analyze(uri, text).findings
+        deps = self.graph.get(uri)
+        if cache is not None and deps is not None and not self._reads_open_documents(deps):
+            cache.put(path, key, deps, findings, (), True)
+        return findings
+
+    def _reads_open_documents(self, deps: Dependencies) -> bool:
+        open_paths = {to_fs_path(uri) for uri in self.open_uris() if uri.startswith("file:")}
+        return not open_paths.isdisjoint(deps.paths) or bool(deps.listings and open_paths)
+
+    def start_disk_reports(self) -> None:
+        """Worker thread, before a ``workspace/diagnostic`` report: the cache, with the project
+        read afresh."""
+        if self.disk_cache is None and self.root:
+            config = self.configs.for_path(self.root)
+            directory = os.path.join(config.root or self.root, config.cache_dir) if config.cache_dir else os.path.join(self.root, CACHE_DIR)
+            self.disk_cache = Cache(directory, self.root, self.options.environment_path)
+        if self.disk_cache is not None:
+            self.disk_cache.world = World(self.disk_cache.world.root)
+            self.disk_cache_live = True
+
+    def end_disk_reports(self) -> None:
+        if self.disk_cache is not None and self.disk_cache_live:
+            self.disk_cache.save()
+            self.log_message(f"fabric-lsp: workspace diagnostics: {self.disk_cache.hits} files from the cache")
+            self.disk_cache.hits = 0
+        self.disk_cache_live = False
 
     def to_diagnostic(self, uri: str, result: Result, index: int, f: Finding) -> types.Diagnostic:
         related = []

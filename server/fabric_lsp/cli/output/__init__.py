@@ -25,6 +25,8 @@ class FileResult:
     fixed_text: str | None = None  # --fix on stdin: the fixed source
     checked: bool = False
     notebook: Any = None  # a fabric_lsp.documents.notebook.NotebookFile: the findings are in its cells
+    #: what the check looked up (engine.workspace.dependencies.Dependencies): the cache keeps it
+    deps: Any = None
 
 
 @dataclass

@@ -22,7 +22,7 @@ def _escape_property(s: str) -> str:
 def _where(r, f):
     """(start, end, message): in a notebook, the annotation points into the ``.ipynb`` file as
     stored (what the pull request's file view shows) and the message names the cell."""
-    cell = f.extra.get("cell") if r.notebook is not None else None
+    cell = f.cell if r.notebook is not None else None
     if cell is None:
         return f.span.start, f.span.end, f.message
     start, end = r.notebook.raw_pos(cell, f.span.start), r.notebook.raw_pos(cell, f.span.end)

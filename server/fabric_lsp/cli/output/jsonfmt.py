@@ -16,8 +16,8 @@ def _cell(index) -> object:
 
 
 def finding_dict(shown: str, f) -> dict:
-    """One finding; in a notebook (``extra["cell"]``) positions are in the cell, as ruff's."""
-    related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+    """One finding; in a notebook (``cell``) positions are in the cell, as ruff's."""
+    related_cells = f.related_cells or (None,) * len(f.related)
     fix = None
     if f.fix is not None:
         fix = {
@@ -29,7 +29,7 @@ def finding_dict(shown: str, f) -> dict:
             ],
         }
     return {
-        "cell": _cell(f.extra.get("cell")),
+        "cell": _cell(f.cell),
         "filename": shown,
         "code": f.code,
         "message": f.message,

@@ -78,8 +78,8 @@ def sarif_log(report: Report) -> dict:
     for r in report.results:
         artifact = _artifact(r.path, r.shown)
         for f in r.findings:
-            cell = f.extra.get("cell") if r.notebook is not None else None
-            related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+            cell = f.cell if r.notebook is not None else None
+            related_cells = f.related_cells or (None,) * len(f.related)
 
             def region(span, in_cell, r=r, f=f):
                 return _region(span) if in_cell is None else _notebook_region(r, f, span, in_cell)

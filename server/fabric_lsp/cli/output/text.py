@@ -9,7 +9,7 @@ def _where(r, f, lines):
     """(label, lines) of a finding: in a notebook, ``file:cell N`` and the cell's lines."""
     from fabric_lsp.engine.python.text import Lines
 
-    cell, notebook = f.extra.get("cell"), r.notebook
+    cell, notebook = f.cell, r.notebook
     if cell is None or notebook is None:
         return r.shown, lines
     return f"{r.shown}:cell {cell + 1}", Lines(notebook.cells[cell].text)
@@ -44,7 +44,7 @@ def render_text(report: Report, color: bool = False) -> str:
             out.append(f"{pad} |")
             out.append(f"{num} | {src}")
             out.append(f"{pad} | {' ' * f.span.start.col}{c('31', '^' * max(1, end_col - f.span.start.col))}")
-            related_cells = f.extra.get("related_cells") or (None,) * len(f.related)
+            related_cells = f.related_cells or (None,) * len(f.related)
             for rel, rel_cell in zip(f.related, related_cells):
                 if rel.path:
                     where = display_path(rel.path)

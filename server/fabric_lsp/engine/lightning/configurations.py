@@ -107,6 +107,11 @@ class Scenario:
         return (", ".join(written) or "Fabric's defaults") + " " + self.outcome.host.describe()
 
 
+def is_deepspeed(s: Scenario) -> bool:
+    """The scenario's strategy is DeepSpeed (a subclass included)."""
+    return s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy"
+
+
 def _show(value: Any) -> str:
     return repr(value) if not isinstance(value, lightning.Obj) else f"{value.cls}(...)"
 

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Span
+from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS
+from fabric_lsp.engine.workspace.files import project_files
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
 MAX_SCRIPTS = 200
 MAX_DEPTH = 5
 LISTING_TTL = 10.0
-SKIPPED_DIRS = ("node_modules", "__pycache__", "venv", "site-packages")
 SEPARATORS = (";", "&&", "||", "|", "&", "(", ")")
 WRAPPERS = ("exec", "time", "nohup", "command", "stdbuf")
 PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
@@ -414,16 +415,7 @@ def script_paths(root: str) -> list[str]:
     cached = _listing_cache.get(root)
     if cached is not None and now - cached[0] < LISTING_TTL:
         return cached[1]
-    out: list[str] = []
-    base_depth = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root):
-        if dirpath.count(os.sep) - base_depth >= MAX_DEPTH:
-            dirnames[:] = []
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
-        out += [os.path.join(dirpath, n) for n in sorted(filenames) if is_batch_script(n)]
-        if len(out) >= MAX_SCRIPTS:
-            break
-    out = out[:MAX_SCRIPTS]
+    out = project_files(root, is_batch_script, MAX_SCRIPTS, MAX_DEPTH)
     _listing_cache[root] = (now, out)
     return out
 
@@ -457,6 +449,7 @@ def scripts(workspace: Workspace) -> list[BatchScript]:
     """The workspace's batch scripts of interest (editor buffers take precedence over files)."""
     if not workspace.root:
         return []
+    workspace.record_listing(BATCH_SCRIPTS)
     out = []
     for path in script_paths(workspace.root):
         text = workspace.text_of(path)

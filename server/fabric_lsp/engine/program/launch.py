@@ -31,6 +31,8 @@ from fabric_lsp.engine.program.receivers import not_a_fabric
 from fabric_lsp.engine.python.flow import conditions, enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import FabricInst, FuncRef, PartialVal, Unknown, Value
+from fabric_lsp.engine.workspace.dependencies import TEXT_FILES
+from fabric_lsp.engine.workspace.files import project_files
 from fabric_lsp.engine.workspace.workspace import Workspace
 
 
@@ -301,6 +303,7 @@ def cli_evidence(model: SemanticModel) -> Evidence | None:
     root = model.workspace.root
     if not root:
         return None
+    model.workspace.record_listing(TEXT_FILES)
     now = time.monotonic()
     cached = _evidence_cache.get(root)
     if cached is None or now - cached[0] >= EVIDENCE_TTL:
@@ -324,30 +327,21 @@ def _search_text(text: str) -> tuple[int, str, frozenset[str]] | None:
     return text.count("\n", 0, first.start()), " ".join(command.split())[:120], scripts
 
 
-def _text_files(root: str) -> list[str]:
-    out: list[str] = []
-    base_depth = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root):
-        if dirpath.count(os.sep) - base_depth >= MAX_DEPTH:
-            dirnames[:] = []
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.startswith(".") and d not in ("node_modules", "__pycache__", "venv", "site-packages")
-        )
-        for name in sorted(filenames):
-            lower = name.lower()
-            if lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme"):
-                out.append(os.path.join(dirpath, name))
-        if len(out) >= MAX_TEXT_FILES:
-            break
-    return out[:MAX_TEXT_FILES]
+def text_files(root: str) -> list[str]:
+    """The files of the repository that may run a script with the Fabric CLI (READMEs, shell
+    scripts, configuration, launcher scripts), searched for :func:`cli_evidence`."""
+    return project_files(root, _is_text_file, MAX_TEXT_FILES, MAX_DEPTH)
+
+
+def _is_text_file(name: str) -> bool:
+    lower = name.lower()
+    return lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme")
 
 
 def _search_repository(root: str) -> list[Evidence]:
     """Every text file of the repository that runs scripts with the Fabric CLI."""
     out: list[Evidence] = []
-    for path in _text_files(root):
+    for path in text_files(root):
         try:
             if os.path.getsize(path) > MAX_TEXT_BYTES:
                 continue

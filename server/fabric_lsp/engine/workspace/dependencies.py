@@ -27,6 +27,14 @@ class Dependencies:
     missing: frozenset[str] = frozenset()
     #: Names it searched the workspace's files for (a file that starts mentioning one matters).
     mentions: frozenset[str] = frozenset()
+    #: Listings of the project it read whole (:data:`LISTINGS`: its batch scripts, the text files
+    #: that may run a script with the Fabric CLI): a file added to one, or changed, matters.
+    listings: frozenset[str] = frozenset()
+
+
+#: the project listings an analysis may read whole
+BATCH_SCRIPTS, TEXT_FILES = "batch scripts", "text files"
+LISTINGS = (BATCH_SCRIPTS, TEXT_FILES)
 
 
 @dataclass
@@ -36,9 +44,10 @@ class Recorder:
     paths: set[str] = field(default_factory=set)
     missing: set[str] = field(default_factory=set)
     mentions: set[str] = field(default_factory=set)
+    listings: set[str] = field(default_factory=set)
 
     def freeze(self) -> Dependencies:
-        return Dependencies(frozenset(self.paths), frozenset(self.missing), frozenset(self.mentions))
+        return Dependencies(frozenset(self.paths), frozenset(self.missing), frozenset(self.mentions), frozenset(self.listings))
 
 
 def module_names_of(path: str) -> set[str]:
@@ -75,7 +84,12 @@ class DependencyGraph:
         with self._lock:
             previous = self._deps.get(key) if merge else None
             if previous is not None:
-                deps = Dependencies(previous.paths | deps.paths, previous.missing | deps.missing, previous.mentions | deps.mentions)
+                deps = Dependencies(
+                    previous.paths | deps.paths,
+                    previous.missing | deps.missing,
+                    previous.mentions | deps.mentions,
+                    previous.listings | deps.listings,
+                )
             self._deps[key] = deps
 
     def forget(self, key: str) -> None:
@@ -123,4 +137,4 @@ def _mentions_any(text: str, names: frozenset[str]) -> bool:
     return pattern.search(text) is not None
 
 
-__all__ = ["Dependencies", "DependencyGraph", "Recorder", "module_names_of"]
+__all__ = ["BATCH_SCRIPTS", "LISTINGS", "TEXT_FILES", "Dependencies", "DependencyGraph", "Recorder", "module_names_of"]

@@ -20,12 +20,12 @@ from typing import Callable, Union
 from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
+from fabric_lsp.engine.workspace.files import project_files
 
 #: At most this many files of the workspace are searched for call sites.
 MAX_FILES = 5000
 #: The workspace's file list is refreshed at most this often (seconds).
 LISTING_TTL = 10.0
-SKIP_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages", "build", "dist"})
 #: Modules larger than this are not analysed when reached through an import.
 MAX_MODULE_BYTES = 512 * 1024
 #: Top-level packages never worth loading (huge, and they define no Fabric).
@@ -129,6 +129,12 @@ class Workspace:
 
     def _recorder(self) -> Recorder | None:
         return getattr(self._local, "recorder", None)
+
+    def record_listing(self, listing: str) -> None:
+        """The analysis under way read one of the project's listings whole (``dependencies.LISTINGS``)."""
+        recorder = self._recorder()
+        if recorder is not None:
+            recorder.listings.add(listing)
 
     def _exists(self, path: str) -> bool:
         """A file on disk, or an editor buffer not saved yet."""
@@ -288,19 +294,7 @@ class Workspace:
         with self._lock:
             if self._listing is not None and now - self._listing[0] < LISTING_TTL:
                 return self._listing[1]
-        files: list[str] = []
-        seen_dirs: set[str] = set()
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            real = os.path.realpath(dirpath)
-            if real in seen_dirs:
-                dirnames[:] = []
-                continue
-            seen_dirs.add(real)
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
-            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
-            if len(files) >= MAX_FILES:
-                files = files[:MAX_FILES]
-                break
+        files = project_files(self.root, lambda name: name.endswith(".py"), MAX_FILES)
         with self._lock:
             self._listing = (now, files)
         return files

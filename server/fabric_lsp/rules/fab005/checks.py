@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.lightning.configurations import Scenario, is_deepspeed
 from fabric_lsp.engine.program.setups import origin_key, relevant_setups, under_if
 from fabric_lsp.engine.python.values import Const, FabricInst
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -25,10 +25,6 @@ class Check:
     warning_only: bool = False  # Lightning only warns: never an error
     #: the failure also needs a path the code may not take (a setup under an ``if``): at most a warning
     conditional: bool = False
-
-
-def is_deepspeed(s: Scenario) -> bool:
-    return s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy"
 
 
 def _stage_in(stages: tuple[int, ...]) -> Callable[[Scenario], bool | None]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.lightning.configurations import Scenario, is_deepspeed
 from fabric_lsp.engine.python.values import Const, DictVal, FuncRef, Seq
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -191,10 +191,6 @@ def model_state_fails(load: bool) -> Callable[[Scenario], bool | None]:
         return True
 
     return fails
-
-
-def is_deepspeed(s: Scenario) -> bool:
-    return s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy"
 
 
 def load_raw_fails(optimizer: bool) -> Callable[[Scenario], bool | None]:

@@ -60,7 +60,7 @@ class FAB006(Rule):
         finding = None
         if j.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE):
             finding = self._finding(model, call, check, j)
-        elif j.certainty is Certainty.UNKNOWN and ctx.report_unknown:
+        elif j.certainty is Certainty.UNKNOWN:
             finding = self._unknown(model, call, check, j)
         return Verdict(self.code, model.span(call), finding, _explain(model, fabrics, check, j))
 
@@ -97,14 +97,7 @@ class FAB006(Rule):
 
     def _unknown(self, model: SemanticModel, call: ast.Call, check: Check, j: Judgement) -> Finding:
         why = "; ".join(dict.fromkeys(u for s in j.unknown for u in s.unknown)) or "the strategy's checkpoint arguments are not known statically"
-        return Finding(
-            code=self.code,
-            severity=resolve_severity(Certainty.UNKNOWN),
-            message=f"If the Fabric's strategy is DeepSpeed, FSDP, ModelParallel or XLAFSDP ({why}), {check.what} fails at the first checkpoint.",
-            span=model.span(call),
-            url=self.url,
-            certainty=Certainty.UNKNOWN,
-        )
+        return self.unknown_finding(model, call, f"If the Fabric's strategy is DeepSpeed, FSDP, ModelParallel or XLAFSDP ({why}), {check.what} fails at the first checkpoint.")
 
 
 def _rank(j: Judgement) -> int:

@@ -100,7 +100,7 @@ class FAB008(Rule):
             fix=fix,
             url=self.url,
             certainty=certainty,
-            extra={"lightning": f"{LIGHTNING}{check.where}" if check else None, "argument": place.argument},
+            lightning=f"{LIGHTNING}{check.where}" if check else "",
         )
 
 
@@ -237,8 +237,8 @@ def _related(model: SemanticModel, fabric: FabricInst, place: _Place) -> tuple[R
 
 def _explain(fabric: FabricInst, problem: Problem, finding: Finding) -> Explanation:
     items = [Located(f"Configuration: {problem.scenario.describe()}")]
-    if finding.extra.get("lightning"):
-        items.append(Located(f"Lightning 2.6.6 checks it at `{finding.extra['lightning']}`"))
+    if finding.lightning:
+        items.append(Located(f"Lightning 2.6.6 checks it at `{finding.lightning}`"))
     if problem.error is not None:
         items.append(Located(f"It raises {problem.error.type}: {problem.error.message}"))
     else:

@@ -91,7 +91,7 @@ class FAB009(Rule):
         finding = None
         if certainty is not None:
             finding = self._finding(model, call, fabrics, choices, failing, meta, certainty)
-        elif ctx.report_unknown and any(c.kind is None for c in choices):
+        elif any(c.kind is None for c in choices):
             finding = self._unknown(model, call, choices)
         return Verdict(self.code, model.span(call), finding, explanation)
 
@@ -129,24 +129,16 @@ class FAB009(Rule):
             fix=fix,
             url=self.url,
             certainty=certainty,
-            extra={"strategies": list(dict.fromkeys(f.choice.class_name for f in failing))},
         )
 
     def _unknown(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
         rcv = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
-        return Finding(
-            code=self.code,
-            severity=resolve_severity(Certainty.UNKNOWN),
-            message=(
+        return self.unknown_finding(model, call, (
                 f"The strategy of `{rcv}` cannot be determined statically ({why}); under XLAFSDP, "
                 "`FSDPStrategy(use_orig_params=False)` or ModelParallel, joint `setup(model, optimizer)` fails: "
                 "those need `setup_module` first, then the optimizer, then `setup_optimizers`."
-            ),
-            span=model.span(call),
-            url=self.url,
-            certainty=Certainty.UNKNOWN,
-        )
+            ))
 
 
 def _path(model: SemanticModel, path: str | None) -> str | None:

@@ -100,11 +100,7 @@ class FAB010(Rule):
             related=(*_script_related(model, problem), *origin_related),
             url=self.url,
             certainty=certainty,
-            extra={
-                "lightning": f"{LIGHTNING}{problem.where}",
-                "script": problem.script.path,
-                "argument": problem.argument,
-            },
+            lightning=f"{LIGHTNING}{problem.where}",
         )
 
 
@@ -318,7 +314,7 @@ def _explain(fabric: FabricInst, judgement: _Judgement, finding: Finding) -> Exp
     if problem.env.env:
         shown = ", ".join(f"{k}={v}" for k, v in problem.env.env if not k.startswith(("LOCAL_RANK", "RANK")))
         items.append(Located(f"The script gives the process: {shown}"))
-    items.append(Located(f"Lightning 2.6.6 checks it at `{finding.extra['lightning']}`"))
+    items.append(Located(f"Lightning 2.6.6 checks it at `{finding.lightning}`"))
     items.append(Located(finding.message))
     how = "certainly" if finding.certainty is Certainty.CERTAIN else "possibly"
     what = "hangs on the cluster" if problem.kind == "hang" else "fails on the cluster"

@@ -250,7 +250,7 @@ def test_forward_not_under_a_guard_is_silent():
 
 # -- the runtime proofs' scripts (tests/runtime/rules/FAB002/, run with real Lightning there) -------
 
-RUNTIME = Path(__file__).resolve().parents[1] / "runtime" / "rules" / "FAB002"
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime" / "rules" / "FAB002"
 
 
 @pytest.mark.parametrize("name", ["guarded_save_helper", "guarded_dist_barrier", "sharded_forward_on_rank_zero"])

@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # builds a virtualenv through pre-commit
 
-REPO = Path(os.environ.get("FABRIC_LSP_HOOK_REPO", Path(__file__).resolve().parent.parent))
+REPO = Path(os.environ.get("FABRIC_LSP_HOOK_REPO", Path(__file__).resolve().parents[2]))
 
 DEEPSPEED = """\
 import torch
@@ -104,7 +104,7 @@ def test_hook_manifest_is_committed():
 
 
 def test_hook_fails_on_deepspeed_sample(tmp_path, pre_commit_home):
-    notebook = (Path(__file__).resolve().parent / "notebooks" / "data" / "fixable.ipynb").read_text(encoding="utf-8")
+    notebook = (Path(__file__).resolve().parents[1] / "data" / "notebooks" / "fixable.ipynb").read_text(encoding="utf-8")
     sample = sample_repo(tmp_path / "sample", {"train.py": DEEPSPEED, "README.md": "not python\n", "nb/train.ipynb": notebook})
     proc = try_repo(sample, pre_commit_home)
     output = proc.stdout + proc.stderr

@@ -107,7 +107,7 @@ def test_rule_keywords_never_reject_what_the_prefilter_accepts():
     """``Rule.keywords`` only speeds ``matches()`` up: on every corpus file it agrees with ``prefilter``."""
     from fabric_lsp.rules import ALL_RULES, Rule
 
-    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.rglob("*.py"))]
     for rule in ALL_RULES:
         if type(rule).matches is not Rule.matches:  # a rule with its own matches() (FAB011)

@@ -16,10 +16,10 @@ import pytest
 from fabric_lsp.cli.output import FileResult, Report
 from fabric_lsp.cli.output.github import render_github
 from fabric_lsp.engine.findings import Finding, Severity, Span
-from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 from fabric_lsp.engine.rule import REQUIRED_SECTIONS
+from fabric_lsp.rules import ALL_RULES, RULES_BY_CODE
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
 
 DEEPSPEED = """\

@@ -32,7 +32,7 @@ from fabric_lsp.engine.lightning.connector import (
 )
 from fabric_lsp.facts import Kind
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TABLE = ROOT / "tests" / "data" / "connector_outcomes.json"
 GENERATOR = ROOT / "scripts" / "gen_connector_table.py"
 RECORDED = json.loads(TABLE.read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data"
+DATA = HERE.parent / "data" / "notebooks"
 GOLDEN = HERE / "golden"
 REPO = HERE.parents[1]
 SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
@@ -46,7 +46,7 @@ def work(tmp_path) -> Path:
 
 
 def golden(name: str, got: str) -> None:
-    """Compare with tests/notebooks/golden/<name>; FABRIC_LSP_UPDATE_GOLDEN=1 rewrites it."""
+    """Compare with tests/cli/golden/<name>; FABRIC_LSP_UPDATE_GOLDEN=1 rewrites it."""
     path = GOLDEN / name
     if os.environ.get("FABRIC_LSP_UPDATE_GOLDEN") == "1":
         path.write_text(got, encoding="utf-8")

@@ -11,9 +11,9 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty
 from fabric_lsp.engine.lightning import connector as lightning
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.semantic.certainty import judge
 from fabric_lsp.engine.program.setups import fabric_in_scope
 from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.semantic.certainty import judge
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.engine.workspace.workspace import Workspace
 

@@ -1,0 +1,201 @@
+"""The persistent cache of checked files, as ruff's: ``.fabric_lsp_cache/`` at the project root.
+
+An entry is reused when the file's text, its configuration, the analysed Lightning version and
+fabric-lsp's version are those it was made with (its *key*), and everything its analysis looked
+up is as it was (its *state*): the text of every module it read, the files that could provide a
+module name it did not find, the files that mention a name it searched the project for, and the
+project listings it read whole (batch scripts, the text files that may run the Fabric CLI). The
+look-ups are those the workspace recorded (:class:`~fabric_lsp.engine.workspace.dependencies.Recorder`),
+so an edit re-checks exactly the files whose analysis read what changed.
+
+The cache folder holds its own ``.gitignore``; ``--no-cache`` bypasses it, ``cache-dir`` (in
+``[tool.fabric-lsp]``) and ``--cache-dir`` move it. A cache that cannot be read is ignored, one
+that cannot be written is left as it was: the check itself never fails because of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from fabric_lsp import __version__
+from fabric_lsp.engine.findings import Finding
+from fabric_lsp.engine.program.batch_scripts import script_paths
+from fabric_lsp.engine.program.launch import text_files
+from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, TEXT_FILES, Dependencies, module_names_of
+from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.workspace import MAX_FILES
+
+CACHE_DIR = ".fabric_lsp_cache"
+#: a listing of the cache's own: every Python file of the project (a batch script's check reads
+#: the files it launches, found among them by name)
+PYTHON_FILES = "python files"
+#: bumped when an entry's layout changes (fabric-lsp's version is part of the file name too)
+FORMAT = 1
+
+
+def digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a check of one file gave, and what it depended on."""
+
+    key: str
+    deps: Dependencies
+    state: str
+    findings: tuple[Finding, ...]
+    problems: tuple[str, ...]
+    checked: bool
+
+
+def file_key(text: str, settings: object) -> str:
+    """The key of a file's entry: its text and everything besides look-ups its check reads (the
+    file's configuration, the analysed Lightning version)."""
+    return digest(f"{FORMAT}\0{settings!r}\0{text}")
+
+
+def engine_version() -> str:
+    """fabric-lsp's version, and the state of its own files (a development install that changed
+    since an entry was made never reuses it): their names, sizes and modification times."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    stamps = []
+    for dirpath, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, name))
+                stamps.append((os.path.relpath(os.path.join(dirpath, name), package), st.st_size, st.st_mtime_ns))
+    return f"{__version__}-{digest(repr(stamps))[:12]}"
+
+
+@dataclass
+class World:
+    """The project as it is now, read once per run and shared by every entry's state."""
+
+    root: str
+    texts: dict[str, str] = field(default_factory=dict)  # the texts this run read already
+    _digests: dict[str, str | None] = field(default_factory=dict)
+    _python: list[str] | None = None
+    _providers: dict[str, list[str]] | None = None
+    _mentioning: dict[str, tuple] = field(default_factory=dict)
+    _listings: dict[str, tuple] = field(default_factory=dict)
+
+    def digest_of(self, path: str) -> str | None:
+        if path not in self._digests:
+            text = self.texts.get(path)
+            if text is None:
+                try:
+                    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                        text = fh.read()
+                except OSError:
+                    text = None
+            self._digests[path] = None if text is None else digest(text)
+        return self._digests[path]
+
+    def _text(self, path: str) -> str:
+        text = self.texts.get(path)
+        if text is None:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = self.texts[path] = fh.read()
+            except OSError:
+                text = ""
+        return text
+
+    def python_files(self) -> list[str]:
+        if self._python is None:
+            self._python = project_files(self.root, lambda name: name.endswith(".py"), MAX_FILES)
+        return self._python
+
+    def providers(self, name: str) -> list[str]:
+        """The project's files that could be imported as module ``name``."""
+        if self._providers is None:
+            self._providers = {}
+            for path in self.python_files():
+                for n in module_names_of(path):
+                    self._providers.setdefault(n, []).append(path)
+        return self._providers.get(name, [])
+
+    def mentioning(self, name: str) -> tuple:
+        """The project's files whose text mentions ``name``, with their digests."""
+        if name not in self._mentioning:
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            self._mentioning[name] = tuple(
+                (p, self.digest_of(p)) for p in self.python_files() if name in self._text(p) and word.search(self._text(p))
+            )
+        return self._mentioning[name]
+
+    def listing(self, kind: str) -> tuple:
+        if kind not in self._listings:
+            listings = {BATCH_SCRIPTS: script_paths, TEXT_FILES: text_files, PYTHON_FILES: lambda _: self.python_files()}
+            paths = listings[kind](self.root) if kind in listings else []
+            self._listings[kind] = tuple((p, self.digest_of(p)) for p in paths)
+        return self._listings[kind]
+
+    def state(self, deps: Dependencies) -> str:
+        """A digest of what ``deps`` looked up, as the project is now."""
+        parts: list[object] = [sorted((p, self.digest_of(p)) for p in deps.paths)]
+        parts += [(n, self.providers(n)) for n in sorted(deps.missing)]
+        parts += [(n, self.mentioning(n)) for n in sorted(deps.mentions)]
+        parts += [(k, self.listing(k)) for k in sorted(deps.listings)]
+        return digest(repr(parts))
+
+
+class Cache:
+    """The entries of one project root, loaded at the start of a run and saved at its end."""
+
+    def __init__(self, directory: str, root: str, environment: str | None) -> None:
+        self.directory = directory
+        name = digest(f"{os.path.abspath(root)}\0{environment or ''}")[:16]
+        self.engine = engine_version()
+        self.path = os.path.join(directory, __version__, f"{name}.pickle")
+        self.world = World(os.path.abspath(root))
+        self.entries: dict[str, Entry] = self._load()
+        self.hits = 0
+
+    def _load(self) -> dict[str, Entry]:
+        try:
+            with open(self.path, "rb") as fh:
+                loaded = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+            return {}
+        if not isinstance(loaded, dict) or loaded.get("format") != FORMAT or loaded.get("engine") != self.engine:
+            return {}
+        entries = loaded.get("entries")
+        return entries if isinstance(entries, dict) else {}
+
+    def get(self, path: str, key: str) -> Entry | None:
+        """The entry of ``path`` if its key and its look-ups' state are those of now."""
+        entry = self.entries.get(path)
+        if entry is None or entry.key != key or self.world.state(entry.deps) != entry.state:
+            return None
+        self.hits += 1
+        return entry
+
+    def put(self, path: str, key: str, deps: Dependencies, findings: Iterable[Finding], problems: Iterable[str], checked: bool) -> None:
+        self.entries[path] = Entry(key, deps, self.world.state(deps), tuple(findings), tuple(problems), checked)
+
+    def save(self) -> None:
+        """Write the entries (atomically; a cache that cannot be written is left as it was)."""
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            ignore = os.path.join(self.directory, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as fh:
+                    fh.write("# Automatically created by fabric-lsp.\n*\n")
+            fd, tmp = tempfile.mkstemp(prefix=".entries-", dir=os.path.dirname(self.path))
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump({"format": FORMAT, "engine": self.engine, "entries": self.entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
+__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "Entry", "World", "digest", "file_key"]

@@ -1,0 +1,35 @@
+"""The project's files as the engine lists them (the modules other modules may import, the batch
+scripts and text files that launch a script): one walk, one list of folders never entered.
+
+The command line's own walk (``cli/discover.py``) is another matter: it applies the user's
+``exclude`` and ``.gitignore`` to the files to check; this one lists what an analysis may read.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+#: folders never entered (besides hidden ones): environments, caches, build output
+SKIPPED_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages", "build", "dist"})
+
+
+def project_files(root: str, wanted: Callable[[str], bool], limit: int, max_depth: int | None = None) -> list[str]:
+    """The files under ``root`` whose name ``wanted`` accepts, in sorted walk order: hidden
+    folders and :data:`SKIPPED_DIRS` skipped, a folder reached twice (a symbolic link) read once,
+    folders deeper than ``max_depth`` below ``root`` not entered, at most ``limit`` files."""
+    out: list[str] = []
+    seen_dirs: set[str] = set()
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root):
+        real = os.path.realpath(dirpath)
+        if real in seen_dirs:
+            dirnames[:] = []
+            continue
+        seen_dirs.add(real)
+        deep = max_depth is not None and dirpath.count(os.sep) - base_depth >= max_depth
+        dirnames[:] = [] if deep else sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        out += [os.path.join(dirpath, f) for f in sorted(filenames) if wanted(f)]
+        if len(out) >= limit:
+            break
+    return out[:limit]

@@ -12,7 +12,9 @@ mirror for those and states only where the Trainer differs — its own strategy 
 devices are checked, ``MisconfigurationException`` for most errors, ``LayerSync`` plugins and
 ``sync_batchnorm``, and a launcher check that reads the launcher object, not the start method.
 
-Arguments are plain values and ``Obj`` as in ``connector.py``. An ``Obj`` names a class of
+Arguments are plain values and ``Obj`` as in ``connector.py``; a strategy's ``Obj`` arguments read
+here are the Trainer's constructor names: ``accelerator``, ``precision_plugin``, ``checkpoint_io``,
+``cluster_environment``, ``parallel_devices`` (device strings), ``start_method`` and ``device``. An ``Obj`` names a class of
 ``lightning.pytorch`` (its ``module`` left out, or a ``lightning.pytorch``/``pytorch_lightning``
 one); one whose ``module`` is Fabric's names Fabric's class of that name, which the Trainer rejects —
 except cluster environments and checkpoint IO, which the two packages share. ``base`` names the
@@ -136,17 +138,15 @@ def _typed(value: Any) -> Any:
 
 
 def _own(value: Any, table: Mapping[str, Any]) -> str | None:
-    """The Trainer class (of ``table``) ``value`` is an instance of, if any."""
+    """The Trainer class (of ``table``) ``value`` is an instance of, if any: its own class when that is
+    the Trainer's (Fabric's class of the same name is another class, but for the shared cluster
+    environments and checkpoint IO), or the Trainer class a subclass declares as its ``base``."""
     if not isinstance(value, Obj):
         return None
     if value.cls in table:
         known = _module_of(value.cls)
-        same = (
-            value.module is None
-            or _package(value.module) == _package(known)
-            or not value.module.startswith("lightning")
-        )
-        return value.cls if same and not (value.module or "").startswith("__main__") else None
+        if _package(value.module or known) == _package(known):
+            return value.cls
     return value.base if value.base in table else None
 
 
@@ -225,7 +225,8 @@ class _TrainerConnector(_Connector):
     def _xla_constructor(value: Obj) -> str | None:
         strategy = _strategy_class(value)
         if strategy is not None:
-            return next((facts.TRAINER_STRATEGY_CLASS_FACTS[c].needs_xla for c in _chain(strategy)), None)
+            needs = (facts.TRAINER_STRATEGY_CLASS_FACTS[c].needs_xla for c in _chain(strategy))
+            return next((where for where in needs if where), None)
         if _accelerator_class(value) == "XLAAccelerator":
             return _XLA_ACCELERATOR_MISSING
         return next((w for c, w in _XLA_PLUGINS.items() if _plugin_is_a(value, c)), None)
@@ -366,20 +367,20 @@ class _TrainerConnector(_Connector):
             )
 
     def _trainer_strategy_instance(self, strategy: Obj) -> None:
-        for name, attribute, line in (
-            ("accelerator", "accelerator_flag", "accelerator_twice"),
-            ("precision_plugin", "precision_instance", "precision_plugin_twice"),
-            ("checkpoint_io", "checkpoint_io", "checkpoint_io_twice"),
+        for name, attribute, message, line in (
+            ("accelerator", "accelerator_flag", "accelerator flag", "accelerator_twice"),
+            ("precision_plugin", "precision_instance", "plugins", "precision_plugin_twice"),
+            ("checkpoint_io", "checkpoint_io", "plugins", "checkpoint_io_twice"),
         ):
             value = strategy.arg(name)
             if not value:
                 continue
             current = getattr(self, attribute)
-            if (current != "auto") if name == "accelerator" else current:
+            if current != "auto" if name == "accelerator" else current:
+                setting = "precision" if name == "precision_plugin" else name
                 raise _Raised(
                     _MISCONFIGURATION,
-                    f"{name.replace('_plugin', '')} set through both strategy class and"
-                    f" {'accelerator flag' if name == 'accelerator' else 'plugins'}, choose one",
+                    f"{setting} set through both strategy class and {message}, choose one",
                     _LINE[line],
                 )
             setattr(self, attribute, value)

@@ -322,6 +322,18 @@ def _rows_layer_sync() -> Iterator[dict]:
     yield {"args": {"strategy": "ddp", "sync_batchnorm": 1}, "host": CPU}
 
 
+def _rows_xla_objects() -> Iterator[dict]:
+    """Objects the user builds that need torch_xla: they raise before the Trainer sees them."""
+    for host in (CPU, TPU8):
+        yield {"args": {"accelerator": obj("XLAAccelerator")}, "host": host}
+        yield {"args": {"accelerator": obj("TPUAccelerator")}, "host": host}
+        yield {"args": {"strategy": obj("SingleDeviceXLAStrategy", device=0)}, "host": host}
+        yield {"args": {"strategy": obj("MyXLA", base="XLAStrategy")}, "host": host}
+        yield {"args": {"plugins": [obj("XLAPrecision")]}, "host": host}
+        yield {"args": {"plugins": [obj("XLACheckpointIO")]}, "host": host}
+        yield {"args": {"plugins": [obj("XLAEnvironment")]}, "host": host}
+
+
 def _rows_strategy_objects() -> Iterator[dict]:
     ddp = obj("DDPStrategy")
     yield {"args": {"strategy": ddp}, "host": CPU}
@@ -465,6 +477,7 @@ def grid() -> list[dict]:
         _rows_precision,
         _rows_plugins,
         _rows_layer_sync,
+        _rows_xla_objects,
         _rows_strategy_objects,
         _rows_hosts,
         _rows_env,

@@ -1337,7 +1337,8 @@ TRAINER_PLUGIN_CLASSES: dict[str, PluginClass] = {
     "MixedPrecision": PluginClass(_TP + "precision.amp", "Precision", None, "Precision"),
     "DeepSpeedPrecision": PluginClass(_TP + "precision.deepspeed", "Precision", None, "Precision"),
     "FSDPPrecision": PluginClass(_TP + "precision.fsdp", "Precision", None, "Precision"),
-    "XLAPrecision": PluginClass(_TP + "precision.xla", "Precision", None, "Precision"),
+    # built from an argument (``PRECISION_FROM_ARGUMENT``), whose default is "32-true" here
+    "XLAPrecision": PluginClass(_TP + "precision.xla", "Precision", "32-true", "Precision"),
     "BitsandbytesPrecision": PluginClass(_TP + "precision.bitsandbytes", "Precision", "32-true", "Precision"),
     "TransformerEnginePrecision": PluginClass(
         _TP + "precision.transformer_engine", "Precision", "transformer-engine", "Precision"

@@ -17,7 +17,8 @@ here are the Trainer's constructor names: ``accelerator``, ``precision_plugin``,
 ``cluster_environment``, ``parallel_devices`` (device strings), ``start_method`` and ``device``. An ``Obj`` names a class of
 ``lightning.pytorch`` (its ``module`` left out, or a ``lightning.pytorch``/``pytorch_lightning``
 one); one whose ``module`` is Fabric's names Fabric's class of that name, which the Trainer rejects —
-except cluster environments and checkpoint IO, which the two packages share. ``base`` names the
+except cluster environments and checkpoint IO, which the two packages share. ``pytorch_lightning``
+is folded onto ``lightning.pytorch`` (mixing the two is not detected). ``base`` names the
 Trainer class a user's subclass derives from.
 
 ``scripts/gen_trainer_connector_table.py`` records the real connector's outcomes and

@@ -130,8 +130,8 @@ def _module_of(cls: str) -> str:
 
 def _typed(value: Any) -> Any:
     """``value`` with each ``Obj`` given its module (so that it prints as the Trainer's class does)."""
-    if isinstance(value, list):
-        return [_typed(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_typed(v) for v in value)
     if not isinstance(value, Obj):
         return value
     args = tuple((k, _typed(v)) for k, v in value.args)
@@ -210,7 +210,7 @@ class _TrainerConnector(_Connector):
 
     def construct(self, value: Any) -> None:
         """The user's code building the objects it passes: the XLA classes need torch_xla."""
-        if isinstance(value, list):
+        if isinstance(value, (list, tuple)):
             for item in value:
                 self.construct(item)
             return

@@ -1193,3 +1193,199 @@ def torchelastic_world_message(devices: int, num_nodes: int, world_size: int) ->
         f"You set `devices={devices}` and `num_nodes={num_nodes}` in Lightning, but the product"
         f" ({devices} * {num_nodes}) does not match the world size ({world_size})."
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# The Trainer's accelerator connector (``lightning/pytorch/trainer/connectors/accelerator_connector.py``)
+# as data, for ``engine/lightning/trainer.py``. Checked against the real 2.6.6 connector by
+# ``scripts/gen_trainer_connector_table.py``. The Trainer shares Fabric's device parsers, cluster
+# environments and checkpoint IO classes (the same class objects), not its strategies, accelerators
+# or precision plugins (``lightning.pytorch`` classes of the same names).
+# --------------------------------------------------------------------------------------------------
+
+#: ``StrategyRegistry`` of the Trainer 2.6.6: name → (class, ``start_method``). No ``dp``, no
+#: ``xla_fsdp`` (removed in 2.0 / Fabric only); ``single_xla``/``single_tpu`` are registered without
+#: the ``device`` they need.
+TRAINER_STRATEGY_REGISTRY: dict[str, tuple[str, str]] = {
+    **{
+        name: ("DDPStrategy", method)
+        for name, method in (
+            ("ddp", "popen"),
+            ("ddp_spawn", "spawn"),
+            ("ddp_fork", "fork"),
+            ("ddp_notebook", "fork"),
+        )
+    },
+    **{
+        f"{name}_find_unused_parameters_{flag}": ("DDPStrategy", method)
+        for name, method in (
+            ("ddp", "popen"),
+            ("ddp_spawn", "spawn"),
+            ("ddp_fork", "fork"),
+            ("ddp_notebook", "fork"),
+        )
+        for flag in ("false", "true")
+    },
+    **{
+        name: ("DeepSpeedStrategy", "popen")
+        for name in (
+            "deepspeed",
+            "deepspeed_stage_1",
+            "deepspeed_stage_2",
+            "deepspeed_stage_2_offload",
+            "deepspeed_stage_3",
+            "deepspeed_stage_3_offload",
+            "deepspeed_stage_3_offload_nvme",
+        )
+    },
+    "fsdp": ("FSDPStrategy", "popen"),
+    "fsdp_cpu_offload": ("FSDPStrategy", "popen"),
+    "single_device": ("SingleDeviceStrategy", "popen"),
+    "single_xla": ("SingleDeviceXLAStrategy", "popen"),
+    "xla_debug": ("XLAStrategy", "popen"),
+    "xla": ("XLAStrategy", "popen"),
+    "single_tpu": ("SingleTPUStrategy", "popen"),
+}
+#: ``_DDP_FORK_ALIASES`` (``lightning/pytorch/strategies/ddp.py``): every fork-started registry name.
+TRAINER_DDP_FORK_ALIASES = tuple(
+    n for n, (c, m) in TRAINER_STRATEGY_REGISTRY.items() if c == "DDPStrategy" and m == "fork"
+)
+TRAINER_FSDP_ALIASES = ("fsdp", "fsdp_cpu_offload")
+
+
+class TrainerStrategyClass(NamedTuple):
+    module: str
+    parent: str | None
+    #: "ddp" (a launcher by start method, always), "script" (a subprocess launcher unless the cluster
+    #: creates the processes), "xla", "none"
+    launcher: str
+    #: the precision plugin the ``precision_plugin`` setter insists on, and the setter's ``file:line``
+    precision_plugin: tuple[str, str] | None = None
+    #: the ``checkpoint_io`` setter's rule: ``file:line`` of an XLA-only setter, or None (any)
+    xla_checkpoint_io: str | None = None
+    #: what ``StrategyRegistry.get`` needs and lacks: the class whose ``__init__`` raises, its
+    #: argument, and the ``file:line`` that calls it
+    required_argument: tuple[str, str, str] | None = None
+    #: ``file:line`` raising ModuleNotFoundError without torch_xla (its constructor)
+    needs_xla: str | None = None
+    own_cluster_environment: str | None = None
+    default_device: str | None = None  # the constructor's default ``device``
+
+
+_T = "lightning.pytorch.strategies."
+_TS = "lightning/pytorch/strategies/"
+TRAINER_STRATEGY_CLASS_FACTS: dict[str, TrainerStrategyClass] = {
+    "Strategy": TrainerStrategyClass(_T + "strategy", None, "none"),
+    "ParallelStrategy": TrainerStrategyClass(_T + "parallel", "Strategy", "none"),
+    # ``device="cpu"`` by default: ``strategy="single_device"`` runs on the CPU whatever the accelerator
+    "SingleDeviceStrategy": TrainerStrategyClass(_T + "single_device", "Strategy", "none", default_device="cpu"),
+    "SingleDeviceXLAStrategy": TrainerStrategyClass(
+        _T + "single_xla",
+        "SingleDeviceStrategy",
+        "none",
+        ("XLAPrecision", _TS + "single_xla.py:88"),
+        _TS + "single_xla.py:72",
+        ("SingleDeviceXLAStrategy", "device", "lightning/fabric/strategies/registry.py:94"),
+        needs_xla=_TS + "single_xla.py:45",
+    ),
+    "SingleTPUStrategy": TrainerStrategyClass(
+        "lightning.pytorch._graveyard.tpu",
+        "SingleDeviceXLAStrategy",
+        "none",
+        ("XLAPrecision", _TS + "single_xla.py:88"),
+        _TS + "single_xla.py:72",
+        ("SingleDeviceXLAStrategy", "device", "lightning/pytorch/_graveyard/tpu.py:44"),
+        needs_xla=_TS + "single_xla.py:45",
+    ),
+    "DDPStrategy": TrainerStrategyClass(_T + "ddp", "ParallelStrategy", "ddp"),
+    "DeepSpeedStrategy": TrainerStrategyClass(_T + "deepspeed", "DDPStrategy", "ddp"),
+    "FSDPStrategy": TrainerStrategyClass(
+        _T + "fsdp", "ParallelStrategy", "script", ("FSDPPrecision", _TS + "fsdp.py:232")
+    ),
+    "ModelParallelStrategy": TrainerStrategyClass(_T + "model_parallel", "ParallelStrategy", "script"),
+    # a DDPStrategy subclass in the Trainer, with a launcher of its own
+    "XLAStrategy": TrainerStrategyClass(
+        _T + "xla",
+        "DDPStrategy",
+        "xla",
+        ("XLAPrecision", _TS + "xla.py:102"),
+        _TS + "xla.py:86",
+        needs_xla=_TS + "xla.py:60",
+        own_cluster_environment="XLAEnvironment",
+    ),
+}
+TRAINER_STRATEGIES_WITH_NUM_NODES = ("DDPStrategy", "FSDPStrategy", "ModelParallelStrategy")
+
+#: The Trainer's accelerators (``lightning.pytorch.accelerators``): class → module. The registry's
+#: names are Fabric's (``ACCELERATOR_REGISTRY``).
+TRAINER_ACCELERATOR_MODULES: dict[str, str] = {
+    "Accelerator": "lightning.pytorch.accelerators.accelerator",
+    "CPUAccelerator": "lightning.pytorch.accelerators.cpu",
+    "CUDAAccelerator": "lightning.pytorch.accelerators.cuda",
+    "MPSAccelerator": "lightning.pytorch.accelerators.mps",
+    "XLAAccelerator": "lightning.pytorch.accelerators.xla",
+    "TPUAccelerator": "lightning.pytorch._graveyard.tpu",
+}
+
+_TP = "lightning.pytorch.plugins."
+#: The Trainer's plugins: its own precision plugins and layer syncs; Fabric's cluster environments
+#: and checkpoint IO (``PLUGIN_CLASSES``, the same classes) are accepted as they are.
+TRAINER_PLUGIN_CLASSES: dict[str, PluginClass] = {
+    "Precision": PluginClass(_TP + "precision.precision", "Precision", "32-true"),
+    "DoublePrecision": PluginClass(_TP + "precision.double", "Precision", "64-true", "Precision"),
+    "HalfPrecision": PluginClass(_TP + "precision.half", "Precision", "16-true", "Precision"),
+    "MixedPrecision": PluginClass(_TP + "precision.amp", "Precision", None, "Precision"),
+    "DeepSpeedPrecision": PluginClass(_TP + "precision.deepspeed", "Precision", None, "Precision"),
+    "FSDPPrecision": PluginClass(_TP + "precision.fsdp", "Precision", None, "Precision"),
+    # built from an argument (``PRECISION_FROM_ARGUMENT``), whose default is "32-true" here
+    "XLAPrecision": PluginClass(_TP + "precision.xla", "Precision", "32-true", "Precision"),
+    "BitsandbytesPrecision": PluginClass(_TP + "precision.bitsandbytes", "Precision", "32-true", "Precision"),
+    "TransformerEnginePrecision": PluginClass(
+        _TP + "precision.transformer_engine", "Precision", "transformer-engine", "Precision"
+    ),
+    "AsyncCheckpointIO": PluginClass(_TP + "io.async_plugin", "CheckpointIO", parent="CheckpointIO"),
+    "LayerSync": PluginClass(_TP + "layer_sync", "LayerSync"),
+    "TorchSyncBatchNorm": PluginClass(_TP + "layer_sync", "LayerSync", parent="LayerSync"),
+    **{name: p for name, p in PLUGIN_CLASSES.items() if p.category in ("CheckpointIO", "ClusterEnvironment")},
+}
+#: The precision each strategy's own plugin accepts when built from ``precision=``: plugin →
+#: (the ``file:line`` of the check, the message before ``precision`` must be one of).
+TRAINER_PRECISION_PLUGIN_CHECKS: dict[str, tuple[str, str]] = {
+    "DeepSpeedPrecision": (
+        "lightning/pytorch/plugins/precision/deepspeed.py:58",
+        "`Trainer(strategy='deepspeed', precision={!r})` is not supported.",
+    ),
+    "FSDPPrecision": ("lightning/pytorch/plugins/precision/fsdp.py:56", "`precision={!r})` is not supported in FSDP."),
+    "XLAPrecision": ("lightning/pytorch/plugins/precision/xla.py:47", "`precision={!r})` is not supported in XLA."),
+}
+#: ``file:line`` of each raise in the Trainer's connector (``lightning/pytorch/trainer/connectors/``).
+_AC = "lightning/pytorch/trainer/connectors/accelerator_connector.py:"
+TRAINER_CONNECTOR_LINES = {
+    "strategy_name": _AC + "192",
+    "accelerator_name": _AC + "204",
+    "mps_parallel": _AC + "217",
+    "layer_sync_conflict": _AC + "240",
+    "plugin_type": _AC + "247",
+    "plugin_duplicate": _AC + "254",
+    "precision_twice": _AC + "260",
+    "accelerator_twice": _AC + "273",
+    "precision_plugin_twice": _AC + "280",
+    "checkpoint_io_twice": _AC + "284",
+    "cluster_environment_twice": _AC + "290",
+    "cpu_parallel_devices": _AC + "298",
+    "gpu_parallel_devices": _AC + "305",
+    "num_nodes": _AC + "314",
+    "devices_zero": _AC + "325",
+    "no_gpu": _AC + "341",
+    "unavailable": _AC + "356",
+    "hpu": _AC + "402",
+    "fsdp_gpu": _AC + "434",
+    "fork": _AC + "440",
+    "bitsandbytes": _AC + "499",
+    "model_parallel_precision": _AC + "505",
+    "no_precision": _AC + "492",
+    "interactive": _AC + "535",
+    "xla_strategy": _AC + "548",
+    "start_method": "lightning/pytorch/strategies/launchers/multiprocessing.py:79",
+    "cuda_devices": "lightning/pytorch/accelerators/cuda.py:94",
+}

@@ -130,6 +130,9 @@ class Launcher(enum.Enum):
 class ConnectorError:
     type: str  # the exception class name, e.g. "ValueError", "MisconfigurationException"
     message: str
+    #: the Lightning ``file:line`` that raises (``lightning/fabric/utilities/device_parser.py:136``),
+    #: where the mirror records it (the Trainer's mirror always; Fabric's for the shared parsers)
+    where: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,7 @@ def resolve(args: FabricArgs, host: Host = CPU, env: Mapping[str, str] | None = 
             run.construct(value)
         run.connect(args)
     except _Raised as exc:
-        return Outcome(host, ConnectorError(exc.type, exc.message), tuple(run.warnings))
+        return Outcome(host, ConnectorError(exc.type, exc.message, exc.where), tuple(run.warnings))
     return run.outcome()
 
 
@@ -263,18 +266,24 @@ def _plugin_precision(plugin: Obj) -> str | None:
 
 # ---------------------------------------------------------------------------------- the checks
 class _Raised(Exception):
-    def __init__(self, type_: str, message: str) -> None:
+    def __init__(self, type_: str, message: str, where: str | None = None) -> None:
         super().__init__(message)
         self.type = type_
         self.message = message
+        self.where = where
 
 
-def _python(fn: Callable[..., Any], *args: Any) -> Any:
+def _python(fn: Callable[..., Any], *args: Any, where: str | None = None) -> Any:
     """Call a builtin the connector calls (``int``), turning its error into the connector's."""
     try:
         return fn(*args)
     except (TypeError, ValueError) as exc:
-        raise _Raised(type(exc).__name__, str(exc)) from None
+        raise _Raised(type(exc).__name__, str(exc), where) from None
+
+
+#: ``file:line`` of the raises in Lightning's shared parsers (``lightning/fabric/``).
+_DP = "lightning/fabric/utilities/device_parser.py:"
+_XLA_PARSER = "lightning/fabric/accelerators/xla.py:"
 
 
 @dataclass
@@ -610,7 +619,11 @@ class _Connector:
         if isinstance(devices, str) and devices.strip().isdigit():
             devices = int(devices)
         if not isinstance(devices, int) or devices <= 0:
-            raise _Raised("TypeError", "`devices` selected with `CPUAccelerator` should be an int > 0.")
+            raise _Raised(
+                "TypeError",
+                "`devices` selected with `CPUAccelerator` should be an int > 0.",
+                "lightning/fabric/accelerators/cpu.py:99",
+            )
         return devices
 
     def _all_gpus(self, kind: str) -> list[int]:
@@ -624,16 +637,18 @@ class _Connector:
             devices = _normalize_gpu_string(devices)
         gpus = self._gpus_to_list(devices, kind)
         if not gpus:
-            raise _Raised("MisconfigurationException", "GPUs requested but none are available.")
+            raise _Raised("MisconfigurationException", "GPUs requested but none are available.", _DP + "89")
         available = self._all_gpus(kind)
         if facts.TORCHELASTIC_VARIABLE in self.env and len(gpus) != 1 and len(available) == 1:
             return gpus
         if len(gpus) != len(set(gpus)):
-            raise _Raised("MisconfigurationException", "Device ID's (GPU) must be unique.")
+            raise _Raised("MisconfigurationException", "Device ID's (GPU) must be unique.", _DP + "183")
         for gpu in gpus:
             if gpu not in available:
                 raise _Raised(
-                    "MisconfigurationException", f"You requested gpu: {gpus}\n But your machine only has: {available}"
+                    "MisconfigurationException",
+                    f"You requested gpu: {gpus}\n But your machine only has: {available}",
+                    _DP + "136",
                 )
         return gpus
 
@@ -654,6 +669,7 @@ class _Connector:
             raise _Raised(
                 "ValueError",
                 f"`devices` can only be 'auto', 1, {count} or [<0-{count - 1}>] for TPUs. Got {devices!r}",
+                _XLA_PARSER + "166",
             )
         return devices
 
@@ -689,6 +705,7 @@ class _Connector:
                     "RuntimeError",
                     f"You set `--ntasks={ntasks}` in your SLURM bash script, but this variable is not supported."
                     f" HINT: Use `--ntasks-per-node={ntasks}` instead.",
+                    "lightning/fabric/" + facts.SLURM_NTASKS_CHECK,
                 )
             self._set_cluster_environment("SLURMEnvironment")
         elif all(v in env for v in facts.LSF_VARIABLES):
@@ -909,21 +926,21 @@ def _check_data_type(devices: Any) -> None:
     """``device_parser._check_data_type``."""
     msg = "Device IDs (GPU/TPU) must be an int, a string, a sequence of ints, but you passed"
     if devices is None:
-        raise _Raised("TypeError", f"{msg} None")
+        raise _Raised("TypeError", f"{msg} None", _DP + "199")
     if isinstance(devices, (list, tuple)):
         for id_ in devices:
             if type(id_) is not int:
-                raise _Raised("TypeError", f"{msg} a sequence of {type(id_).__name__}.")
+                raise _Raised("TypeError", f"{msg} a sequence of {type(id_).__name__}.", _DP + "204")
     elif type(devices) not in (int, str):
-        raise _Raised("TypeError", f"{msg} {devices!r}.")
+        raise _Raised("TypeError", f"{msg} {devices!r}.", _DP + "206")
 
 
 def _normalize_gpu_string(s: str) -> Any:
     if s == "-1":
         return -1
     if "," in s:
-        return [_python(int, x.strip()) for x in s.split(",") if len(x) > 0]
-    return _python(int, s.strip())
+        return [_python(int, x.strip(), where=_DP + "112") for x in s.split(",") if len(x) > 0]
+    return _python(int, s.strip(), where=_DP + "113")
 
 
 def _parse_tpu_devices_str(devices: str) -> Any:
@@ -934,7 +951,9 @@ def _parse_tpu_devices_str(devices: str) -> Any:
         try:
             return [int(x.strip()) for x in devices.split(",") if len(x) > 0]
         except ValueError:
-            raise _Raised("ValueError", f"Could not parse the selected TPU devices: {devices!r}") from None
+            raise _Raised(
+                "ValueError", f"Could not parse the selected TPU devices: {devices!r}", _XLA_PARSER + "179"
+            ) from None
 
 
 _DEVICE_PARSERS: dict[str, Callable[[_Connector, Any], Any]] = {
@@ -945,7 +964,7 @@ _DEVICE_PARSERS: dict[str, Callable[[_Connector, Any], Any]] = {
 }
 _PARALLEL_DEVICES: dict[str, Callable[[_Connector, Any], list[str]]] = {
     "CPUAccelerator": lambda c, d: ["cpu"] * c._parse_cpu_cores(d),
-    "CUDAAccelerator": _Connector._cuda_devices,
+    "CUDAAccelerator": lambda c, d: c._cuda_devices(d),  # through the instance: the Trainer's mirror overrides it
     "MPSAccelerator": _Connector._mps_devices,
     "XLAAccelerator": _Connector._tpu_devices,
 }

@@ -1,0 +1,181 @@
+#!/usr/bin/env python
+"""fabric-lsp on real code: whole corpus repositories, checked from their roots, next to ruff.
+
+Each repository of the real-code corpus (``tests/realcode/repos/*.toml``) is unpacked at its
+pinned commit from the snapshots (``tests/realcode/report.py`` does the unpacking) and, from its
+root, in one run:
+
+* the parse floor: one fresh Python process that reads and ``ast.parse``-s every ``.py`` file;
+* ``ruff check --select ALL --no-cache --exit-zero .`` (the project venv's ruff);
+* ``fabric-lsp check .`` with the default ``--jobs`` (cold: ``--no-cache`` when the CLI has it);
+* ``fabric-lsp check .`` again on the unchanged tree (the cached run, once there is a cache);
+
+each timed as the wall time of the whole process, best of ``--runs``::
+
+    .venv/bin/python bench/realrepos.py --snapshots DIR                # the six repositories of the speed issue
+    .venv/bin/python bench/realrepos.py --snapshots DIR --all          # every corpus repository
+    .venv/bin/python bench/realrepos.py --snapshots DIR litgpt --slowest 10 --runs 3 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests" / "realcode"))
+
+import report  # noqa: E402  (the corpus loader and the snapshot unpacking)
+
+BIN = ROOT / ".venv" / "bin"
+FABRIC_LSP = str(BIN / "fabric-lsp")
+RUFF = str(BIN / "ruff")
+ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
+DEFAULT = (
+    "Lightning-AI/litgpt",
+    "Lightning-AI/pytorch-lightning",
+    "Lightning-AI/lightning-thunder",
+    "tanganke/fusion_bench",
+    "Eclectic-Sheep/sheeprl",
+    "seonghyun26/funcbind",
+)
+#: The parse floor, run in a fresh interpreter from the repository's root; prints the file count.
+PARSE_FLOOR = """
+import ast, os
+n = 0
+for folder, _, names in os.walk("."):
+    for name in names:
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as f:
+                source = f.read()
+            try:
+                ast.parse(source)
+            except (SyntaxError, ValueError):
+                pass
+            n += 1
+print(n)
+"""
+TIMES = ("floor", "ruff", "fabric", "second")
+
+
+def timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, str]:
+    """Wall time of ``cmd`` run in ``cwd`` (NaN when it fails) and its standard output."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, errors="replace")
+    seconds = time.perf_counter() - t0
+    if proc.returncode not in ok:
+        print(f"{cwd}: {' '.join(cmd[:3])} exited {proc.returncode}: {proc.stderr[-1500:]}", file=sys.stderr)
+        return float("nan"), proc.stdout
+    return seconds, proc.stdout
+
+
+def cold_flags() -> list[str]:
+    """``--no-cache`` for the first run, if this fabric-lsp has a cache to bypass."""
+    out = subprocess.run([FABRIC_LSP, "check", "--help"], capture_output=True, text=True).stdout
+    return ["--no-cache"] if "--no-cache" in out else []
+
+
+def measure(root: Path, runs: int, cold: list[str]) -> dict:
+    samples: dict[str, list[float]] = {k: [] for k in TIMES}
+    files = 0
+    for _ in range(runs):
+        seconds, out = timed([sys.executable, "-W", "ignore", "-c", PARSE_FLOOR], root)
+        files = int(out.strip() or 0)
+        samples["floor"].append(seconds)
+        samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
+        samples["fabric"].append(timed([FABRIC_LSP, "check", *cold, "."], root, ok=(0, 1))[0])
+        samples["second"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
+    return {"files": files, **{k: min(v) for k, v in samples.items()}, "samples": samples}
+
+
+def mentions_fabric(path: Path) -> bool:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return False
+    return "Fabric" in text or "fabric" in text
+
+
+def slowest(root: Path, k: int) -> list[tuple[float, str]]:
+    """Each file of the run that mentions Fabric, checked alone (``--jobs 1``): the ``k`` slowest."""
+    listed = timed([FABRIC_LSP, "check", "--show-files", "."], root)[1].splitlines()
+    times = []
+    for name in listed:
+        if name and mentions_fabric(root / name):
+            times.append((timed([FABRIC_LSP, "check", "--jobs", "1", name], root, ok=(0, 1))[0], name))
+    return sorted(times, key=lambda t: t[0] if t[0] == t[0] else -1.0, reverse=True)[:k]  # a failed check (NaN) last
+
+
+def row(name: str, m: dict) -> str:
+    budget = 3 * m["floor"] + 0.5
+    load = "/".join(f"{x:.2f}" for x in m["load"])
+    return (
+        f"| {name} | {m['files']} | {m['fabric']:.2f} s | {m['ruff']:.2f} s | {m['floor']:.2f} s "
+        f"| {m['fabric'] / m['ruff']:.1f}× | {m['fabric'] / budget:.2f}× | {m['second']:.2f} s "
+        f"| {m['second'] / m['fabric']:.2f} | {load} |"
+    )
+
+
+def table(results: dict[str, dict], cold: list[str], runs: int) -> str:
+    second = "second run (cached)" if cold else "second run (no cache yet)"
+    head = (
+        f"| repository | .py files | fabric-lsp | ruff ALL | parse floor | × ruff | × (3·floor+0.5 s) | {second} "
+        "| second/first | load before (1/5/15 min) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    )
+    note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
+    return "\n".join([head, *(row(n, m) for n, m in results.items())]) + note
+
+
+def select(args: argparse.Namespace) -> list:
+    repos = report.load_repos(args.names)
+    if args.names or args.all:
+        return repos
+    return [r for r in repos if r.name in DEFAULT]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("names", nargs="*", help="only repositories whose owner/name contains one of these")
+    p.add_argument("--all", action="store_true", help="every corpus repository (default: the six of the speed issue)")
+    p.add_argument("--snapshots", default=os.environ.get("FABRIC_LSP_SNAPSHOTS"), help="folder of the snapshots (owner+name/…), or $FABRIC_LSP_SNAPSHOTS")
+    p.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "fabric-lsp-realcode"), help="where the pinned trees are unpacked (shared with report.py)")
+    p.add_argument("--runs", type=int, default=1, help="runs per repository; the best (lowest) time of each is reported")
+    p.add_argument("--slowest", type=int, default=0, metavar="K", help="also check each file that mentions Fabric alone (--jobs 1) and print the K slowest")
+    p.add_argument("--json", metavar="FILE", help="also write every time to FILE")
+    args = p.parse_args(argv)
+    if not args.snapshots:
+        p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
+    cold = cold_flags()
+    results: dict[str, dict] = {}
+    for repo in select(args):
+        git_dir = report.snapshot_dir(Path(args.snapshots), repo)
+        if git_dir is None:
+            print(f"missing snapshot of {repo.name}", file=sys.stderr)
+            continue
+        try:
+            root = report.unpack(git_dir, repo, Path(args.scratch))
+        except report.Unpacked as e:
+            print(f"skipped: {e}", file=sys.stderr)
+            continue
+        load = os.getloadavg()
+        results[repo.name] = {"load": load, **measure(root, args.runs, cold)}
+        print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
+        if args.slowest:
+            results[repo.name]["slowest"] = top = slowest(root, args.slowest)
+            print(f"\n{repo.name}: the {len(top)} slowest files checked alone (--jobs 1, start-up included)")
+            print("\n".join(f"  {s:6.2f} s  {name}" for s, name in top))
+    print("\n" + table(results, cold, args.runs))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,7 +14,7 @@ another), the hardware assumed (``host``), the environment variables set (``env`
 the strategy, accelerator, devices, precision plugin (and the device of a ``MixedPrecision``),
 launcher, cluster environment and layer-sync plugin, or the exception's type, message and the
 ``lightning/...py:line`` that raised it, plus the warnings the connector emitted.
-``tests/engine/test_trainer_connector.py`` holds ``fabric_lsp.engine.lightning.trainer`` to every row.
+``tests/engine/lightning/test_trainer_connector.py`` holds ``fabric_lsp.engine.lightning.trainer`` to every row.
 
 Besides ``gen_connector_table``'s mocks, the Trainer's own module-level names are patched: the
 connector's ``_IS_INTERACTIVE`` and ``rank_zero_warn``, the ``_XLA_AVAILABLE`` of the Trainer's XLA

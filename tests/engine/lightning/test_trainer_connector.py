@@ -21,7 +21,7 @@ from fabric_lsp.engine.lightning.connector import Host, Launcher, Obj
 from fabric_lsp.engine.lightning.trainer import TrainerArgs, TrainerOutcome, resolve, resolve_per_host
 from fabric_lsp.facts import Kind
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TABLE = ROOT / "tests" / "data" / "trainer_connector_outcomes.json"
 GENERATOR = ROOT / "scripts" / "gen_trainer_connector_table.py"
 RECORDED = json.loads(TABLE.read_text(encoding="utf-8"))

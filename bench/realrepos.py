@@ -20,8 +20,10 @@ each timed as the wall time of the whole process, best of ``--runs``::
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,7 +34,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "realcode"))
 
+import parity  # noqa: E402  (the server's workspace/diagnostic over a tree)
 import report  # noqa: E402  (the corpus loader and the snapshot unpacking)
+
+CACHE = ".fabric_lsp_cache"
 
 BIN = ROOT / ".venv" / "bin"
 FABRIC_LSP = str(BIN / "fabric-lsp")
@@ -77,21 +82,32 @@ def timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float,
 
 
 def cold_flags() -> list[str]:
-    """``--no-cache`` for the first run, if this fabric-lsp has a cache to bypass."""
+    """Whether this fabric-lsp keeps a cache (the first run starts without one, the second reads it)."""
     out = subprocess.run([FABRIC_LSP, "check", "--help"], capture_output=True, text=True).stdout
     return ["--no-cache"] if "--no-cache" in out else []
 
 
-def measure(root: Path, runs: int, cold: list[str]) -> dict:
-    samples: dict[str, list[float]] = {k: [] for k in TIMES}
+def server_seconds(root: Path) -> float:
+    """The server's ``workspace/diagnostic`` over the whole tree, from ``initialize`` to the report (cold)."""
+    shutil.rmtree(root / CACHE, ignore_errors=True)
+    t0 = time.perf_counter()
+    asyncio.run(parity.lsp_findings(root))
+    return time.perf_counter() - t0
+
+
+def measure(root: Path, runs: int, server: bool) -> dict:
+    samples: dict[str, list[float]] = {k: [] for k in (*TIMES, "server")} if server else {k: [] for k in TIMES}
     files = 0
     for _ in range(runs):
         seconds, out = timed([sys.executable, "-W", "ignore", "-c", PARSE_FLOOR], root)
         files = int(out.strip() or 0)
         samples["floor"].append(seconds)
         samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
-        samples["fabric"].append(timed([FABRIC_LSP, "check", *cold, "."], root, ok=(0, 1))[0])
+        shutil.rmtree(root / CACHE, ignore_errors=True)  # cold: the first run writes the cache, the second reads it
+        samples["fabric"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
         samples["second"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
+        if server:
+            samples["server"].append(server_seconds(root))
     return {"files": files, **{k: min(v) for k, v in samples.items()}, "samples": samples}
 
 
@@ -120,14 +136,17 @@ def row(name: str, m: dict) -> str:
         f"| {name} | {m['files']} | {m['fabric']:.2f} s | {m['ruff']:.2f} s | {m['floor']:.2f} s "
         f"| {m['fabric'] / m['ruff']:.1f}× | {m['fabric'] / budget:.2f}× | {m['second']:.2f} s "
         f"| {m['second'] / m['fabric']:.2f} | {load} |"
+        + (f" {m['server']:.2f} s ({m['server'] / m['fabric']:.2f}×) |" if "server" in m else "")
     )
 
 
 def table(results: dict[str, dict], cold: list[str], runs: int) -> str:
     second = "second run (cached)" if cold else "second run (no cache yet)"
+    server = any("server" in m for m in results.values())
     head = (
         f"| repository | .py files | fabric-lsp | ruff ALL | parse floor | × ruff | × (3·floor+0.5 s) | {second} "
-        "| second/first | load before (1/5/15 min) |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        "| second/first | load before (1/5/15 min) |" + (" workspace/diagnostic (× CLI) |" if server else "")
+        + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if server else "")
     )
     note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
     return "\n".join([head, *(row(n, m) for n, m in results.items())]) + note
@@ -149,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=1, help="runs per repository; the best (lowest) time of each is reported")
     p.add_argument("--slowest", type=int, default=0, metavar="K", help="also check each file that mentions Fabric alone (--jobs 1) and print the K slowest")
     p.add_argument("--json", metavar="FILE", help="also write every time to FILE")
+    p.add_argument("--server", action="store_true", help="also time the server's workspace/diagnostic over the tree (cold)")
     args = p.parse_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
@@ -165,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         load = os.getloadavg()
-        results[repo.name] = {"load": load, **measure(root, args.runs, cold)}
+        results[repo.name] = {"load": load, **measure(root, args.runs, args.server)}
         print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
         if args.slowest:
             results[repo.name]["slowest"] = top = slowest(root, args.slowest)

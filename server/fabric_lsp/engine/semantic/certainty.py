@@ -50,6 +50,10 @@ class Judgement:
         """CERTAIN or POSSIBLE where a scenario fails; None otherwise (unknown included)."""
         return self.certainty if self.certainty in (Certainty.CERTAIN, Certainty.POSSIBLE) else None
 
+    def why_unknown(self, default: str) -> str:
+        """Why the unknown scenarios are not known, each reason once (``default`` for none)."""
+        return "; ".join(dict.fromkeys(u for s in self.unknown for u in s.unknown)) or default
+
     def at_most_possible(self) -> Judgement:
         """This judgement where something outside the scenarios (a condition the model cannot
         decide, a check that applies only sometimes) makes a certain failure possible only."""

@@ -107,7 +107,7 @@ class FAB004(Rule):
 
     def _unknown(self, model: SemanticModel, call: ast.Call, j: Judgement) -> Finding:
         tensor = model.segment(_receiver(call))
-        why = "; ".join(dict.fromkeys(u for s in j.unknown for u in s.unknown)) or "not known statically"
+        why = j.why_unknown("not known statically")
         return self.unknown_finding(model, call, (
                 f"The precision or strategy of the Fabric that set up the model computing `{tensor}` cannot be "
                 f"determined statically ({why}); under mixed precision, DeepSpeed or FSDP `{tensor}.backward()` "

@@ -107,7 +107,7 @@ class FAB005(Rule):
         )
 
     def _unknown(self, model: SemanticModel, call: ast.Call, check: Check, j: Judgement) -> Finding:
-        why = "; ".join(dict.fromkeys(u for s in j.unknown for u in s.unknown)) or "the ZeRO stage is not known statically"
+        why = j.why_unknown("the ZeRO stage is not known statically")
         return self.unknown_finding(model, call, f"If the Fabric's strategy is DeepSpeed ({why}), {check.what} fails: {check.raised}")
 
 

@@ -96,7 +96,7 @@ class FAB006(Rule):
         )
 
     def _unknown(self, model: SemanticModel, call: ast.Call, check: Check, j: Judgement) -> Finding:
-        why = "; ".join(dict.fromkeys(u for s in j.unknown for u in s.unknown)) or "the strategy's checkpoint arguments are not known statically"
+        why = j.why_unknown("the strategy's checkpoint arguments are not known statically")
         return self.unknown_finding(model, call, f"If the Fabric's strategy is DeepSpeed, FSDP, ModelParallel or XLAFSDP ({why}), {check.what} fails at the first checkpoint.")
 
 

@@ -60,6 +60,9 @@ class ModuleInfo:
         self._mentions: dict[str, tuple[list[ast.stmt], list[int]]] = {}
         #: id(function) → (function, attribute name → its assignments): see :meth:`attribute_assignments`
         self._attr_assignments: dict[int, tuple[ast.AST, dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]]]] = {}
+        #: id(test) → (test, id of its scope, its text): the part of a test's decision its own
+        #: text decides (see :func:`fabric_lsp.engine.python.conditions.decision`)
+        self.decision_keys: dict[int, tuple[ast.AST, int, str]] = {}
         #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
         self._global_declarers: dict[str, list[ast.AST]] | None = None
         if self.tree is not None:

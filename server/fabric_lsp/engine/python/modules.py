@@ -63,6 +63,10 @@ class ModuleInfo:
         #: id(test) → (test, id of its scope, its text): the part of a test's decision its own
         #: text decides (see :func:`fabric_lsp.engine.python.conditions.decision`)
         self.decision_keys: dict[int, tuple[ast.AST, int, str]] = {}
+        #: (id(node), node types) → (node, the nodes of those types within it): see :meth:`walked`
+        self._walked_kinds: dict[tuple[int, tuple], tuple[ast.AST, list[ast.AST]]] = {}
+        #: identifier → the ``Name`` loads and ``Attribute`` nodes using it (None until built)
+        self._references: dict[str, list[ast.AST]] | None = None
         #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
         self._global_declarers: dict[str, list[ast.AST]] | None = None
         if self.tree is not None:
@@ -332,6 +336,29 @@ class ModuleInfo:
                         found.setdefault(declared, []).append(func)
             self._global_declarers = found
         return list(self._global_declarers.get(name, ()))
+
+    def walked(self, node: ast.AST, kinds: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of the types ``kinds`` within ``node`` (itself included), in the order
+        :func:`ast.walk` meets them: one walk per node and set of types, however often asked."""
+        key = (id(node), kinds)
+        known = self._walked_kinds.get(key)
+        if known is None or known[0] is not node:
+            known = self._walked_kinds[key] = (node, [n for n in ast.walk(node) if isinstance(n, kinds)])
+        return known[1]
+
+    def references(self, name: str) -> list[ast.AST]:
+        """The ``Name`` nodes that read ``name`` and the ``Attribute`` nodes ``<x>.name`` of the
+        whole module, in the order :func:`ast.walk` meets them (one walk for every name)."""
+        if self._references is None:
+            found: dict[str, list[ast.AST]] = {}
+            if self.tree is not None:
+                for node in ast.walk(self.tree):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                        found.setdefault(node.id, []).append(node)
+                    elif isinstance(node, ast.Attribute):
+                        found.setdefault(node.attr, []).append(node)
+            self._references = found
+        return self._references.get(name, [])
 
     @property
     def calls_by_name(self) -> _ByName:

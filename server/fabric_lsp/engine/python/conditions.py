@@ -207,11 +207,8 @@ def _bool_op(ev: Evaluator, test: ast.BoolOp, ctx: Ctx, subst: Subst) -> Outcome
     done: Outcomes = []
     for operand in test.values:
         nxt: Outcomes = []
-        # the operand's outcomes do not depend on the path that reached it: found once, not
-        # once per pending path (nested tests multiplied the work by their paths)
-        outcomes = truth(ev, operand, ctx, subst) if pending else []
         for _, p in pending:
-            for outcome, q in outcomes:
+            for outcome, q in truth(ev, operand, ctx, subst):
                 merged = paths.merge(p, q)
                 if merged is None:
                     continue

@@ -376,19 +376,14 @@ class Inference:
     def _global_assignments(self, name: str, m: ModuleInfo) -> list[Binding]:
         """Assignments to ``name`` inside functions that declare ``global name``."""
         out: list[Binding] = []
-        for top in m.tops_declaring_global(name):
-            for func in ast.walk(top):
-                if not isinstance(func, FUNC_TYPES):
-                    continue
-                if not any(isinstance(g, ast.Global) and name in g.names for g in func.body):
-                    continue
-                for node in ast.walk(func):
-                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                        for t in targets:
-                            matched = match_target(t, node.value, name)
-                            if matched is not None:
-                                out.append(Binding("assign", node, t, matched))
+        for func in m.global_declarers(name):
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for t in targets:
+                        matched = match_target(t, node.value, name)
+                        if matched is not None:
+                            out.append(Binding("assign", node, t, matched))
         return out
 
     def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
@@ -780,7 +775,7 @@ class Inference:
             env = ctx.env
             if inst.call is not None and inst.ctx is not None and item.name == "__init__":
                 env = calls.bind_call(self, item, inst.call, inst.ctx, skip=1) + env
-            for node, target, value in _assignments(item):
+            for node, target, value in m.attribute_assignments(item).get(attr, ()):
                 expr = attr_target_value(target, value, params[0].arg, attr)
                 if expr is None:
                     out.append(Unknown(f"`self.{attr}` unpacked"))
@@ -1037,16 +1032,6 @@ def _passed(stmt: ast.stmt, name: str, binds_some: bool, narrow: list) -> None:
     g = conditions.guard(stmt)
     if g is not None and _mentions(g[0], name):
         narrow.append(g)
-
-
-def _assignments(func: ast.AST):
-    """(statement, target, value) of every assignment with a value inside ``func``."""
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                yield node, t, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            yield node, node.target, node.value
 
 
 #: builtins that build a collection of their argument's items (``frozenset({"deepspeed", "xla"})``)

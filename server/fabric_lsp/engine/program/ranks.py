@@ -112,14 +112,7 @@ def _references(module: ModuleInfo, func: ast.FunctionDef | ast.AsyncFunctionDef
     """Names and attributes that may refer to ``func`` in ``module``, outside ``func`` itself."""
     if module.tree is None:
         return []
-    out: list[ast.AST] = []
-    for node in ast.walk(module.tree):
-        named = (isinstance(node, ast.Name) and node.id == func.name and isinstance(node.ctx, ast.Load)) or (
-            isinstance(node, ast.Attribute) and node.attr == func.name
-        )
-        if named and not _inside(module, node, func):
-            out.append(node)
-    return out
+    return [node for node in module.references(func.name) if not _inside(module, node, func)]
 
 
 def _inside(module: ModuleInfo, node: ast.AST, container: ast.AST) -> bool:
@@ -239,7 +232,7 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
     if scope is None:
         return []
     out: list[ast.AST] = []
-    for node in ast.walk(scope):
+    for node in module.walked(scope, _BINDING_NODES):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
             out.append(node.value)
         elif (
@@ -253,6 +246,10 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
         elif isinstance(node, ast.arg) and node.arg == name.id:
             return []  # a parameter: any value
     return out
+
+
+#: the nodes :func:`_bound_values` reads
+_BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.arg)
 
 
 def _name_of(node: ast.AST) -> str | None:

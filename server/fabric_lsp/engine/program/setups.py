@@ -227,7 +227,7 @@ class Setups:
 
     def _attr_models(self, cls: ast.ClassDef, attr: str, m: ModuleInfo) -> list[SetupCall]:
         out: list[SetupCall] = []
-        for node in ast.walk(cls):
+        for node in m.walked(cls, _ASSIGNMENT_TYPES):
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -244,6 +244,10 @@ def _first_target(target: ast.AST) -> ast.AST:
     if isinstance(target, (ast.Tuple, ast.List)) and target.elts:
         return target.elts[0]
     return target
+
+
+#: the statements :meth:`Setups._attr_models` reads
+_ASSIGNMENT_TYPES = (ast.Assign, ast.AnnAssign)
 
 
 def _binds_model(target: ast.AST, attr: str, self_attr: bool) -> bool:

@@ -67,11 +67,14 @@ def decision(test: ast.AST, ctx: Ctx) -> tuple:
     bound arguments (a value tested in several functions is one decision through
     :func:`_value_decision`)."""
     m = ctx.module
-    anchor = getattr(test, "_fabric_lsp_anchor", test)  # a case's comparison: where its subject is
-    text = " ".join(m.segment(test).split())
-    if anchor is not test:
-        text = f"{m.segment(anchor)} ~ {text}"
-    return ("test", id(m.scope_of(anchor)), text, _env_signature(ctx))
+    known = m.decision_keys.get(id(test))
+    if known is None or known[0] is not test:  # the test's text and scope: once per test
+        anchor = getattr(test, "_fabric_lsp_anchor", test)  # a case's comparison: where its subject is
+        text = " ".join(m.segment(test).split())
+        if anchor is not test:
+            text = f"{m.segment(anchor)} ~ {text}"
+        known = m.decision_keys[id(test)] = (test, id(m.scope_of(anchor)), text)
+    return ("test", known[1], known[2], _env_signature(ctx))
 
 
 def _value_decision(v: Value, how: tuple) -> tuple | None:
@@ -223,10 +226,7 @@ def _values_truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst) -> Outco
 
 
 def _distinct(out: Outcomes, test: ast.AST, ctx: Ctx) -> Outcomes:
-    seen: Outcomes = []
-    for item in out:
-        if item not in seen:
-            seen.append(item)
+    seen: Outcomes = list(dict.fromkeys(out))  # the first of each, in order
     return seen if len(seen) <= MAX_OUTCOMES else _undecided(test, ctx)
 
 
@@ -368,13 +368,15 @@ def constrained(ev: Evaluator, values: list[Value], conditions: tuple[Condition,
     path it does so (``subst_name``: each alternative is the value of that name in the tests)."""
     for test, wanted in conditions:
         kept: list[Value] = []
+        kept_ids: set[int] = set()  # the alternatives kept, by identity (they are alive in kept)
         shared = None if subst_name is not None else ev.truth(test, ctx)
         for v in values:
             outcomes = shared if shared is not None else truth(ev, test, ctx, (subst_name, v))  # type: ignore[arg-type]
             for outcome, p in outcomes:
                 if outcome == wanted:
                     x = paths.extended(v, p)
-                    if x is not None and not any(x is k for k in kept):
+                    if x is not None and id(x) not in kept_ids:
                         kept.append(x)
+                        kept_ids.add(id(x))
         values = kept
     return values

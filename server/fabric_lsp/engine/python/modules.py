@@ -58,6 +58,17 @@ class ModuleInfo:
         self.lookups: dict[str, set[str]] | None = None
         self._local_names: dict[ast.AST, set[str]] = {}
         self._mentions: dict[str, tuple[list[ast.stmt], list[int]]] = {}
+        #: id(function) → (function, attribute name → its assignments): see :meth:`attribute_assignments`
+        self._attr_assignments: dict[int, tuple[ast.AST, dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]]]] = {}
+        #: id(test) → (test, id of its scope, its text): the part of a test's decision its own
+        #: text decides (see :func:`fabric_lsp.engine.python.conditions.decision`)
+        self.decision_keys: dict[int, tuple[ast.AST, int, str]] = {}
+        #: (id(node), node types) → (node, the nodes of those types within it): see :meth:`walked`
+        self._walked_kinds: dict[tuple[int, tuple], tuple[ast.AST, list[ast.AST]]] = {}
+        #: identifier → the ``Name`` loads and ``Attribute`` nodes using it (None until built)
+        self._references: dict[str, list[ast.AST]] | None = None
+        #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
+        self._global_declarers: dict[str, list[ast.AST]] | None = None
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree
@@ -286,6 +297,69 @@ class ModuleInfo:
                 out += found
         return out
 
+    def attribute_assignments(self, func: ast.AST) -> dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]]:
+        """Attribute name → (statement, target, value) of the assignments with a value inside
+        ``func`` (a node of this module) whose target holds an attribute of that name
+        (``self.attr = …``, ``self.a, b = …``), in the order :func:`ast.walk` meets them: one
+        walk per function, however many attributes are asked of it."""
+        known = self._attr_assignments.get(id(func))
+        if known is not None and known[0] is func:
+            return known[1]
+        index: dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]] = {}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                pairs = [(node.target, node.value)]
+            else:
+                continue
+            for target, value in pairs:
+                for attr in dict.fromkeys(_target_attributes(target)):
+                    index.setdefault(attr, []).append((node, target, value))
+        self._attr_assignments[id(func)] = (func, index)
+        return index
+
+    def global_declarers(self, name: str) -> list[ast.AST]:
+        """The functions that declare ``global name`` in their own body, in the order walking
+        the module-level statements that mention ``global`` meets them (recorded as the look-up
+        :meth:`tops_declaring_global` is). Found for every name by one walk of those statements."""
+        self.record_lookup(name, "global")
+        if self._global_declarers is None:
+            found: dict[str, list[ast.AST]] = {}
+            body = self._tops[2]
+            for i in self.index.get("global", ()):
+                for func in ast.walk(body[i]):
+                    if not isinstance(func, FUNC_TYPES):
+                        continue
+                    names = [n for g in func.body if isinstance(g, ast.Global) for n in g.names]
+                    for declared in dict.fromkeys(names):
+                        found.setdefault(declared, []).append(func)
+            self._global_declarers = found
+        return list(self._global_declarers.get(name, ()))
+
+    def walked(self, node: ast.AST, kinds: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of the types ``kinds`` within ``node`` (itself included), in the order
+        :func:`ast.walk` meets them: one walk per node and set of types, however often asked."""
+        key = (id(node), kinds)
+        known = self._walked_kinds.get(key)
+        if known is None or known[0] is not node:
+            known = self._walked_kinds[key] = (node, [n for n in ast.walk(node) if isinstance(n, kinds)])
+        return known[1]
+
+    def references(self, name: str) -> list[ast.AST]:
+        """The ``Name`` nodes that read ``name`` and the ``Attribute`` nodes ``<x>.name`` of the
+        whole module, in the order :func:`ast.walk` meets them (one walk for every name)."""
+        if self._references is None:
+            found: dict[str, list[ast.AST]] = {}
+            if self.tree is not None:
+                for node in ast.walk(self.tree):
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                        found.setdefault(node.id, []).append(node)
+                    elif isinstance(node, ast.Attribute):
+                        found.setdefault(node.attr, []).append(node)
+            self._references = found
+        return self._references.get(name, [])
+
     @property
     def calls_by_name(self) -> _ByName:
         return _ByName(self.calls_named)
@@ -442,6 +516,16 @@ MAX_SCOPE_NAMES = 50_000
 #: the look-up key under which a verdict records the module-level statements it read by
 #: position (their keys, "hash:occurrence"), not by the identifiers they mention
 STATEMENTS = "<statements>"
+
+
+def _target_attributes(target: ast.AST) -> list[str]:
+    """The names of the attributes an assignment target assigns (``x.a``, and those in a tuple
+    or list of targets, as :func:`~fabric_lsp.engine.python.bindings.attr_target_value` reads it)."""
+    if isinstance(target, ast.Attribute):
+        return [target.attr]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [a for t in target.elts for a in _target_attributes(t)]
+    return []
 
 
 def _callee(call: ast.Call) -> str | None:

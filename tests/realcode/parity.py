@@ -37,7 +37,7 @@ def cli_findings(root: Path) -> set[tuple]:
     )
     rows = json.loads(proc.stdout or "[]")
     return {
-        (os.path.relpath(r["filename"], root), r["location"]["row"], r["code"], r["severity"])
+        (os.path.relpath(os.path.join(root, r["filename"]), root), r["location"]["row"], r["code"], r["severity"])
         for r in rows
         if r["filename"].endswith(".py")
     }

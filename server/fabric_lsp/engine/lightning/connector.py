@@ -249,19 +249,28 @@ def _plugin_class(value: Any) -> str | None:
     return _fabric_class(value, facts.PLUGIN_CLASSES) if isinstance(value, Obj) else None
 
 
-def _plugin_is_a(value: Any, ancestor: str) -> bool:
-    current = _plugin_class(value)
-    while current is not None:
-        if current == ancestor:
+def class_is_a(cls: str | None, ancestor: str, classes: Mapping[str, Any]) -> bool:
+    """Whether the plugin class ``cls`` is ``ancestor`` or derives from it, by ``classes``
+    (Fabric's ``facts.PLUGIN_CLASSES`` or the Trainer's)."""
+    while cls is not None:
+        if cls == ancestor:
             return True
-        current = facts.PLUGIN_CLASSES[current].parent
+        cls = classes[cls].parent
     return False
 
 
-def _plugin_precision(plugin: Obj) -> str | None:
-    cls = _plugin_class(plugin)
-    fixed = facts.PLUGIN_CLASSES[cls].precision if cls else None
+def plugin_precision(plugin: Obj, cls: str | None, classes: Mapping[str, Any]) -> str | None:
+    """The precision a precision plugin of class ``cls`` runs: fixed by its class, or its argument."""
+    fixed = classes[cls].precision if cls else None
     return plugin.arg("precision", fixed) if cls in facts.PRECISION_FROM_ARGUMENT else fixed
+
+
+def _plugin_is_a(value: Any, ancestor: str) -> bool:
+    return class_is_a(_plugin_class(value), ancestor, facts.PLUGIN_CLASSES)
+
+
+def _plugin_precision(plugin: Obj) -> str | None:
+    return plugin_precision(plugin, _plugin_class(plugin), facts.PLUGIN_CLASSES)
 
 
 # ---------------------------------------------------------------------------------- the checks

@@ -181,18 +181,11 @@ def _has_num_nodes(cls: str | None) -> bool:
 
 
 def _plugin_is_a(value: Any, ancestor: str) -> bool:
-    cls = _plugin_class(value)
-    while cls is not None:
-        if cls == ancestor:
-            return True
-        cls = facts.TRAINER_PLUGIN_CLASSES[cls].parent
-    return False
+    return fabric.class_is_a(_plugin_class(value), ancestor, facts.TRAINER_PLUGIN_CLASSES)
 
 
 def _plugin_precision(plugin: Obj) -> str | None:
-    cls = _plugin_class(plugin)
-    fixed = facts.TRAINER_PLUGIN_CLASSES[cls].precision if cls else None
-    return plugin.arg("precision", fixed) if cls in facts.PRECISION_FROM_ARGUMENT else fixed
+    return fabric.plugin_precision(plugin, _plugin_class(plugin), facts.TRAINER_PLUGIN_CLASSES)
 
 
 def _is_xla_strategy(cls: str | None) -> bool:

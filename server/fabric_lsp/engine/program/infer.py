@@ -89,11 +89,15 @@ OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset
 class Inference:
     """Evaluates expressions of one module (and the modules it reaches) to alternatives."""
 
+    @property
+    def external_lookups(self) -> int:
+        """How many look-ups went outside the analysed document (other modules, the workspace):
+        those the workspace's look-up functions noted in this thread."""
+        return self.workspace.lookups_noted if self.workspace is not None else 0
+
     def __init__(self, workspace: Workspace | None = None) -> None:
         self.workspace = workspace
         self.budget = Budget()
-        #: how many look-ups went outside the analysed document (other modules, the workspace)
-        self.external_lookups = 0
         #: the analysis' memo (:class:`~fabric_lsp.engine.workspace.memo.AskedOnce`), when there is one
         self.asked_once: Callable | None = None
         #: id(statement) → (statement, the tests it is reached under)
@@ -517,7 +521,6 @@ class Inference:
         if stmt.level:
             if self.workspace is None or m.path is None:
                 return [Unknown("relative import")]
-            self.external_lookups += 1
             target = self.workspace.resolve_relative(m, base, stmt.level)
             if target is None:
                 return [Unknown("relative import")]
@@ -533,7 +536,6 @@ class Inference:
         if self.workspace is None:
             return [Unknown(f"`{qualname}` is not analysed")]
         # a module of the workspace (or another installed package): find it with jedi
-        self.external_lookups += 1
         module = self.workspace.load_module_named(qualname, ctx.module)
         if module is not None:
             return [ModuleRef(module)]
@@ -666,7 +668,6 @@ class Inference:
         if isinstance(base, ModuleRef):
             sub = None
             if self.workspace is not None and base.module.name and not self._module_binds(base.module, attr):
-                self.external_lookups += 1
                 sub = self.workspace.load_module_named(f"{base.module.name}.{attr}", base.module)
             if sub is not None:
                 return [ModuleRef(sub)]
@@ -788,7 +789,6 @@ class Inference:
         of the workspace that mention its name."""
         modules = [cls.module]
         if self.workspace is not None and cls.module.path:
-            self.external_lookups += 1
             modules += self.workspace.modules_mentioning(cls.name, exclude=cls.module.path, importing=cls.module.path)
         out: list[ClassRef] = []
         for m in modules:

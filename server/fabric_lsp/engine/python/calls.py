@@ -24,7 +24,6 @@ def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls
     if ev.workspace is None:
         return
     name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
-    ev.external_lookups += 1
     for other in ev.workspace.modules_mentioning(name, exclude=m.path, importing=m.path):
         yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
 
@@ -163,7 +162,6 @@ def class_escapes(ev: Evaluator, cls: ClassRef) -> bool:
     another module that mentions it, so that instances may be built by calls that do not name it."""
     modules = [cls.module]
     if ev.workspace is not None and cls.module.path:
-        ev.external_lookups += 1
         modules += ev.workspace.modules_mentioning(cls.name, exclude=cls.module.path, importing=cls.module.path)
     return any(_used_as_value(m, cls.name) for m in modules)
 
@@ -233,7 +231,6 @@ def constructions(ev: Evaluator, cls: ClassRef) -> list[tuple[ast.Call, Ctx]]:
     out = [(call, Ctx(m)) for call in m.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, Ctx(m)))]
     if ev.workspace is None:
         return out
-    ev.external_lookups += 1
     for other in ev.workspace.modules_mentioning(cls.name, exclude=m.path, importing=m.path):
         ctx = Ctx(other)
         out += [(call, ctx) for call in other.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, ctx))]

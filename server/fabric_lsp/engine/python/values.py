@@ -314,10 +314,11 @@ class Evaluator(Protocol):
     evaluator. The evaluator is handed to them, so that no plug-in imports :mod:`infer`."""
 
     budget: Budget
-    external_lookups: int
 
     @property
     def workspace(self) -> Modules | None: ...
+    @property
+    def external_lookups(self) -> int: ...
 
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]: ...
 

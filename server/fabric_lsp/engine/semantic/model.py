@@ -103,7 +103,6 @@ class SemanticModel:
     def other_modules_mentioning(self, word: str) -> list[ModuleInfo]:
         """The workspace's other modules whose text mentions ``word``; the verdict being computed
         now depends on other modules (incremental reuse waits for the workspace to be unchanged)."""
-        self.inference.external_lookups += 1
         return self.workspace.modules_mentioning(word, exclude=self.path)
 
     # -- values --------------------------------------------------------------------------------
@@ -150,7 +149,6 @@ class SemanticModel:
         if self._jedi_lookups >= MAX_JEDI_LOOKUPS:
             return False
         self._jedi_lookups += 1
-        self.inference.external_lookups += 1  # jedi reads the environment: a workspace dependency
         if self._jedi_script is None:
             self._jedi_script = script_for(self.workspace, self.module)
         return infers_fabric(self.workspace, self.module, expr, self._jedi_script)
@@ -195,7 +193,6 @@ class SemanticModel:
         document (see :mod:`fabric_lsp.engine.program.batch_scripts`); the verdict depends on them."""
         if self.path is None or self.interactive or not self.workspace.root:
             return []
-        self.inference.external_lookups += 1
         return batch_scripts.launches_of(self.workspace, self.path)
 
     def cli_evidence(self) -> launch.Evidence | None:

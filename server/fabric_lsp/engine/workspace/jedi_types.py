@@ -32,6 +32,7 @@ def infers_fabric(workspace: Workspace, module: ModuleInfo, node: ast.AST, scrip
     ``script`` is the module's Script when the caller keeps one."""
     if module.tree is None or not hasattr(node, "end_lineno"):
         return False
+    workspace.note_lookup()  # jedi reads the analysed environment
     script = script or script_for(workspace, module)
     if script is None:
         return False

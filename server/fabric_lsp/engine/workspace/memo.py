@@ -45,8 +45,8 @@ class AskedOnce:
             self._answers[key] = hit
         answer, lookups, external = hit
         self._replay(lookups)
-        if external:
-            self.inference.external_lookups += 1
+        if external and self.inference.workspace is not None:
+            self.inference.workspace.note_lookup()  # the answer's look-ups, replayed
         return answer
 
     @property

@@ -130,8 +130,20 @@ class Workspace:
     def _recorder(self) -> Recorder | None:
         return getattr(self._local, "recorder", None)
 
+    def note_lookup(self) -> None:
+        """The analysis running in this thread read the workspace beyond its own document: a
+        verdict that did is reused only while the workspace is unchanged (``incremental.py``).
+        The look-up functions below note themselves; a memo replaying an answer notes it again."""
+        self._local.lookups = getattr(self._local, "lookups", 0) + 1
+
+    @property
+    def lookups_noted(self) -> int:
+        """How many look-ups this thread has noted (compared before and after a verdict)."""
+        return getattr(self._local, "lookups", 0)
+
     def record_listing(self, listing: str) -> None:
         """The analysis under way read one of the project's listings whole (``dependencies.LISTINGS``)."""
+        self.note_lookup()
         recorder = self._recorder()
         if recorder is not None:
             recorder.listings.add(listing)
@@ -201,6 +213,7 @@ class Workspace:
         return None
 
     def resolve_relative(self, module: ModuleInfo, base: str, level: int) -> str | None:
+        self.note_lookup()
         if not module.path:
             return None
         name = module.name or self.module_name_for(module.path)
@@ -247,6 +260,7 @@ class Workspace:
         return self._jedi_module_path(qualname, from_module.path if from_module else None)
 
     def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
+        self.note_lookup()
         path = self.find_module_path(qualname, from_module)
         if path is None:
             return None
@@ -345,6 +359,7 @@ class Workspace:
         can import it: those that also mention its module's name (``from pkg.mod import name``,
         ``import mod``, ``from .mod import name``) or, for a package's ``__init__.py``, that lie
         in the package (``from . import name``)."""
+        self.note_lookup()
         recorder = self._recorder()
         if recorder is not None:
             recorder.mentions.add(name)

@@ -35,6 +35,8 @@ CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
 #: the files it launches, found among them by name)
 PYTHON_FILES = "python files"
+#: a word as `\b` delimits it: `\bname\b` matches a text exactly when `name` is one of its words
+WORD = re.compile(r"\w+")
 #: bumped when an entry's layout changes (fabric-lsp's version is part of the file name too)
 FORMAT = 1
 
@@ -85,6 +87,7 @@ class World:
     _python: list[str] | None = None
     _providers: dict[str, list[str]] | None = None
     _mentioning: dict[str, tuple] = field(default_factory=dict)
+    _words: dict[str, list[str]] | None = None
     _listings: dict[str, tuple] = field(default_factory=dict)
 
     def digest_of(self, path: str) -> str | None:
@@ -124,13 +127,23 @@ class World:
         return self._providers.get(name, [])
 
     def mentioning(self, name: str) -> tuple:
-        """The project's files whose text mentions ``name``, with their digests."""
+        """The project's files whose text mentions ``name`` as a word, with their digests."""
         if name not in self._mentioning:
-            word = re.compile(rf"\b{re.escape(name)}\b")
-            self._mentioning[name] = tuple(
-                (p, self.digest_of(p)) for p in self.python_files() if name in self._text(p) and word.search(self._text(p))
-            )
+            if WORD.fullmatch(name):  # a word: the index of every file's words, built once
+                paths = self._by_word().get(name, [])
+            else:
+                word = re.compile(rf"\b{re.escape(name)}\b")
+                paths = [p for p in self.python_files() if name in self._text(p) and word.search(self._text(p))]
+            self._mentioning[name] = tuple((p, self.digest_of(p)) for p in paths)
         return self._mentioning[name]
+
+    def _by_word(self) -> dict[str, list[str]]:
+        if self._words is None:
+            self._words = {}
+            for path in self.python_files():
+                for w in set(WORD.findall(self._text(path))):
+                    self._words.setdefault(w, []).append(path)
+        return self._words
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:

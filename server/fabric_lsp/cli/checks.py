@@ -250,11 +250,10 @@ def _read_all(tasks: list[Task], results: list) -> dict[int, tuple[str, bool]]:
 
 
 def _key(task: Task, text: str) -> str:
-    """The cache key of a task: besides its text, what its check reads that is not a look-up."""
-    settings: tuple = (task.config, task.config.effective_lightning_version, task.named)
+    """The cache key of a task (a batch script's check also reads which files the run checks)."""
     if check.kind_of(task.path) is check.Kind.BATCH_SCRIPT:
-        settings += (sorted(_STATE.get("also_checked", ())),)
-    return file_key(text, settings)
+        return file_key(text, task.config, task.named, sorted(_STATE.get("also_checked", ())))
+    return file_key(text, task.config, task.named)
 
 
 def _from_entry(task: Task, text: str, entry: Entry):

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fabric_lsp import __version__
+from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
 from fabric_lsp.engine.program.launch import text_files
@@ -57,9 +58,11 @@ class Entry:
     checked: bool
 
 
-def file_key(text: str, settings: object) -> str:
-    """The key of a file's entry: its text and everything besides look-ups its check reads (the
-    file's configuration, the analysed Lightning version)."""
+def file_key(text: str, config: Config, named: bool = False, *more: object) -> str:
+    """The key of a file's entry: its text and everything besides look-ups its check reads: the
+    file's configuration, the analysed Lightning version, whether it was named on the command
+    line (an empty file gets a note then), and what the caller adds (``more``)."""
+    settings = (config, config.effective_lightning_version, named, *more)
     return digest(f"{FORMAT}\0{settings!r}\0{text}")
 
 
@@ -82,7 +85,7 @@ class World:
     """The project as it is now, read once per run and shared by every entry's state."""
 
     root: str
-    texts: dict[str, str] = field(default_factory=dict)  # the texts this run read already
+    texts: dict[str, str | None] = field(default_factory=dict)  # the texts this run read already
     _digests: dict[str, str | None] = field(default_factory=dict)
     _python: list[str] | None = None
     _providers: dict[str, list[str]] | None = None
@@ -92,25 +95,22 @@ class World:
 
     def digest_of(self, path: str) -> str | None:
         if path not in self._digests:
-            text = self.texts.get(path)
-            if text is None:
-                try:
-                    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-                        text = fh.read()
-                except OSError:
-                    text = None
+            text = self._read(path)
             self._digests[path] = None if text is None else digest(text)
         return self._digests[path]
 
     def _text(self, path: str) -> str:
-        text = self.texts.get(path)
-        if text is None:
+        return self._read(path) or ""
+
+    def _read(self, path: str) -> str | None:
+        """The file's text, read once per run (None: it cannot be read)."""
+        if path not in self.texts:
             try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    text = self.texts[path] = fh.read()
+                with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                    self.texts[path] = fh.read()
             except OSError:
-                text = ""
-        return text
+                self.texts[path] = None
+        return self.texts[path]
 
     def python_files(self) -> list[str]:
         if self._python is None:

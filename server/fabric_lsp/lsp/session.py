@@ -419,7 +419,7 @@ class FabricLanguageServer(LanguageServer):
         ``fabric-lsp check`` keeps too (``documents/cache.py``) when nothing it looked up changed
         — and no open document is among what it looked up: the cache knows only files on disk."""
         config = self.config_for(path)
-        key = file_key(text, (config, config.effective_lightning_version, False))
+        key = file_key(text, config)
         cache = self.disk_cache if self.disk_cache_live else None
         known = cache.entries.get(path) if cache is not None else None
         if cache is not None and known is not None and not self._reads_open_documents(known.deps):

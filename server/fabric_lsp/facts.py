@@ -118,6 +118,42 @@ def is_fabric_class(qualname: str) -> bool:
     return canonical(qualname) == FABRIC_CLASS
 
 
+#: The Lightning Trainer and the Lightning classes its rules read, canonical name → every spelling
+#: (``pytorch_lightning`` is the standalone package; ``lightning.pytorch`` the unified one).
+TRAINER_CLASS = "lightning.pytorch.Trainer"
+LIGHTNING_MODULE_CLASS = "lightning.pytorch.LightningModule"
+DATA_MODULE_CLASS = "lightning.pytorch.LightningDataModule"
+CALLBACK_CLASS = "lightning.pytorch.Callback"
+LIGHTNING_CLI_CLASS = "lightning.pytorch.cli.LightningCLI"
+MODEL_CHECKPOINT_CLASS = "lightning.pytorch.callbacks.ModelCheckpoint"
+EARLY_STOPPING_CLASS = "lightning.pytorch.callbacks.EarlyStopping"
+_PYTORCH_SPELLINGS: dict[str, tuple[str, ...]] = {
+    TRAINER_CLASS: ("Trainer", "trainer.Trainer", "trainer.trainer.Trainer"),
+    LIGHTNING_MODULE_CLASS: ("LightningModule", "core.LightningModule", "core.module.LightningModule"),
+    DATA_MODULE_CLASS: ("LightningDataModule", "core.LightningDataModule", "core.datamodule.LightningDataModule"),
+    CALLBACK_CLASS: ("Callback", "callbacks.Callback", "callbacks.callback.Callback"),
+    LIGHTNING_CLI_CLASS: ("cli.LightningCLI",),
+    MODEL_CHECKPOINT_CLASS: ("callbacks.ModelCheckpoint", "callbacks.model_checkpoint.ModelCheckpoint"),
+    EARLY_STOPPING_CLASS: ("callbacks.EarlyStopping", "callbacks.early_stopping.EarlyStopping"),
+}
+#: ``import lightning as L``: the unified package re-exports these at its top level
+_TOP_LEVEL = {TRAINER_CLASS: "Trainer", LIGHTNING_MODULE_CLASS: "LightningModule", DATA_MODULE_CLASS: "LightningDataModule", CALLBACK_CLASS: "Callback"}
+PYTORCH_ALIASES: dict[str, str] = {
+    **{f"{package}.{tail}": name for name, tails in _PYTORCH_SPELLINGS.items() for tail in tails for package in ("lightning.pytorch", "pytorch_lightning")},
+    **{f"lightning.{top}": name for name, top in _TOP_LEVEL.items()},
+}
+
+
+def pytorch_class(qualname: str) -> str | None:
+    """The canonical name of the Trainer-side Lightning class ``qualname`` spells (any import path:
+    ``lightning.pytorch``, ``pytorch_lightning``, ``lightning.Trainer``), or None."""
+    return PYTORCH_ALIASES.get(qualname)
+
+
+def is_trainer_class(qualname: str) -> bool:
+    return pytorch_class(qualname) == TRAINER_CLASS
+
+
 def is_xla_accelerator_class(qualname: str) -> bool:
     return canonical(qualname) == XLA_ACCELERATOR_CLASS
 

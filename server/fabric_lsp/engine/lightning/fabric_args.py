@@ -165,6 +165,29 @@ def lightning_base(ev: Evaluator, cls: ClassRef) -> str | None:
     return None
 
 
+def pytorch_base(ev: Evaluator, cls: ClassRef) -> str | None:
+    """The Trainer-side Lightning class (``facts.pytorch_class``'s canonical name: the Trainer,
+    ``LightningModule``, ``LightningDataModule``, ``Callback`` …) a user class derives from, at
+    any depth, or None."""
+    for klass in ev.mro(cls):
+        for base in klass.node.bases:
+            for v in ev.ev(base, Ctx(klass.module)):
+                name = facts.pytorch_class(v.qualname) if isinstance(v, QualRef) else None
+                if name is not None:
+                    return name
+    return None
+
+
+def pytorch_class_of(ev: Evaluator, v: Value) -> str | None:
+    """The Trainer-side Lightning class a value names: one of Lightning's by its qualified name,
+    or a user class deriving from one."""
+    if isinstance(v, QualRef):
+        return facts.pytorch_class(v.qualname)
+    if isinstance(v, ClassRef):
+        return pytorch_base(ev, v)
+    return None
+
+
 def is_fabric_class(ev: Evaluator, v: Value) -> bool:
     if isinstance(v, QualRef):
         return facts.is_fabric_class(v.qualname)

@@ -293,6 +293,30 @@ async def test_pull_diagnostics_document_and_workspace(session: Session, tmp_pat
 
 
 @pytest.mark.asyncio
+async def test_a_cold_workspace_report_analyses_its_modules_in_worker_processes_but_never_past_an_unsaved_buffer(
+    session: Session, tmp_path: Path
+):
+    """Enough modules to analyse go to worker processes (which read the files on disk); a module
+    whose analysis read an open document's unsaved buffer is analysed again by the server."""
+    train, config = project(tmp_path, strategy="deepspeed")
+    (tmp_path / "ddp_config.py").write_text(config_text("ddp"))
+    for i in range(15):  # FAB001 through config.py (deepspeed on disk, ddp in the editor)
+        (tmp_path / f"train_{i}.py").write_text(TRAIN.format(module="config"))
+    for i in range(15):  # FAB001 nowhere: ddp on disk, nothing open
+        (tmp_path / f"ddp_{i}.py").write_text(TRAIN.format(module="ddp_config"))
+    (tmp_path / "deepspeed_0.py").write_text(TRAIN.format(module="config").replace("STRATEGY)", '"deepspeed")'))
+    await session.start(tmp_path, pull=True)
+    session.open(config, config_text("ddp"))  # unsaved: the workers cannot see it
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    report = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT * 2)
+    codes = {Path(to_fs_path(item.uri)).name: [d.code for d in item.items] for item in report.items}
+    assert codes["deepspeed_0.py"] == ["FAB001"]
+    assert {codes[f"train_{i}.py"] == [] for i in range(15)} == {True}, codes
+    assert {codes[f"ddp_{i}.py"] == [] for i in range(15)} == {True}, codes
+    assert any(m.startswith("fabric-lsp: analysing 32 modules in 2 worker processes") for m in session.logs), session.logs
+
+
+@pytest.mark.asyncio
 async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_verdicts(session: Session, tmp_path: Path):
     """An edit elsewhere in train.py reuses the verdict of the setup site (incremental analysis)
     without repeating its lookups: train.py must still depend on config.py afterwards."""

@@ -185,12 +185,16 @@ class Cache:
         return entries if isinstance(entries, dict) else {}
 
     def get(self, path: str, key: str) -> Entry | None:
-        """The entry of ``path`` if its key and its look-ups' state are those of now."""
-        entry = self.entries.get(path)
-        if entry is None or entry.key != key or self.world.state(entry.deps) != entry.state:
+        """The entry of ``path`` if its key and its look-ups' state are those of now (a hit)."""
+        if not self.holds(path, key):
             return None
         self.hits += 1
-        return entry
+        return self.entries[path]
+
+    def holds(self, path: str, key: str) -> bool:
+        """Whether :meth:`get` would give ``path``'s entry (not counted as a hit)."""
+        entry = self.entries.get(path)
+        return entry is not None and entry.key == key and self.world.state(entry.deps) == entry.state
 
     def put(self, path: str, key: str, deps: Dependencies, findings: Iterable[Finding], problems: Iterable[str], checked: bool) -> None:
         self.entries[path] = Entry(key, deps, self.world.state(deps), tuple(findings), tuple(problems), checked)

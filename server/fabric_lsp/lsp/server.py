@@ -211,6 +211,7 @@ async def workspace_diagnostic(ls: FabricLanguageServer, params: types.Workspace
             items.append(_workspace_item(uri, result.version, result.result_id, result.diagnostics, previous))
     on_disk = [f for f in files if f not in open_paths]
     await loop.run_in_executor(ls.executor, ls.start_disk_reports)
+    await loop.run_in_executor(ls.executor, ls.submit_disk_analyses, on_disk)
     for start in range(0, len(on_disk), WORKSPACE_BATCH):
         batch = on_disk[start : start + WORKSPACE_BATCH]
         for uri, report in await loop.run_in_executor(ls.executor, ls.disk_reports_for, batch):

@@ -29,6 +29,7 @@ from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
 from fabric_lsp.documents.cache import CACHE_DIR, Cache, World, file_key
+from fabric_lsp.documents.workers import Job, Workers, cores
 from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.findings import Finding, Pos, Severity, Span
 from fabric_lsp.engine.program import batch_scripts
@@ -100,6 +101,7 @@ class FabricLanguageServer(LanguageServer):
         self.disk_reports: dict[str, DiskReport] = {}  # workspace/diagnostic, files not open
         self.disk_cache: Cache | None = None  # ... and the persistent cache behind them,
         self.disk_cache_live = False  # used while one report is made (the project read afresh)
+        self.disk_workers: Workers | None = None  # ... and the processes analysing its modules
         self._result_ids = itertools.count(1)
         self._refresh_task: asyncio.Task | None = None
 
@@ -393,7 +395,8 @@ class FabricLanguageServer(LanguageServer):
                 out.append((uri, report))
         return out
 
-    def _disk_report(self, uri: str, path: str) -> DiskReport | None:
+    def _stamp(self, uri: str, path: str) -> tuple[tuple[int, int], tuple] | None:
+        """The file's stamp and settings, or None where its report is still right (or it is gone)."""
         try:
             st = os.stat(path)
         except OSError:
@@ -402,7 +405,15 @@ class FabricLanguageServer(LanguageServer):
         settings = (self.config_for(path), self.options)
         previous = self.disk_reports.get(uri)
         if previous is not None and previous.stamp == stamp and previous.settings == settings:
-            return previous
+            return None
+        return stamp, settings
+
+    def _disk_report(self, uri: str, path: str) -> DiskReport | None:
+        changed = self._stamp(uri, path)
+        if changed is None:
+            return self.disk_reports.get(uri)
+        stamp, settings = changed
+        previous = self.disk_reports.get(uri)
         text = self.workspace_model.text_of(path) if self.workspace_model else None
         if text is None:
             return None
@@ -421,16 +432,54 @@ class FabricLanguageServer(LanguageServer):
         config = self.config_for(path)
         key = file_key(text, config)
         cache = self.disk_cache if self.disk_cache_live else None
-        known = cache.entries.get(path) if cache is not None else None
-        if cache is not None and known is not None and not self._reads_open_documents(known.deps):
-            entry = cache.get(path, key)
-            if entry is not None:
-                return list(entry.findings)
-        findings = self.analyze(uri, text).findings
-        deps = self.graph.get(uri)
+        cached = self._cached_findings(path, key)
+        if cached is not None:
+            return cached
+        done = self.disk_workers.result(path, text) if self.disk_workers is not None else None
+        deps: Dependencies | None
+        if done is not None and not self._reads_open_documents(done.deps):
+            findings, deps = list(done.findings), done.deps
+            self.graph.record(uri, done.deps)
+        else:
+            findings, deps = self.analyze(uri, text).findings, self.graph.get(uri)
         if cache is not None and deps is not None and not self._reads_open_documents(deps):
             cache.put(path, key, deps, findings, (), True)
         return findings
+
+    def _cached_findings(self, path: str, key: str) -> list[Finding] | None:
+        """The file's findings from the persistent cache, where nothing they depend on changed."""
+        cache = self._usable_cache(path)
+        entry = cache.get(path, key) if cache is not None else None
+        return None if entry is None else list(entry.findings)
+
+    def _usable_cache(self, path: str) -> Cache | None:
+        """The persistent cache, while a report is made, if its entry of ``path`` read no open document."""
+        cache = self.disk_cache if self.disk_cache_live else None
+        known = cache.entries.get(path) if cache is not None else None
+        return None if cache is None or known is None or self._reads_open_documents(known.deps) else cache
+
+    def submit_disk_analyses(self, paths: list[str]) -> None:
+        """Worker thread, before the reports of files that are not open: the modules among them to
+        be analysed afresh (changed, not in the cache, kept by a rule's prefilter) go to worker
+        processes at once; the reports take their results in turn."""
+        jobs = [job for job in map(self._disk_job, paths) if job is not None]
+        workers = Workers(self.root, self.options.environment_path, self.log_message)
+        workers.submit(jobs, cores())
+        self.disk_workers = workers
+
+    def _disk_job(self, path: str) -> Job | None:
+        uri = from_fs_path(path)
+        model = self.workspace_model
+        if model is None or self.analyzers is None or check.kind_of(path) is not check.Kind.MODULE or self._stamp(uri, path) is None:
+            return None
+        text = model.text_of(path)
+        config = self.config_for(path)
+        if text is None or config.is_excluded(path, root=config.root or self.root):
+            return None
+        cache = self._usable_cache(path)
+        if cache is not None and cache.holds(path, file_key(text, config)):
+            return None
+        return Job(path, text, config) if self.analyzers.for_config(config).matching(text) else None
 
     def _reads_open_documents(self, deps: Dependencies) -> bool:
         open_paths = {to_fs_path(uri) for uri in self.open_uris() if uri.startswith("file:")}
@@ -448,6 +497,9 @@ class FabricLanguageServer(LanguageServer):
             self.disk_cache_live = True
 
     def end_disk_reports(self) -> None:
+        if self.disk_workers is not None:
+            self.disk_workers.close()
+            self.disk_workers = None
         if self.disk_cache is not None and self.disk_cache_live:
             self.disk_cache.save()
             self.log_message(f"fabric-lsp: workspace diagnostics: {self.disk_cache.hits} files from the cache")

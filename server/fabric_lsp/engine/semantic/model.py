@@ -7,7 +7,7 @@ import ast
 
 from fabric_lsp.engine.findings import Pos, Span
 from fabric_lsp.engine.lightning.configurations import Scenario, scenarios
-from fabric_lsp.engine.program import batch_scripts, launch
+from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.program.constructions import (
     ConfigurationProblems,
@@ -16,6 +16,7 @@ from fabric_lsp.engine.program.constructions import (
     workspace_file_exists,
 )
 from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
     ModelClass,
@@ -27,7 +28,7 @@ from fabric_lsp.engine.program.model_methods import (
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import FabricInst, Instance, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.python.values import ClassRef, FabricInst, Instance, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -261,3 +262,35 @@ class SemanticModel:
         configuration can mean."""
         exists = workspace_file_exists(self.module.path, self.workspace.root)
         return configuration_problems(self.scenarios(fabric), lightning_version, exists)
+
+    # -- LightningModules and callbacks (engine/program/lightning_modules.py) --------------------------
+    def lightning_classes(self) -> list[LightningClass]:
+        """The document's classes deriving from a LightningModule, DataModule or Callback."""
+        return list(self.asked_once(("lightning_classes",), lambda: lightning_modules.lightning_classes(self.inference, self.module)))
+
+    def lightning_class(self, cls: ClassRef) -> LightningClass | None:
+        """``cls`` as a LightningModule, DataModule or Callback of analysed source, or None."""
+        return lightning_modules.lightning_class(self.inference, cls)
+
+    def hook(self, cls: ClassRef, name: str) -> Hook | None:
+        """The ``def name`` that instances of ``cls`` run (through the user part of the MRO)."""
+        return lightning_modules.hook(self.inference, cls, name)
+
+    def defines_attribute(self, cls: ClassRef, name: str) -> bool:
+        """Whether a user class of ``cls``'s MRO defines ``name`` (method, property, assignment)."""
+        return lightning_modules.defines_attribute(self.inference, cls, name)
+
+    def entry_points(self, cls: ClassRef) -> list[EntryPoint]:
+        """The ``trainer.fit/validate/test/predict(model)`` calls of the workspace that may run an
+        instance of ``cls`` (or of a subclass); the verdict depends on the other modules."""
+        key = ("entry_points", id(cls.node))
+        return list(self.asked_once(key, lambda: lightning_modules.entry_points(self.inference, self.workspace, cls)))
+
+    def automatic_optimization(self, cls: ClassRef) -> bool | None:
+        """``automatic_optimization`` of instances of ``cls`` (None: not known)."""
+        return lightning_modules.automatic_optimization(self.inference, cls)
+
+    def trainer_init_forwards(self, cls: ClassRef, keywords: set[str]) -> bool | None:
+        """For a Trainer subclass: whether ``keywords`` given to its construction reach
+        ``Trainer.__init__`` unchanged (None: not known)."""
+        return lightning_modules.trainer_init_forwards(self.inference, cls, keywords)

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning.fabric_args import pytorch_base
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import ClassRef, Instance
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Instance
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
 
 #: the Lightning classes whose user subclasses this module describes
 USER_BASES = (facts.LIGHTNING_MODULE_CLASS, facts.DATA_MODULE_CLASS, facts.CALLBACK_CLASS)
+T = TypeVar("T")
 _BRANCHES = tuple(t for t in (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.While, getattr(ast, "Match", None)) if t is not None)
 
 
@@ -61,6 +62,15 @@ class EntryPoint:
     conditional: bool
 
 
+def _bounded(inference: Inference, compute: Callable[[], T], default: T) -> T:
+    """``compute()`` within a fresh evaluation budget; ``default`` where it runs out."""
+    inference.start()
+    try:
+        return compute()
+    except (BudgetExceeded, RecursionError):
+        return default
+
+
 # -- user classes ---------------------------------------------------------------------------------
 def lightning_classes(inference: Inference, module: ModuleInfo) -> list[LightningClass]:
     """The classes of ``module`` deriving from a LightningModule, DataModule or Callback."""
@@ -68,32 +78,41 @@ def lightning_classes(inference: Inference, module: ModuleInfo) -> list[Lightnin
     for node in module.classes():
         if not node.bases:
             continue
-        ref = ClassRef(node, module)
-        base = pytorch_base(inference, ref)
-        if base in USER_BASES:
-            out.append(LightningClass(ref, base))
+        found = lightning_class(inference, ClassRef(node, module))
+        if found is not None:
+            out.append(found)
     return out
 
 
 def lightning_class(inference: Inference, cls: ClassRef) -> LightningClass | None:
-    base = pytorch_base(inference, cls)
+    """``cls`` with the Lightning class of :data:`USER_BASES` it derives from, or None (also where
+    its bases cannot be evaluated within the evaluator's budget)."""
+    base = _bounded(inference, lambda: pytorch_base(inference, cls), None)
     return LightningClass(cls, base) if base in USER_BASES else None
 
 
 def hook(inference: Inference, cls: ClassRef, name: str) -> Hook | None:
     """The ``def name`` of the first user class of ``cls``'s MRO that defines it (Lightning's own
     classes are not analysed source: the MRO stops there), or None."""
-    for klass in inference.mro(cls):
+    for klass in _mro(inference, cls) or ():
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == name:
                 return Hook(name, item, klass)
     return None
 
 
+def _mro(inference: Inference, cls: ClassRef) -> list[ClassRef] | None:
+    """The user classes of ``cls``'s MRO, or None where its bases cannot be evaluated."""
+    return _bounded(inference, lambda: inference.mro(cls), None)
+
+
 def defines_attribute(inference: Inference, cls: ClassRef, name: str) -> bool:
     """Whether a user class of ``cls``'s MRO defines ``name`` in its body (a method, a property, an
-    assignment)."""
-    for klass in inference.mro(cls):
+    assignment); True as well where the MRO cannot be evaluated."""
+    mro = _mro(inference, cls)
+    if mro is None:
+        return True
+    for klass in mro:
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == name:
                 return True
@@ -109,7 +128,10 @@ def automatic_optimization(inference: Inference, cls: ClassRef) -> bool | None:
     class of the MRO sets it (a class attribute, a property, ``self.automatic_optimization = ...`` in
     a method); None where what it is set to is not a constant."""
     found: set[object] = set()
-    for klass in inference.mro(cls):
+    mro = _mro(inference, cls)
+    if mro is None:
+        return None
+    for klass in mro:
         found |= _set_automatic_optimization(klass.node)
         if found:
             break
@@ -151,8 +173,8 @@ def entry_points(inference: Inference, workspace: Workspace | None, cls: ClassRe
     """The ``trainer.fit/validate/test/predict(model, ...)`` calls (``model=`` too) of the
     workspace whose model may be an instance of ``cls`` or of a subclass, in this module and in
     the modules that mention one of their names."""
-    hierarchy = [cls, *inference.subclasses(cls)]
-    nodes = {id(k.node) for k in hierarchy}
+    hierarchy = [cls, *_bounded(inference, lambda: inference.subclasses(cls), [])]
+    nodes = {_class_key(k) for k in hierarchy}
     modules = {id(cls.module): cls.module}
     if workspace is not None and cls.module.path:
         for k in hierarchy:
@@ -168,14 +190,19 @@ def entry_points(inference: Inference, workspace: Workspace | None, cls: ClassRe
     return out
 
 
-def _entry_point(inference: Inference, m: ModuleInfo, call: ast.Call, method: str, nodes: set[int]) -> EntryPoint | None:
+def _class_key(cls: ClassRef) -> tuple:
+    """A class by where it is defined: the workspace may hold another parse of the document."""
+    return (cls.module.path, cls.node.lineno, cls.node.name) if cls.module.path else (id(cls.node),)
+
+
+def _entry_point(inference: Inference, m: ModuleInfo, call: ast.Call, method: str, nodes: set[tuple]) -> EntryPoint | None:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
         return None
     arg = model_argument(call)
     if arg is None:
         return None
     values = inference.evaluate(arg, m)
-    ours = [v for v in values if isinstance(v, Instance) and id(v.cls.node) in nodes]
+    ours = [v for v in values if isinstance(v, Instance) and _class_key(v.cls) in nodes]
     if not ours:
         return None
     return EntryPoint(method, call, m, len(ours) == len(values), _conditional(m, call))
@@ -215,7 +242,10 @@ def trainer_init_forwards(inference: Inference, cls: ClassRef, keywords: set[str
     reach ``Trainer.__init__`` unchanged — no user class of the MRO defines ``__init__``, or the
     only one that does names none of them and passes its ``**kwargs`` to
     ``super().__init__(..., **kwargs)``; None otherwise (what a keyword does is not known)."""
-    inits = [h for h in (hook(inference, k, "__init__") for k in inference.mro(cls)) if h is not None]
+    mro = _mro(inference, cls)
+    if mro is None:
+        return None
+    inits = [h for h in (hook(inference, k, "__init__") for k in mro) if h is not None]
     owners = {id(h.node): h for h in inits}
     if not owners:
         return True

@@ -1,0 +1,211 @@
+"""LightningModules, DataModules and callbacks of analysed source: lineage, hooks through user
+bases (across modules), automatic_optimization, and the classes the Trainer's entry points run."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from fabric_lsp import facts
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.engine.workspace.workspace import Workspace
+
+
+def _model(src: str, path: str = "/tmp/t.py", workspace: Workspace | None = None) -> SemanticModel:
+    return SemanticModel(ModuleInfo(textwrap.dedent(src).lstrip(), path), workspace or Workspace())
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text).lstrip())
+
+
+def _workspace_model(tmp_path: Path, files: dict[str, str], name: str) -> SemanticModel:
+    _write(tmp_path, files)
+    path = tmp_path / name
+    return SemanticModel(ModuleInfo(path.read_text(), str(path)), Workspace(str(tmp_path)))
+
+
+def _cls(model: SemanticModel, name: str):
+    return next(lc.cls for lc in model.lightning_classes() if lc.name == name)
+
+
+def test_user_classes_of_each_lightning_base():
+    model = _model(
+        """
+        import lightning as L
+        import torch
+        from pytorch_lightning.callbacks import Callback
+        class Base(L.LightningModule):
+            pass
+        class Model(Base):
+            pass
+        class Data(L.LightningDataModule):
+            pass
+        class Printer(Callback):
+            pass
+        class Net(torch.nn.Module):
+            pass
+        """
+    )
+    found = {lc.name: lc.base for lc in model.lightning_classes()}
+    assert found == {
+        "Base": facts.LIGHTNING_MODULE_CLASS,
+        "Model": facts.LIGHTNING_MODULE_CLASS,
+        "Data": facts.DATA_MODULE_CLASS,
+        "Printer": facts.CALLBACK_CLASS,
+    }
+
+
+def test_a_hook_defined_in_a_user_base_of_another_module_counts(tmp_path):
+    model = _workspace_model(
+        tmp_path,
+        {
+            "base.py": """
+                import lightning as L
+                class Base(L.LightningModule):
+                    def validation_epoch_end(self, outputs):
+                        pass
+            """,
+            "model.py": """
+                from base import Base
+                class Model(Base):
+                    def training_step(self, batch, i):
+                        pass
+            """,
+        },
+        "model.py",
+    )
+    cls = _cls(model, "Model")
+    hook = model.hook(cls, "validation_epoch_end")
+    assert hook is not None and hook.owner.name == "Base"
+    assert model.hook(cls, "training_step").owner.name == "Model"
+    assert model.hook(cls, "on_fit_start") is None  # Lightning's own classes are not followed
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("pass", True),
+        ("automatic_optimization = False", False),
+        ("def __init__(self):\n    super().__init__()\n    self.automatic_optimization = False", False),
+        ("def setup(self, stage):\n    self.automatic_optimization = True", True),
+        ("@property\ndef automatic_optimization(self):\n    return False", False),
+        ("def __init__(self, manual):\n    super().__init__()\n    self.automatic_optimization = not manual", None),
+    ],
+)
+def test_automatic_optimization(body, expected):
+    src = "import lightning as L\nclass Model(L.LightningModule):\n" + textwrap.indent(body, "    ") + "\n"
+    model = _model(src)
+    assert model.automatic_optimization(_cls(model, "Model")) is expected
+
+
+def test_automatic_optimization_set_in_a_user_base():
+    model = _model(
+        """
+        import lightning as L
+        class Gan(L.LightningModule):
+            automatic_optimization = False
+        class Model(Gan):
+            pass
+        """
+    )
+    assert model.automatic_optimization(_cls(model, "Model")) is False
+
+
+def test_fit_targets_through_a_factory_and_the_model_keyword():
+    model = _model(
+        """
+        import lightning as L
+        class A(L.LightningModule):
+            pass
+        class B(L.LightningModule):
+            pass
+        def build():
+            return A()
+        trainer = L.Trainer()
+        trainer.fit(build())
+        if flag:
+            trainer.test(model=B())
+        """
+    )
+    (fit,) = model.entry_points(_cls(model, "A"))
+    assert (fit.method, fit.every, fit.conditional) == ("fit", True, False)
+    (test,) = model.entry_points(_cls(model, "B"))
+    assert (test.method, test.every, test.conditional) == ("test", True, True)
+
+
+def test_fit_targets_in_another_module_and_of_subclasses(tmp_path):
+    model = _workspace_model(
+        tmp_path,
+        {
+            "models.py": """
+                import lightning as L
+                class Base(L.LightningModule):
+                    pass
+                class Model(Base):
+                    pass
+            """,
+            "train.py": """
+                import lightning as L
+                from models import Model
+                model = Model()
+                L.Trainer().fit(model)
+                L.Trainer().validate(model, ckpt_path="best")
+            """,
+        },
+        "models.py",
+    )
+    found = sorted(e.method for e in model.entry_points(_cls(model, "Base")))
+    assert found == ["fit", "validate"]
+
+
+def test_an_entry_point_on_something_else_is_not_one():
+    model = _model(
+        """
+        import lightning as L
+        class Model(L.LightningModule):
+            pass
+        regressor.fit(X, y)
+        trainer.fit(other)
+        """
+    )
+    assert model.entry_points(_cls(model, "Model")) == []
+
+
+def test_trainer_subclass_forwarding():
+    model = _model(
+        """
+        import lightning as L
+        class Plain(L.Trainer):
+            pass
+        class Forwards(L.Trainer):
+            def __init__(self, name="x", **kwargs):
+                super().__init__(**kwargs)
+        class Swallows(L.Trainer):
+            def __init__(self, **kwargs):
+                super().__init__()
+        """
+    )
+    classes = {c.name: c for c in model.module.classes()}
+    from fabric_lsp.engine.python.values import ClassRef
+
+    def forwards(name, keywords):
+        return model.trainer_init_forwards(ClassRef(classes[name], model.module), keywords)
+
+    assert forwards("Plain", {"gpus"}) is True
+    assert forwards("Forwards", {"gpus"}) is True
+    assert forwards("Forwards", {"name"}) is None
+    assert forwards("Swallows", {"gpus"}) is None
+
+
+def test_a_document_without_lightning_classes_costs_nothing_measurable():
+    body = "\n".join(f"class C{i}(Base{i}):\n    def f(self):\n        return {i}\n" for i in range(300))
+    model = _model("import torch\n" + body)
+    start = time.perf_counter()
+    assert model.lightning_classes() == []
+    assert time.perf_counter() - start < 0.5

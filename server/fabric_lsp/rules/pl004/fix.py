@@ -2,7 +2,7 @@
 the result parses:
 
 - ``Trainer(gpus=N)`` → ``accelerator="gpu", devices=N`` for a literal ``N`` (an int other than 0,
-  a list of ints), ``accelerator="cpu"`` for ``gpus=0``/``gpus=None`` (1.x ran those on the CPU),
+  ``-1``, a list of device indices), ``accelerator="cpu"`` for ``gpus=0``/``gpus=None`` (1.x ran those on the CPU),
   only where neither ``accelerator`` nor ``devices`` nor ``**kwargs`` is given;
 - ``model.load_from_checkpoint(p)`` → ``Cls.load_from_checkpoint(p)`` (``type(model)`` where the
   class's name is not certainly bound to it here), assigned back to ``model`` when the call was
@@ -46,9 +46,13 @@ def gpus_fix(model: SemanticModel, call: ast.Call) -> Fix | None:
 def _gpus_replacement(model: SemanticModel, value: ast.expr) -> str | None:
     if isinstance(value, ast.Constant) and (value.value is None or value.value == 0) and not isinstance(value.value, bool):
         return 'accelerator="cpu"'
-    if _int_literal(value) or (isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(_int_literal(e) for e in value.elts)):
+    if _int_literal(value) or (isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(_device_index(e) for e in value.elts)):
         return f'accelerator="gpu", devices={model.segment(value)}'
     return None
+
+
+def _device_index(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
 
 
 def _int_literal(node: ast.expr) -> bool:

@@ -163,6 +163,32 @@ TRAINER_ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "test": ("test_epoch_end",),
     "predict": (),
 }
+#: The LightningModule hooks that may call ``self.log`` → its defaults there (``on_step``,
+#: ``on_epoch``), from ``_FxValidator.functions`` (``trainer/connectors/logger_connector/fx_validator.py``);
+#: logging from any other hook raises. What a method of the module called from a hook logs is
+#: logged under that hook.
+_STEP, _EPOCH = (True, False), (False, True)
+LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
+    **dict.fromkeys(
+        ("training_step", "on_before_backward", "backward", "on_after_backward", "on_before_optimizer_step", "optimizer_step",
+         "configure_gradient_clipping", "clip_gradients", "on_before_zero_grad", "optimizer_zero_grad",
+         "on_train_batch_start", "on_train_batch_end"),
+        _STEP,
+    ),
+    **dict.fromkeys(
+        ("validation_step", "test_step", "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
+         "on_test_batch_end", "on_train_start", "on_validation_start", "on_test_start", "on_train_epoch_start",
+         "on_train_epoch_end", "on_validation_epoch_start", "on_validation_epoch_end", "on_test_epoch_start",
+         "on_test_epoch_end"),
+        _EPOCH,
+    ),
+}
+#: The hooks of :data:`LOG_DEFAULTS` that run in an evaluation loop: their ``_step`` values never
+#: reach ``callback_metrics``, nor anything logged with ``on_epoch=False``
+#: (``trainer/connectors/logger_connector/result.py:485-487``)
+EVALUATION_LOG_HOOKS = frozenset(h for h in LOG_DEFAULTS if h.startswith(("validation_", "test_", "on_validation_", "on_test_")))
+#: The LightningModule's logging methods (``core/module.py:386``, ``:552``)
+LOG_METHODS = ("log", "log_dict")
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
 #: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)

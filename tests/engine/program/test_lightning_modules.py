@@ -209,3 +209,83 @@ def test_a_document_without_lightning_classes_costs_nothing_measurable():
     start = time.perf_counter()
     assert model.lightning_classes() == []
     assert time.perf_counter() - start < 0.5
+
+
+def _logged(body: str, bases: str = ""):
+    base = "Base" if bases else "L.LightningModule"
+    src = "import lightning as L\n" + bases + f"class Model({base}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    model = _model(src)
+    return model.logged(_cls(model, "Model"))
+
+
+def test_log_keys_levels_and_metric_names_per_hook():
+    found = _logged(
+        """
+        def training_step(self, batch, i):
+            self.log("train_loss", 1.0)
+            self.log("both", 1.0, on_epoch=True)
+            return 1.0
+        def validation_step(self, batch, i):
+            self.log("val_loss", 1.0)
+            self.log("val_step_only", 1.0, on_step=True, on_epoch=False)
+            self.log_dict({"val_acc": 1.0, "val_f1": 2.0}, on_step=True)
+        """
+    )
+    assert found.complete
+    names = {c.key.exact: (c.hook, c.on_step, c.on_epoch, c.callback_metrics()) for c in found.calls}
+    assert names == {
+        "train_loss": ("training_step", True, False, ("train_loss",)),
+        "both": ("training_step", True, True, ("both", "both_step", "both_epoch")),
+        "val_loss": ("validation_step", False, True, ("val_loss",)),
+        "val_step_only": ("validation_step", True, False, ()),
+        "val_acc": ("validation_step", True, True, ("val_acc", "val_acc_epoch")),
+        "val_f1": ("validation_step", True, True, ("val_f1", "val_f1_epoch")),
+    }
+
+
+def test_log_through_a_method_of_self_and_a_user_base_runs_under_the_hook():
+    found = _logged(
+        """
+        def validation_step(self, batch, i):
+            self._shared(batch, "val")
+        """,
+        bases="class Base(L.LightningModule):\n    def _shared(self, batch, stage):\n        self.log(f'{stage}_loss', 1.0)\n        self.log(stage + '/acc', 1.0)\n",
+    )
+    assert found.complete
+    assert [(c.hook, c.key.exact) for c in found.calls] == [("validation_step", "val_loss"), ("validation_step", "val/acc")]
+    assert found.calls[0].callback_metrics() == ("val_loss",)
+
+
+def test_partly_known_keys_are_patterns():
+    found = _logged(
+        """
+        def validation_step(self, batch, i):
+            self.log(f"{self.prefix}_loss", 1.0)
+            self.log("val/" + self.metric_name, 1.0)
+        """
+    )
+    keys = [(c.key.exact, c.key.prefix, c.key.suffix) for c in found.calls]
+    assert keys == [(None, "", "_loss"), (None, "val/", "")]
+    assert found.calls[0].key.may_be("val_loss") and not found.calls[0].key.may_be("val_acc")
+    assert found.calls[0].callback_metrics() is None and found.complete
+
+
+def test_keys_that_are_not_known_make_the_set_incomplete():
+    for body in (
+        "def training_step(self, batch, i):\n    self.log(self.name_of(batch), 1.0)\n",
+        "def training_step(self, batch, i):\n    log_everything(self, batch)\n",
+        "def training_step(self, batch, i):\n    self.log_dict(metrics)\n",
+        "def training_step(self, batch, i):\n    return super().training_step(batch, i)\n",
+    ):
+        assert not _logged(body).complete, body
+
+
+def test_a_key_held_by_a_constant_is_known():
+    found = _logged('KEY = "val_loss"\ndef validation_step(self, batch, i):\n    self.log(self.KEY, 1.0, on_epoch=None)\n')
+    (call,) = found.calls
+    assert call.key.exact == "val_loss" and call.on_epoch is True and found.complete
+
+
+def test_log_outside_a_hook_that_may_log_is_not_collected():
+    found = _logged("def configure_optimizers(self):\n    self.log('lr', 1.0)\n")
+    assert found.calls == () and found.complete

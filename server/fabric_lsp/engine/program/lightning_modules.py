@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning.fabric_args import pytorch_base
 from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.program.setups import own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Instance
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Instance, Value
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -173,7 +174,8 @@ def entry_points(inference: Inference, workspace: Workspace | None, cls: ClassRe
     """The ``trainer.fit/validate/test/predict(model, ...)`` calls (``model=`` too) of the
     workspace whose model may be an instance of ``cls`` or of a subclass, in this module and in
     the modules that mention one of their names."""
-    hierarchy = [cls, *_bounded(inference, lambda: inference.subclasses(cls), [])]
+    none: list[ClassRef] = []
+    hierarchy = [cls, *_bounded(inference, lambda: inference.subclasses(cls), none)]
     nodes = {_class_key(k) for k in hierarchy}
     modules = {id(cls.module): cls.module}
     if workspace is not None and cls.module.path:
@@ -272,3 +274,173 @@ def _forwards_kwargs(init: ast.AST, name: str) -> bool:
         if is_super and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name for k in n.keywords):
             return True
     return False
+
+
+# -- self.log / self.log_dict -----------------------------------------------------------------------
+#: how many methods of the module are followed from a hook
+MAX_LOG_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class LogKey:
+    """A logged key: ``exact`` when it is known; else what is known of it (``prefix``/``suffix``:
+    an f-string or ``"val_" + name``), both empty when nothing is."""
+
+    exact: str | None
+    prefix: str = ""
+    suffix: str = ""
+
+    def may_be(self, name: str) -> bool:
+        if self.exact is not None:
+            return self.exact == name
+        return len(name) >= len(self.prefix) + len(self.suffix) and name.startswith(self.prefix) and name.endswith(self.suffix)
+
+
+@dataclass(frozen=True)
+class LogCall:
+    """One key a ``self.log``/``self.log_dict`` call logs, under ``hook`` (the Lightning hook it
+    runs in), with ``on_step``/``on_epoch`` after Lightning's defaults for the hook (None: not a
+    constant)."""
+
+    key: LogKey
+    hook: str
+    call: ast.Call
+    module: ModuleInfo
+    on_step: bool | None
+    on_epoch: bool | None
+
+    def callback_metrics(self) -> tuple[str, ...] | None:
+        """The names this key gives ``trainer.callback_metrics`` (what ``ModelCheckpoint``,
+        ``EarlyStopping`` and ``ReduceLROnPlateau`` monitor): the key, and ``key_step``/
+        ``key_epoch`` where both ``on_step`` and ``on_epoch`` hold — but in an evaluation hook
+        only the epoch-level names (``result.py:154-159``, ``:485-487``). None where the key or
+        the levels are not known."""
+        if self.key.exact is None or self.on_step is None or self.on_epoch is None:
+            return None
+        name = self.key.exact
+        forked = self.on_step and self.on_epoch
+        if self.hook in facts.EVALUATION_LOG_HOOKS:
+            if not self.on_epoch:
+                return ()
+            return (name, f"{name}_epoch") if forked else (name,)
+        return (name, f"{name}_step", f"{name}_epoch") if forked else (name,)
+
+
+@dataclass(frozen=True)
+class Logged:
+    """What a LightningModule class logs: every key found, and whether that is all of them
+    (``complete``: no key that is not a literal or a known pattern, no ``self`` handed to code
+    this analysis does not follow)."""
+
+    calls: tuple[LogCall, ...]
+    complete: bool
+
+
+def logged(inference: Inference, cls: ClassRef) -> Logged:
+    """The ``self.log``/``self.log_dict`` calls the hooks of ``cls`` reach (directly or through
+    methods of ``self``), with the hook each runs under."""
+    out: list[LogCall] = []
+    complete = True
+    for name in facts.LOG_DEFAULTS:
+        h = hook(inference, cls, name)
+        if h is not None:
+            complete = _log_calls(inference, cls, h.node, h.owner.module, name, 0, set(), out) and complete
+    return Logged(tuple(out), complete)
+
+
+def _log_calls(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo, hook_name: str, depth: int, seen: set[int], out: list[LogCall]) -> bool:
+    """Adds the log calls of ``func`` (and of the methods of ``self`` it calls) to ``out``; False
+    where some key may be logged that this analysis cannot see."""
+    params = [*func.args.posonlyargs, *func.args.args]  # type: ignore[attr-defined]
+    if depth > MAX_LOG_DEPTH or id(func) in seen or not params:
+        return depth <= MAX_LOG_DEPTH
+    seen.add(id(func))
+    me = params[0].arg
+    complete = True
+    for node in own_nodes(func):
+        if isinstance(node, ast.Name) and node.id == me and not _is_receiver(m, node):
+            complete = False  # `self` handed on, or `log = self.log`: not followed
+        if isinstance(node, ast.Call) and _is_super_call(node):
+            complete = False  # a base class's hook: not followed
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == me):
+            continue
+        attr = node.func.attr
+        if attr in facts.LOG_METHODS:
+            complete = _add_log(inference, node, attr, m, hook_name, out) and complete
+            continue
+        found = hook(inference, cls, attr)
+        if found is not None and attr not in facts.LOG_DEFAULTS:
+            complete = _log_calls(inference, cls, found.node, found.owner.module, hook_name, depth + 1, seen, out) and complete
+    return complete
+
+
+def _is_super_call(call: ast.Call) -> bool:
+    f = call.func
+    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"
+
+
+def _is_receiver(m: ModuleInfo, node: ast.Name) -> bool:
+    """``self`` as the receiver of an attribute (``self.x``, ``self.log(...)``), not handed on."""
+    parent = m.parents.get(node)
+    if not (isinstance(parent, ast.Attribute) and parent.value is node):
+        return False
+    grand = m.parents.get(parent)
+    return parent.attr not in facts.LOG_METHODS or (isinstance(grand, ast.Call) and grand.func is parent)
+
+
+def _add_log(inference: Inference, call: ast.Call, method: str, m: ModuleInfo, hook_name: str, out: list[LogCall]) -> bool:
+    default_step, default_epoch = facts.LOG_DEFAULTS[hook_name]
+    on_step = _level(call, "on_step", default_step)
+    on_epoch = _level(call, "on_epoch", default_epoch)
+    keys = _log_keys(inference, call, method, m)
+    out += [LogCall(k, hook_name, call, m, on_step, on_epoch) for k in keys]
+    return bool(keys) and all(k.exact is not None or k.prefix or k.suffix for k in keys)
+
+
+def _level(call: ast.Call, name: str, default: bool) -> bool | None:
+    for k in call.keywords:
+        if k.arg == name:
+            if isinstance(k.value, ast.Constant) and k.value.value is None:
+                return default
+            return k.value.value if isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool) else None
+        if k.arg is None:
+            return None
+    return default
+
+
+def _log_keys(inference: Inference, call: ast.Call, method: str, m: ModuleInfo) -> list[LogKey]:
+    if method == "log":
+        arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "name"), None)
+        return [] if arg is None or isinstance(arg, ast.Starred) else [log_key(inference, arg, m)]
+    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dictionary"), None)
+    if not isinstance(arg, ast.Dict) or any(k is None for k in arg.keys):
+        return [LogKey(None)]
+    return [log_key(inference, k, m) for k in arg.keys if k is not None]
+
+
+def log_key(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
+    """What is known of a key expression: one string the evaluator finds (a literal, a constant,
+    an f-string over known values), else an f-string's literal ends or ``"a" + x + "b"``'s."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return LogKey(node.value)
+    if isinstance(node, (ast.Name, ast.Attribute, ast.JoinedStr, ast.BinOp)):
+        nothing: list[Value] = []
+        values = _bounded(inference, lambda: inference.evaluate(node, m), nothing)
+        strings = {v.value for v in values if isinstance(v, Const) and isinstance(v.value, str)}
+        if len(strings) == 1 and len(values) == 1:
+            return LogKey(strings.pop())
+    return _pattern(inference, node, m)
+
+
+def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
+    if isinstance(node, ast.JoinedStr):
+        parts = node.values
+        prefix = parts[0].value if parts and isinstance(parts[0], ast.Constant) else ""
+        suffix = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], ast.Constant) else ""
+        return LogKey(None, str(prefix), str(suffix))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = log_key(inference, node.left, m), log_key(inference, node.right, m)
+        if left.exact is not None and right.exact is not None:
+            return LogKey(left.exact + right.exact)
+        return LogKey(None, left.exact if left.exact is not None else left.prefix, right.exact if right.exact is not None else right.suffix)
+    return LogKey(None)

@@ -16,7 +16,7 @@ from fabric_lsp.engine.program.constructions import (
     workspace_file_exists,
 )
 from fabric_lsp.engine.program.infer import Inference
-from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass
+from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass, Logged
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
     ModelClass,
@@ -285,6 +285,11 @@ class SemanticModel:
         instance of ``cls`` (or of a subclass); the verdict depends on the other modules."""
         key = ("entry_points", id(cls.node))
         return list(self.asked_once(key, lambda: lightning_modules.entry_points(self.inference, self.workspace, cls)))
+
+    def logged(self, cls: ClassRef) -> Logged:
+        """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,
+        directly or through its methods), each with its hook and levels, and whether that is all."""
+        return self.asked_once(("logged", id(cls.node)), lambda: lightning_modules.logged(self.inference, cls))
 
     def automatic_optimization(self, cls: ClassRef) -> bool | None:
         """``automatic_optimization`` of instances of ``cls`` (None: not known)."""

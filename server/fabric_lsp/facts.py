@@ -189,6 +189,11 @@ LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
 EVALUATION_LOG_HOOKS = frozenset(h for h in LOG_DEFAULTS if h.startswith(("validation_", "test_", "on_validation_", "on_test_")))
 #: The LightningModule's logging methods (``core/module.py:386``, ``:552``)
 LOG_METHODS = ("log", "log_dict")
+#: ``configure_optimizers``: torch's optimizers and schedulers by qualified name, and the one
+#: scheduler that needs a monitored metric (``core/optimizer.py:200-247``, ``:277-297``)
+TORCH_SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
+TORCH_OPTIMIZER_PREFIX = "torch.optim."
+REDUCE_LR_ON_PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
 #: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)

@@ -289,3 +289,52 @@ def test_a_key_held_by_a_constant_is_known():
 def test_log_outside_a_hook_that_may_log_is_not_collected():
     found = _logged("def configure_optimizers(self):\n    self.log('lr', 1.0)\n")
     assert found.calls == () and found.complete
+
+
+def _optimizers(body: str):
+    src = "import torch\nimport lightning as L\nfrom torch.optim.lr_scheduler import ReduceLROnPlateau\nclass Model(L.LightningModule):\n"
+    model = _model(src + textwrap.indent(textwrap.dedent(body), "    "))
+    return model.configure_optimizers(_cls(model, "Model"))
+
+
+def _summary(configs):
+    return [(c.optimizers, None if c.schedulers is None else [(s.monitor, s.monitor_known, s.plateau) for s in c.schedulers]) for c in configs]
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("def configure_optimizers(self):\n    return torch.optim.Adam(self.parameters())\n", [(1, [])]),
+        ("def configure_optimizers(self):\n    g = torch.optim.Adam(self.g.parameters())\n    d = torch.optim.Adam(self.d.parameters())\n    return g, d\n", [(2, [])]),
+        (
+            "def configure_optimizers(self):\n    opt = torch.optim.SGD(self.parameters(), lr=1)\n"
+            "    return [opt], [torch.optim.lr_scheduler.StepLR(opt, 1)]\n",
+            [(1, [(None, True, False)])],
+        ),
+        (
+            "def configure_optimizers(self):\n    opt = torch.optim.SGD(self.parameters(), lr=1)\n"
+            "    return {'optimizer': opt, 'lr_scheduler': ReduceLROnPlateau(opt), 'monitor': 'val_loss'}\n",
+            [(1, [("val_loss", True, True)])],
+        ),
+        (
+            "def configure_optimizers(self):\n    opt = torch.optim.SGD(self.parameters(), lr=1)\n"
+            "    sched = {'scheduler': ReduceLROnPlateau(opt), 'monitor': self.monitor}\n"
+            "    return {'optimizer': opt, 'lr_scheduler': sched}\n",
+            [(1, [(None, False, True)])],
+        ),
+        (
+            "def configure_optimizers(self):\n    a = torch.optim.SGD(self.parameters(), lr=1)\n"
+            "    return [{'optimizer': a, 'lr_scheduler': {'scheduler': ReduceLROnPlateau(a), 'monitor': 'loss'}}, {'optimizer': a}]\n",
+            [(2, [("loss", True, True)])],
+        ),
+        ("def configure_optimizers(self):\n    return build_optimizers(self)\n", [(None, None)]),
+        ("def configure_optimizers(self):\n    if self.sgd:\n        return torch.optim.SGD(self.parameters())\n    return [torch.optim.Adam(self.a), torch.optim.Adam(self.b)]\n", [(1, []), (2, [])]),
+        ("def configure_optimizers(self):\n    return None\n", [(0, [])]),
+    ],
+)
+def test_configure_optimizers_forms(body, expected):
+    assert _summary(_optimizers(body)) == expected
+
+
+def test_no_configure_optimizers_in_analysed_source():
+    assert _optimizers("pass\n") is None

@@ -17,7 +17,7 @@ from fabric_lsp.engine.lightning.fabric_args import pytorch_base
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Instance, Value
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Instance, QualRef, Value
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -444,3 +444,163 @@ def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
             return LogKey(left.exact + right.exact)
         return LogKey(None, left.exact if left.exact is not None else left.prefix, right.exact if right.exact is not None else right.suffix)
     return LogKey(None)
+
+
+# -- configure_optimizers ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scheduler:
+    """A learning-rate scheduler ``configure_optimizers`` returns: the ``monitor`` it is given
+    (None: none; ``monitor_known`` False: not a literal), whether it is a ``ReduceLROnPlateau``
+    (None: not known)."""
+
+    node: ast.AST
+    monitor: str | None
+    monitor_known: bool
+    plateau: bool | None
+
+
+@dataclass(frozen=True)
+class OptimizerConfig:
+    """What one ``return`` of ``configure_optimizers`` gives Lightning: how many optimizers
+    (None: not known) and its schedulers (None: not known)."""
+
+    node: ast.AST
+    optimizers: int | None
+    schedulers: tuple[Scheduler, ...] | None
+
+
+def configure_optimizers(inference: Inference, cls: ClassRef) -> list[OptimizerConfig] | None:
+    """The forms ``configure_optimizers`` of ``cls`` may return (one per ``return``), as
+    ``core/optimizer.py``'s ``_configure_optimizers`` reads them; None where it is not defined in
+    analysed source."""
+    h = hook(inference, cls, "configure_optimizers")
+    if h is None:
+        return None
+    m = h.owner.module
+    returns = [n for n in own_nodes(h.node) if isinstance(n, ast.Return)]
+    return [_optimizer_config(inference, h.node, r, m) for r in returns] or [OptimizerConfig(h.node, 0, ())]
+
+
+def _optimizer_config(inference: Inference, func: ast.AST, ret: ast.Return, m: ModuleInfo) -> OptimizerConfig:
+    value = _resolved(func, ret.value)
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return OptimizerConfig(ret, 0, ())
+    if isinstance(value, ast.Dict):
+        return _dict_config(inference, func, ret, value, m)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return _sequence_config(inference, func, ret, value, m)
+    kind = _kind(inference, value, m)
+    return OptimizerConfig(ret, 1, ()) if kind == "optimizer" else OptimizerConfig(ret, None, None)
+
+
+def _sequence_config(inference: Inference, func: ast.AST, ret: ast.Return, value: ast.List | ast.Tuple, m: ModuleInfo) -> OptimizerConfig:
+    elts = [_resolved(func, e) for e in value.elts]
+    if any(isinstance(e, ast.Starred) or e is None for e in elts):
+        return OptimizerConfig(ret, None, None)
+    if len(elts) == 2 and isinstance(elts[0], ast.List):
+        second = _resolved(func, elts[1])
+        items = list(second.elts) if isinstance(second, (ast.List, ast.Tuple)) else [second] if second is not None else []
+        found = [_scheduler(inference, func, s, None, True, m) for s in items]
+        schedulers = tuple(s for s in found if s is not None)
+        known = second is not None and len(schedulers) == len(found)
+        return OptimizerConfig(ret, len(elts[0].elts), schedulers if known else None)
+    dicts = [e for e in elts if isinstance(e, ast.Dict)]
+    if elts and len(dicts) == len(elts):
+        configs = [_dict_config(inference, func, ret, e, m) for e in dicts]
+        scheds: list[Scheduler] = []
+        for c in configs:
+            if c.schedulers is None:
+                return OptimizerConfig(ret, len(elts), None)
+            scheds += c.schedulers
+        return OptimizerConfig(ret, len(elts), tuple(scheds))
+    if all(_kind(inference, e, m) == "optimizer" for e in elts):
+        return OptimizerConfig(ret, len(elts), ())
+    return OptimizerConfig(ret, None, None)
+
+
+def _dict_config(inference: Inference, func: ast.AST, ret: ast.Return, value: ast.Dict, m: ModuleInfo) -> OptimizerConfig:
+    entries = _dict_entries(value)
+    if entries is None:
+        return OptimizerConfig(ret, None, None)
+    if "lr_scheduler" not in entries:
+        return OptimizerConfig(ret, 1, ())
+    monitor = entries.get("monitor")
+    known = monitor is None or (isinstance(monitor, ast.Constant) and isinstance(monitor.value, str))
+    top = monitor.value if isinstance(monitor, ast.Constant) and isinstance(monitor.value, str) else None
+    s = _scheduler(inference, func, entries["lr_scheduler"], top, known, m)
+    return OptimizerConfig(ret, 1, None if s is None else (s,))
+
+
+def _dict_entries(node: ast.Dict) -> dict[str, ast.expr] | None:
+    out: dict[str, ast.expr] = {}
+    for k, v in zip(node.keys, node.values):
+        if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+            return None
+        out[k.value] = v
+    return out
+
+
+def _scheduler(inference: Inference, func: ast.AST, node: ast.AST, monitor: str | None, known: bool, m: ModuleInfo) -> Scheduler | None:
+    """A scheduler entry: a dict ``{"scheduler": ..., "monitor": ...}`` (its own monitor only,
+    ``core/optimizer.py:277``) or a scheduler (the top-level ``monitor``, ``:291-298``)."""
+    value = _resolved(func, node)
+    if value is None:
+        return None
+    if isinstance(value, ast.Dict):
+        entries = _dict_entries(value)
+        if entries is None or "scheduler" not in entries:
+            return None
+        own = entries.get("monitor")
+        own_known = own is None or (isinstance(own, ast.Constant) and isinstance(own.value, str))
+        text = own.value if isinstance(own, ast.Constant) and isinstance(own.value, str) else None
+        plateau = _plateau(inference, _resolved(func, entries["scheduler"]), m)
+        flag = entries.get("reduce_on_plateau")
+        if flag is not None:
+            plateau = flag.value if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
+        return Scheduler(value, text, own_known, plateau)
+    return Scheduler(value, monitor, known, _plateau(inference, value, m))
+
+
+def _plateau(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> bool | None:
+    if not isinstance(node, ast.Call):
+        return None
+    names = _qualnames(inference, node.func, m)
+    if len(names) == 1 and names[0].startswith(facts.TORCH_SCHEDULER_PREFIX):
+        return names[0] == facts.REDUCE_LR_ON_PLATEAU
+    return None
+
+
+def _kind(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> str | None:
+    """"optimizer" for a call of a ``torch.optim`` optimizer, "scheduler" for a scheduler."""
+    if not isinstance(node, ast.Call):
+        return None
+    names = _qualnames(inference, node.func, m)
+    if len(names) != 1:
+        return None
+    if names[0].startswith(facts.TORCH_SCHEDULER_PREFIX):
+        return "scheduler"
+    return "optimizer" if names[0].startswith(facts.TORCH_OPTIMIZER_PREFIX) else None
+
+
+def _qualnames(inference: Inference, node: ast.AST, m: ModuleInfo) -> list[str]:
+    nothing: list[Value] = []
+    return [v.qualname for v in _bounded(inference, lambda: inference.evaluate(node, m), nothing) if isinstance(v, QualRef)]
+
+
+def _resolved(func: ast.AST, node: ast.AST | None) -> ast.AST | None:
+    """``node``, or for a name the value of its only assignment in ``func``."""
+    if not isinstance(node, ast.Name):
+        return node
+    values = [
+        n.value for n in own_nodes(func)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.id
+    ]
+    return values[0] if len(values) == 1 and not _rebinds(func, node.id) else None
+
+
+def _rebinds(func: ast.AST, name: str) -> bool:
+    for n in own_nodes(func):
+        targets = [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) else [i.optional_vars for i in n.items] if isinstance(n, ast.With) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets if t is not None):
+            return True
+    return False

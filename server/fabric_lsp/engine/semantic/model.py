@@ -16,7 +16,7 @@ from fabric_lsp.engine.program.constructions import (
     workspace_file_exists,
 )
 from fabric_lsp.engine.program.infer import Inference
-from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass, Logged
+from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass, Logged, OptimizerConfig
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
     ModelClass,
@@ -290,6 +290,12 @@ class SemanticModel:
         """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,
         directly or through its methods), each with its hook and levels, and whether that is all."""
         return self.asked_once(("logged", id(cls.node)), lambda: lightning_modules.logged(self.inference, cls))
+
+    def configure_optimizers(self, cls: ClassRef) -> list[OptimizerConfig] | None:
+        """What ``configure_optimizers`` of ``cls`` may return, per ``return``: how many optimizers,
+        each scheduler's ``monitor`` and whether it is a ``ReduceLROnPlateau`` (None: not defined
+        in analysed source)."""
+        return lightning_modules.configure_optimizers(self.inference, cls)
 
     def automatic_optimization(self, cls: ClassRef) -> bool | None:
         """``automatic_optimization`` of instances of ``cls`` (None: not known)."""

@@ -194,6 +194,25 @@ LOG_METHODS = ("log", "log_dict")
 TORCH_SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
 TORCH_OPTIMIZER_PREFIX = "torch.optim."
 REDUCE_LR_ON_PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
+#: The positional parameters of the monitoring callbacks' ``__init__`` and the defaults of those PL
+#: rules read (``callbacks/model_checkpoint.py``, ``callbacks/early_stopping.py``; 2.6.6):
+#: name → default (``REQUIRED`` where there is none)
+REQUIRED = object()
+MONITOR_CALLBACK_PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
+    MODEL_CHECKPOINT_CLASS: (
+        ("dirpath", None), ("filename", None), ("monitor", None), ("verbose", False), ("save_last", None), ("save_top_k", 1),
+        ("save_on_exception", False), ("save_weights_only", False), ("mode", "min"), ("auto_insert_metric_name", True),
+        ("every_n_train_steps", None), ("train_time_interval", None), ("every_n_epochs", None),
+        ("save_on_train_epoch_end", None), ("enable_version_counter", True),
+    ),
+    EARLY_STOPPING_CLASS: (
+        ("monitor", REQUIRED), ("min_delta", 0.0), ("patience", 3), ("verbose", False), ("mode", "min"), ("strict", True),
+        ("check_finite", True), ("stopping_threshold", None), ("divergence_threshold", None),
+        ("check_on_train_epoch_end", None), ("log_rank_zero_only", False),
+    ),
+}
+#: the arguments of the monitoring callbacks PL rules read
+MONITOR_CALLBACK_ARGUMENTS = ("monitor", "save_top_k", "mode", "strict")
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
 #: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)

@@ -338,3 +338,32 @@ def test_configure_optimizers_forms(body, expected):
 
 def test_no_configure_optimizers_in_analysed_source():
     assert _optimizers("pass\n") is None
+
+
+def _callback(src: str):
+    model = _model(src)
+    call = model.module.tree.body[-1].value
+    return model.monitor_callback(call)
+
+
+def test_model_checkpoint_arguments_defaults_and_positional():
+    cb = _callback("from lightning.pytorch.callbacks import ModelCheckpoint\nModelCheckpoint('ckpts', None, 'val_loss', save_top_k=3)\n")
+    assert cb.kind == facts.MODEL_CHECKPOINT_CLASS
+    assert dict(cb.arguments) == {"monitor": ("val_loss",), "save_top_k": (3,), "mode": ("min",)}
+
+
+def test_early_stopping_arguments_through_names_and_branches():
+    cb = _callback(
+        "import pytorch_lightning as pl\nKEY = 'val_acc' if acc else 'val_loss'\npl.callbacks.EarlyStopping(monitor=KEY, mode=mode, strict=False)\n"
+    )
+    assert cb.kind == facts.EARLY_STOPPING_CLASS
+    assert set(cb.argument("monitor")) == {"val_acc", "val_loss"}
+    assert cb.argument("mode") is None and cb.argument("strict") == (False,)
+
+
+def test_unknown_callback_arguments():
+    cb = _callback("from lightning.pytorch.callbacks import ModelCheckpoint\nModelCheckpoint(**cfg)\n")
+    assert cb.argument("monitor") is None
+    own_init = "import lightning as L\nclass CB(L.pytorch.callbacks.ModelCheckpoint):\n    def __init__(self):\n        super().__init__(monitor='x')\nCB()\n"
+    assert _callback(own_init) is None
+    assert _callback("def ModelCheckpoint(**kw):\n    pass\nModelCheckpoint(monitor='x')\n") is None

@@ -604,3 +604,75 @@ def _rebinds(func: ast.AST, name: str) -> bool:
         if any(isinstance(t, ast.Name) and t.id == name for t in targets if t is not None):
             return True
     return False
+
+
+# -- ModelCheckpoint / EarlyStopping ---------------------------------------------------------------
+@dataclass(frozen=True)
+class MonitorCallback:
+    """A ``ModelCheckpoint(...)``/``EarlyStopping(...)`` construction (``kind``: the canonical class;
+    a user subclass counts as it when it has no ``__init__`` of its own): each argument of
+    :data:`facts.MONITOR_CALLBACK_ARGUMENTS` the class takes, as the values it may have (the
+    default where not given), or None where not known (a ``**kwargs``, a value the evaluator does
+    not know)."""
+
+    call: ast.Call
+    kind: str
+    arguments: tuple[tuple[str, tuple[object, ...] | None], ...]
+
+    def argument(self, name: str) -> tuple[object, ...] | None:
+        return dict(self.arguments).get(name)
+
+
+def monitor_callback(inference: Inference, call: ast.Call, m: ModuleInfo) -> MonitorCallback | None:
+    """``call`` as the construction of a monitoring callback, or None."""
+    nothing: list[Value] = []
+    callees = _bounded(inference, lambda: inference.evaluate(call.func, m), nothing)
+    kinds = {_callback_kind(inference, v) for v in callees}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind is None:
+        return None
+    params = facts.MONITOR_CALLBACK_PARAMETERS[kind]
+    given = _given(call, [n for n, _ in params])
+    out: list[tuple[str, tuple[object, ...] | None]] = []
+    for name, default in params:
+        if name not in facts.MONITOR_CALLBACK_ARGUMENTS:
+            continue
+        if given is None:
+            out.append((name, None))
+        elif name in given:
+            out.append((name, _constants(inference, given[name], m)))
+        else:
+            out.append((name, () if default is facts.REQUIRED else (default,)))
+    return MonitorCallback(call, kind, tuple(out))
+
+
+def _callback_kind(inference: Inference, v: object) -> str | None:
+    if isinstance(v, QualRef):
+        name = facts.pytorch_class(v.qualname)
+    elif isinstance(v, ClassRef):
+        name = _bounded(inference, lambda: pytorch_base(inference, v), None)
+        if name is not None and hook(inference, v, "__init__") is not None:
+            return None  # its own __init__ may pass anything on
+    else:
+        return None
+    return name if name in facts.MONITOR_CALLBACK_PARAMETERS else None
+
+
+def _given(call: ast.Call, names: list[str]) -> dict[str, ast.expr] | None:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    out = dict(zip(names, call.args))
+    out.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    return out
+
+
+def _constants(inference: Inference, node: ast.expr, m: ModuleInfo) -> tuple[object, ...] | None:
+    if isinstance(node, ast.Constant):
+        return (node.value,)
+    nothing: list[Value] = []
+    values = _bounded(inference, lambda: inference.evaluate(node, m), nothing)
+    if not values or not all(isinstance(v, Const) for v in values):
+        return None
+    return tuple(dict.fromkeys(v.value for v in values if isinstance(v, Const)))

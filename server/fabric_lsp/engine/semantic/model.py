@@ -16,7 +16,14 @@ from fabric_lsp.engine.program.constructions import (
     workspace_file_exists,
 )
 from fabric_lsp.engine.program.infer import Inference
-from fabric_lsp.engine.program.lightning_modules import EntryPoint, Hook, LightningClass, Logged, OptimizerConfig
+from fabric_lsp.engine.program.lightning_modules import (
+    EntryPoint,
+    Hook,
+    LightningClass,
+    Logged,
+    MonitorCallback,
+    OptimizerConfig,
+)
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
     ModelClass,
@@ -296,6 +303,11 @@ class SemanticModel:
         each scheduler's ``monitor`` and whether it is a ``ReduceLROnPlateau`` (None: not defined
         in analysed source)."""
         return lightning_modules.configure_optimizers(self.inference, cls)
+
+    def monitor_callback(self, call: ast.Call) -> MonitorCallback | None:
+        """``call`` as a ``ModelCheckpoint(...)``/``EarlyStopping(...)`` construction, with its
+        ``monitor``, ``save_top_k``, ``mode`` and ``strict`` as the evaluator gives them."""
+        return self.asked_once(("monitor_callback", id(call)), lambda: lightning_modules.monitor_callback(self.inference, call, self.module))
 
     def automatic_optimization(self, cls: ClassRef) -> bool | None:
         """``automatic_optimization`` of instances of ``cls`` (None: not known)."""

@@ -24,7 +24,8 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   `weights_summary=` and the other 1.x flags are a `TypeError`; the message names what replaced
   each one. An **error**, only where the callee is certainly Lightning's `Trainer` (any import
   path: `lightning`, `lightning.pytorch`, `pytorch_lightning`) or a subclass whose `__init__`
-  passes its `**kwargs` on to `super().__init__`;
+  passes its `**kwargs` on to `super().__init__`, called by a name that says so (`Trainer`,
+  `pl.Trainer`, `MyTrainer`; an alias such as `import Trainer as T` is not looked at);
 - `model.load_from_checkpoint(...)` on an instance of a LightningModule or LightningDataModule
   (a `TypeError` since 2.1.0): an **error** where the receiver is certainly an instance, a
   **warning** where it may be;

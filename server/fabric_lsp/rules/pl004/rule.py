@@ -219,17 +219,26 @@ def _owner_class(model: SemanticModel, node: ast.AST) -> ast.ClassDef | None:
 
 # -- sites -------------------------------------------------------------------------------------------
 def _trainer_calls(model: SemanticModel) -> list[ast.Call]:
-    """The calls whose keywords include one ``Trainer.__init__`` does not take (a cheap syntactic
-    pass; the callee is checked in the verdict)."""
+    """The calls of a callee named like a Trainer (``Trainer``, ``pl.Trainer``, ``MyTrainer``)
+    whose keywords include one ``Trainer.__init__`` does not take (a cheap syntactic pass; the
+    callee is checked in the verdict)."""
+
     def compute() -> list[ast.Call]:
         if model.module.tree is None or "Trainer" not in model.module.text:
             return []
         known = set(facts.TRAINER_PARAMETERS)
         return [
-            n for n in ast.walk(model.module.tree)
-            if isinstance(n, ast.Call) and any(k.arg is not None and k.arg not in known for k in n.keywords)
+            n
+            for n in ast.walk(model.module.tree)
+            if isinstance(n, ast.Call) and "trainer" in _callee_name(n).lower() and any(k.arg is not None and k.arg not in known for k in n.keywords)
         ]
+
     return list(model.asked_once(("pl004_trainer_calls",), compute))
+
+
+def _callee_name(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _hparams_assignments(model: SemanticModel) -> list[ast.Assign]:

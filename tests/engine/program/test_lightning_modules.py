@@ -189,6 +189,10 @@ def test_trainer_subclass_forwarding():
         class Swallows(L.Trainer):
             def __init__(self, **kwargs):
                 super().__init__()
+        class Pops(L.Trainer):
+            def __init__(self, **kwargs):
+                self.custom = kwargs.pop("custom", 0)
+                super().__init__(**kwargs)
         """
     )
     classes = {c.name: c for c in model.module.classes()}
@@ -201,6 +205,8 @@ def test_trainer_subclass_forwarding():
     assert forwards("Forwards", {"gpus"}) is True
     assert forwards("Forwards", {"name"}) is None
     assert forwards("Swallows", {"gpus"}) is None
+    assert forwards("Pops", {"custom"}) is None  # what it pops never reaches the Trainer
+    assert forwards("Pops", {"gpus"}) is True
 
 
 def test_a_document_without_lightning_classes_costs_nothing_measurable():

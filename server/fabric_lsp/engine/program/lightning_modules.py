@@ -242,8 +242,8 @@ def _first_part(branch: ast.AST, child: ast.AST) -> bool:
 def trainer_init_forwards(inference: Inference, cls: ClassRef, keywords: set[str]) -> bool | None:
     """For a user subclass of the Trainer: True when the ``keywords`` its construction is given
     reach ``Trainer.__init__`` unchanged — no user class of the MRO defines ``__init__``, or the
-    only one that does names none of them and passes its ``**kwargs`` to
-    ``super().__init__(..., **kwargs)``; None otherwise (what a keyword does is not known)."""
+    only one that does names none of them, pops none of them from its ``**kwargs`` and passes
+    those to ``super().__init__(..., **kwargs)``; None otherwise (what a keyword does is not known)."""
     mro = _mro(inference, cls)
     if mro is None:
         return None
@@ -257,7 +257,8 @@ def trainer_init_forwards(inference: Inference, cls: ClassRef, keywords: set[str
     kwarg = init.args.kwarg  # type: ignore[attr-defined]
     if kwarg is None or keywords & init_parameters(init):
         return None
-    return True if _forwards_kwargs(init, kwarg.arg) else None
+    taken = _forwards_kwargs(init, kwarg.arg)
+    return True if taken is not None and not keywords & taken else None
 
 
 def init_parameters(func: ast.AST) -> set[str]:
@@ -265,15 +266,43 @@ def init_parameters(func: ast.AST) -> set[str]:
     return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
 
 
-def _forwards_kwargs(init: ast.AST, name: str) -> bool:
+def _forwards_kwargs(init: ast.AST, name: str) -> set[str] | None:
+    """Where ``init`` passes ``**name`` to ``super().__init__`` and otherwise only reads or pops
+    literal keys of it (``kwargs.pop("x", 0)``): those keys (taken away from the Trainer, or
+    maybe); None where it does anything else with it."""
+    forwarded: set[int] = set()
     for n in ast.walk(init):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"):
             continue
         receiver = n.func.value
-        is_super = isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
-        if is_super and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name for k in n.keywords):
-            return True
-    return False
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+            forwarded |= {id(k.value) for k in n.keywords if k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name}
+    if not forwarded:
+        return None
+    taken: set[str] = set()
+    for n in ast.walk(init):
+        if isinstance(n, ast.Name) and n.id == name and id(n) not in forwarded:
+            key = _literal_key_use(init, n)
+            if key is None:
+                return None
+            taken.add(key)
+    return taken
+
+
+def _literal_key_use(init: ast.AST, node: ast.Name) -> str | None:
+    """``kwargs.pop("x", ...)``/``kwargs.get("x", ...)``: ``"x"``."""
+    for n in ast.walk(init):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.value is node
+            and n.func.attr in ("pop", "get")
+            and n.args
+            and isinstance(n.args[0], ast.Constant)
+            and isinstance(n.args[0].value, str)
+        ):
+            return n.args[0].value
+    return None
 
 
 # -- self.log / self.log_dict -----------------------------------------------------------------------

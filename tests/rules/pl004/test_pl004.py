@@ -198,3 +198,20 @@ def test_hparams_assignment_only_in_lightning_classes():
     """
     (finding,) = pl004(src)
     assert finding.span.start.line == 4 and finding.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "class M(L.LightningModule):\n    def __init__(self, cfg):\n        super().__init__()\n        try:\n            self.hparams = cfg\n        except Exception:\n            self.hparams.update(cfg)\n",
+        "try:\n    t = L.Trainer(gpus=1)\nexcept TypeError:\n    t = L.Trainer(accelerator='gpu', devices=1)\n",
+        "class M(L.LightningModule):\n    pass\nm = M()\ntry:\n    m.load_from_checkpoint('x')\nexcept (ValueError, TypeError):\n    pass\n",
+    ],
+)
+def test_a_failure_the_code_catches_is_not_reported(code):
+    assert pl004("import lightning as L\n" + code) == []
+
+
+def test_a_handler_for_another_exception_does_not_hide_it():
+    (finding,) = pl004("import lightning as L\ntry:\n    L.Trainer(gpus=1)\nexcept ValueError:\n    pass\n")
+    assert finding.severity is Severity.ERROR

@@ -32,6 +32,10 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
 - `self.hparams = ...` in a LightningModule or LightningDataModule: an **error** (`hparams` is a
   read-only property).
 
+Nothing is reported where the failing statement is in a `try` whose handler catches the error
+(`TypeError`, `AttributeError`, `Exception` or a bare `except`): a compatibility shim for 1.x and
+2.x expects it.
+
 Where the analysed environment has an older Lightning installed (or `lightning-version` says so),
 only what that version rejects is reported: nothing before 2.0 for the hooks and the flags,
 nothing before 2.1 for `load_from_checkpoint`.

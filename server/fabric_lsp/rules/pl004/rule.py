@@ -110,7 +110,7 @@ class PL004(Rule):
     # -- Trainer(...) keywords -----------------------------------------------------------------------
     def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
         rejected = _rejected_keywords(call, ctx.lightning_version)
-        if not rejected or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
+        if not rejected or _caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
             return None
         names = [k.arg for k in rejected if k.arg]
         parts = []
@@ -129,6 +129,8 @@ class PL004(Rule):
         if not facts.has_feature("restricted_load_from_checkpoint", ctx.lightning_version):
             return None
         assert isinstance(call.func, ast.Attribute)
+        if _caught(model, call, "TypeError"):
+            return None
         values = model.values(call.func.value)
         instances = [v for v in values if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls)]
         if not instances:
@@ -154,7 +156,7 @@ class PL004(Rule):
         if not facts.has_feature("no_hparams_setter", ctx.lightning_version):
             return None
         owner = _owner_class(model, stmt)
-        if owner is None:
+        if owner is None or _caught(model, stmt, "AttributeError"):
             return None
         cls = ClassRef(owner, model.module)
         if not _is_module_or_datamodule(model, cls) or model.defines_attribute(cls, "hparams"):
@@ -201,6 +203,30 @@ def _def_name_span(model: SemanticModel, func: ast.AST) -> Span:
     if m is None:
         return model.span(func)
     return Span(Pos(start.line, m.start(1)), Pos(start.line, m.end(1)))
+
+
+_CATCH_ALL = ("Exception", "BaseException")
+
+
+def _caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
+    """Whether ``node`` is in the body of a ``try`` of its function whose handlers catch
+    ``exception`` (by name, ``Exception``, ``BaseException`` or a bare ``except``): the code
+    expects the failure (a 1.x/2.x compatibility shim)."""
+    prev, cur = node, model.module.parents.get(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+        if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
+            return True
+        prev, cur = cur, model.module.parents.get(cur)
+    return False
+
+
+def _catches(node: ast.expr | None, exception: str) -> bool:
+    if node is None:
+        return True
+    if isinstance(node, ast.Tuple):
+        return any(_catches(e, exception) for e in node.elts)
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name == exception or name in _CATCH_ALL
 
 
 def _is_module_or_datamodule(model: SemanticModel, cls: ClassRef) -> bool:

@@ -75,21 +75,21 @@ def _bounded(inference: Inference, compute: Callable[[], T], default: T) -> T:
 # -- user classes ---------------------------------------------------------------------------------
 def lightning_classes(inference: Inference, module: ModuleInfo) -> list[LightningClass]:
     """The classes of ``module`` deriving from a LightningModule, DataModule or Callback."""
-    out: list[LightningClass] = []
-    for node in module.classes():
-        if not node.bases:
-            continue
-        found = lightning_class(inference, ClassRef(node, module))
-        if found is not None:
-            out.append(found)
-    return out
+    found = (lightning_class(inference, ClassRef(node, module)) for node in module.classes() if node.bases)
+    return [lc for lc in found if lc is not None]
 
 
 def lightning_class(inference: Inference, cls: ClassRef) -> LightningClass | None:
-    """``cls`` with the Lightning class of :data:`USER_BASES` it derives from, or None (also where
-    its bases cannot be evaluated within the evaluator's budget)."""
+    """``cls`` with the Lightning class of :data:`USER_BASES` it derives from, or None."""
+    base = lightning_base(inference, cls)
+    return LightningClass(cls, base) if base is not None else None
+
+
+def lightning_base(inference: Inference, cls: ClassRef) -> str | None:
+    """The Lightning class of :data:`USER_BASES` ``cls`` derives from, or None (also where its
+    bases cannot be evaluated within the evaluator's budget)."""
     base = _bounded(inference, lambda: pytorch_base(inference, cls), None)
-    return LightningClass(cls, base) if base in USER_BASES else None
+    return base if base in USER_BASES else None
 
 
 def hook(inference: Inference, cls: ClassRef, name: str) -> Hook | None:

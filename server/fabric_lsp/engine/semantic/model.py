@@ -273,11 +273,22 @@ class SemanticModel:
     # -- LightningModules and callbacks (engine/program/lightning_modules.py) --------------------------
     def lightning_classes(self) -> list[LightningClass]:
         """The document's classes deriving from a LightningModule, DataModule or Callback."""
-        return list(self.asked_once(("lightning_classes",), lambda: lightning_modules.lightning_classes(self.inference, self.module)))
+        def compute() -> list[LightningClass]:
+            found = (self.lightning_class(ClassRef(node, self.module)) for node in self.module.classes() if node.bases)
+            return [lc for lc in found if lc is not None]
+
+        return list(self.asked_once(("lightning_classes",), compute))
 
     def lightning_class(self, cls: ClassRef) -> LightningClass | None:
-        """``cls`` as a LightningModule, DataModule or Callback of analysed source, or None."""
-        return lightning_modules.lightning_class(self.inference, cls)
+        """``cls`` as a LightningModule, DataModule or Callback of analysed source, or None. The
+        classes at the top of a module with the same bases (``nn.Module`` four hundred times) are
+        judged once."""
+        tree = cls.module.tree
+        top = tree is not None and cls.node in tree.body
+        bases = tuple(cls.module.segment(b) for b in cls.node.bases)
+        key = ("lightning_base", id(cls.module), bases) if top else ("lightning_base", id(cls.node))
+        base = self.asked_once(key, lambda: lightning_modules.lightning_base(self.inference, cls))
+        return LightningClass(cls, base) if base is not None else None
 
     def hook(self, cls: ClassRef, name: str) -> Hook | None:
         """The ``def name`` that instances of ``cls`` run (through the user part of the MRO)."""

@@ -373,3 +373,23 @@ def test_unknown_callback_arguments():
     own_init = "import lightning as L\nclass CB(L.pytorch.callbacks.ModelCheckpoint):\n    def __init__(self):\n        super().__init__(monitor='x')\nCB()\n"
     assert _callback(own_init) is None
     assert _callback("def ModelCheckpoint(**kw):\n    pass\nModelCheckpoint(monitor='x')\n") is None
+
+
+def test_the_classes_an_entry_point_runs(tmp_path):
+    model = _workspace_model(
+        tmp_path,
+        {
+            "models.py": "import lightning as L\nclass A(L.LightningModule):\n    pass\nclass B(L.LightningModule):\n    pass\n"
+            "def build(kind):\n    return A() if kind == 'a' else B()\n",
+            "train.py": "import lightning as L\nfrom models import build\ntrainer = L.Trainer()\ntrainer.fit(build(arg))\n"
+            "trainer.test(model=build('a'))\ntrainer.validate(something_else)\ntrainer.predict()\n",
+        },
+        "train.py",
+    )
+    fit, test, validate, predict = (model.method_calls(n)[0] for n in ("fit", "test", "validate", "predict"))
+    classes, unknown = model.entry_point_classes(fit)
+    assert sorted(c.name for c in classes) == ["A", "B"] and not unknown
+    classes, unknown = model.entry_point_classes(test)
+    assert [c.name for c in classes] == ["A"] and not unknown
+    assert model.entry_point_classes(validate) == ([], True)
+    assert model.entry_point_classes(predict) == ([], True)

@@ -210,6 +210,26 @@ def _entry_point(inference: Inference, m: ModuleInfo, call: ast.Call, method: st
     return EntryPoint(method, call, m, len(ours) == len(values), _conditional(m, call))
 
 
+def entry_point_classes(inference: Inference, call: ast.Call, m: ModuleInfo) -> tuple[list[LightningClass], bool]:
+    """The LightningModule classes ``trainer.fit/validate/test/predict(model, ...)`` may run (the
+    evaluator's instances of them: through assignments, factories, other modules), and whether
+    some alternative is not known (or no model is given: ``validate()`` without one runs the
+    fitted model)."""
+    arg = model_argument(call)
+    if arg is None:
+        return [], True
+    values = inference.evaluate(arg, m)
+    found: dict[int, LightningClass] = {}
+    unknown = not values
+    for v in values:
+        lc = lightning_class(inference, v.cls) if isinstance(v, Instance) else None
+        if lc is not None and lc.base == facts.LIGHTNING_MODULE_CLASS:
+            found.setdefault(id(lc.cls.node), lc)
+        else:
+            unknown = True
+    return list(found.values()), unknown
+
+
 def model_argument(call: ast.Call) -> ast.expr | None:
     """The LightningModule an entry-point call is given: its first argument or ``model=``."""
     if call.args and not isinstance(call.args[0], ast.Starred):

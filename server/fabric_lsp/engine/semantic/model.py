@@ -320,6 +320,12 @@ class SemanticModel:
         ``monitor``, ``save_top_k``, ``mode`` and ``strict`` as the evaluator gives them."""
         return self.asked_once(("monitor_callback", id(call)), lambda: lightning_modules.monitor_callback(self.inference, call, self.module))
 
+    def entry_point_classes(self, call: ast.Call) -> tuple[list[LightningClass], bool]:
+        """The LightningModule classes the entry-point call ``trainer.fit(model, ...)`` (``validate``,
+        ``test``, ``predict``; ``model=`` too) may run, and whether some alternative is not known."""
+        key = ("entry_point_classes", id(call))
+        return self.asked_once(key, lambda: lightning_modules.entry_point_classes(self.inference, call, self.module))
+
     def automatic_optimization(self, cls: ClassRef) -> bool | None:
         """``automatic_optimization`` of instances of ``cls`` (None: not known)."""
         return lightning_modules.automatic_optimization(self.inference, cls)

@@ -1,9 +1,19 @@
-"""LightningModules, DataModules and callbacks of analysed source: which user classes derive from
-them, their hooks through the user part of the MRO, which classes the Trainer's entry points
-(``trainer.fit(model)`` …) run, and ``automatic_optimization``.
+"""LightningModules, DataModules and callbacks of analysed source, for the Trainer rules:
 
-Pure functions over the parsed modules and the evaluator (no pygls, no rule import). A module
-that mentions no Lightning class costs one pass over its class statements.
+- which user classes derive from them (``pytorch_base``: any import path, at any depth, across
+  modules) and their hooks through the user part of the MRO (Lightning's classes are not read);
+- the ``self.log``/``self.log_dict`` keys each LightningModule hook reaches (directly or through
+  methods of ``self``), with the hook they run under, ``on_step``/``on_epoch`` after Lightning's
+  defaults for it (``facts.LOG_DEFAULTS``), the ``callback_metrics`` names they make, and whether
+  the set is complete;
+- ``automatic_optimization``; the forms ``configure_optimizers`` returns (optimizers, schedulers,
+  each scheduler's ``monitor`` and whether it is a ``ReduceLROnPlateau``);
+- the ``trainer.fit/validate/test/predict(model)`` calls that run a class, and the classes a call
+  runs; ``ModelCheckpoint``/``EarlyStopping`` arguments; whether a Trainer subclass hands its
+  keywords on to ``Trainer.__init__``.
+
+Pure functions over the parsed modules and the evaluator (no pygls, no rule import); every
+evaluation runs under a fresh budget and answers "not known" where it runs out.
 """
 
 from __future__ import annotations
@@ -73,12 +83,6 @@ def _bounded(inference: Inference, compute: Callable[[], T], default: T) -> T:
 
 
 # -- user classes ---------------------------------------------------------------------------------
-def lightning_classes(inference: Inference, module: ModuleInfo) -> list[LightningClass]:
-    """The classes of ``module`` deriving from a LightningModule, DataModule or Callback."""
-    found = (lightning_class(inference, ClassRef(node, module)) for node in module.classes() if node.bases)
-    return [lc for lc in found if lc is not None]
-
-
 def lightning_class(inference: Inference, cls: ClassRef) -> LightningClass | None:
     """``cls`` with the Lightning class of :data:`USER_BASES` it derives from, or None."""
     base = lightning_base(inference, cls)

@@ -96,7 +96,7 @@ class PL004(Rule):
             why = f"`Trainer.{checking[0].method}` may run `{cls.name}` (on some paths), and raises {raised}"
             certainty = Certainty.POSSIBLE
         else:
-            why = f"`Trainer.{'`/`Trainer.'.join(checked_by)}` raises {raised} on it (no call of {_methods(checked_by)} on `{cls.name}` is seen)"
+            why = f"{_methods(checked_by)} raises {raised} when it runs `{cls.name}` (no such call on it is seen)"
             certainty = Certainty.POSSIBLE
         message = f"`{cls.name}` defines `{func.name}`, removed in Lightning 2.0: {why} ({where}). Use `{replacement}` and keep the outputs in an attribute."
         fix = hook_fix(model, cls, func, replacement)

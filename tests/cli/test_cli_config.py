@@ -504,7 +504,7 @@ def test_cli_show_settings(tmp_path):
     assert settings["lightning-version"] == "2.2" and settings["report-unknown"] is True
     assert settings["source"] == str(tmp_path / "pyproject.toml")
     assert settings["enabled-rules"] == sorted(r.code for r in ALL_RULES)
-    proc = run(tmp_path, "--show-settings", "--ignore", "FAB", "train.py")
+    proc = run(tmp_path, "--show-settings", "--ignore", "FAB", "--ignore", "PL", "train.py")
     assert json.loads(proc.stdout)["enabled-rules"] == []
 
 

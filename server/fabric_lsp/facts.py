@@ -154,6 +154,118 @@ def is_trainer_class(qualname: str) -> bool:
     return pytorch_class(qualname) == TRAINER_CLASS
 
 
+#: The Trainer's entry points, each with the LightningModule hooks removed in 2.0.0 that it
+#: refuses (``NotImplementedError``, ``trainer/configuration_validator.py:76-89`` for ``fit``,
+#: ``:108-116`` for ``validate``/``test``); ``predict`` checks none.
+TRAINER_ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    "fit": ("training_epoch_end", "validation_epoch_end"),
+    "validate": ("validation_epoch_end",),
+    "test": ("test_epoch_end",),
+    "predict": (),
+}
+#: The LightningModule hooks that may call ``self.log`` → its defaults there (``on_step``,
+#: ``on_epoch``), from ``_FxValidator.functions`` (``trainer/connectors/logger_connector/fx_validator.py``);
+#: logging from any other hook raises. What a method of the module called from a hook logs is
+#: logged under that hook.
+_STEP, _EPOCH = (True, False), (False, True)
+LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
+    **dict.fromkeys(
+        ("training_step", "on_before_backward", "backward", "on_after_backward", "on_before_optimizer_step", "optimizer_step",
+         "configure_gradient_clipping", "clip_gradients", "on_before_zero_grad", "optimizer_zero_grad",
+         "on_train_batch_start", "on_train_batch_end"),
+        _STEP,
+    ),
+    **dict.fromkeys(
+        ("validation_step", "test_step", "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
+         "on_test_batch_end", "on_train_start", "on_validation_start", "on_test_start", "on_train_epoch_start",
+         "on_train_epoch_end", "on_validation_epoch_start", "on_validation_epoch_end", "on_test_epoch_start",
+         "on_test_epoch_end"),
+        _EPOCH,
+    ),
+}
+#: The hooks of :data:`LOG_DEFAULTS` that run in an evaluation loop: their ``_step`` values never
+#: reach ``callback_metrics``, nor anything logged with ``on_epoch=False``
+#: (``trainer/connectors/logger_connector/result.py:485-487``)
+EVALUATION_LOG_HOOKS = frozenset(h for h in LOG_DEFAULTS if h.startswith(("validation_", "test_", "on_validation_", "on_test_")))
+#: The LightningModule's logging methods (``core/module.py:386``, ``:552``)
+LOG_METHODS = ("log", "log_dict")
+#: ``configure_optimizers``: torch's optimizers and schedulers by qualified name, and the one
+#: scheduler that needs a monitored metric (``core/optimizer.py:200-247``, ``:277-297``)
+TORCH_SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
+TORCH_OPTIMIZER_PREFIX = "torch.optim."
+REDUCE_LR_ON_PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
+#: The positional parameters of the monitoring callbacks' ``__init__`` and the defaults of those PL
+#: rules read (``callbacks/model_checkpoint.py``, ``callbacks/early_stopping.py``; 2.6.6):
+#: name → default (``REQUIRED`` where there is none)
+REQUIRED = object()
+MONITOR_CALLBACK_PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
+    MODEL_CHECKPOINT_CLASS: (
+        ("dirpath", None), ("filename", None), ("monitor", None), ("verbose", False), ("save_last", None), ("save_top_k", 1),
+        ("save_on_exception", False), ("save_weights_only", False), ("mode", "min"), ("auto_insert_metric_name", True),
+        ("every_n_train_steps", None), ("train_time_interval", None), ("every_n_epochs", None),
+        ("save_on_train_epoch_end", None), ("enable_version_counter", True),
+    ),
+    EARLY_STOPPING_CLASS: (
+        ("monitor", REQUIRED), ("min_delta", 0.0), ("patience", 3), ("verbose", False), ("mode", "min"), ("strict", True),
+        ("check_finite", True), ("stopping_threshold", None), ("divergence_threshold", None),
+        ("check_on_train_epoch_end", None), ("log_rank_zero_only", False),
+    ),
+}
+#: the arguments of the monitoring callbacks PL rules read
+MONITOR_CALLBACK_ARGUMENTS = ("monitor", "save_top_k", "mode", "strict")
+#: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
+ENTRY_POINT_MODEL_PARAMETER = "model"
+#: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)
+REMOVED_EPOCH_END_HOOKS: dict[str, str] = {
+    "training_epoch_end": "on_train_epoch_end",
+    "validation_epoch_end": "on_validation_epoch_end",
+    "test_epoch_end": "on_test_epoch_end",
+}
+#: ``Trainer.__init__``'s keyword-only parameters in 2.6.6 (``trainer/trainer.py:91-135``): it takes
+#: no ``**kwargs``, so any other keyword is a ``TypeError``. A runtime test compares them with
+#: ``inspect.signature``.
+TRAINER_PARAMETERS: tuple[str, ...] = (
+    "accelerator", "strategy", "devices", "num_nodes", "precision", "logger", "callbacks", "fast_dev_run",
+    "max_epochs", "min_epochs", "max_steps", "min_steps", "max_time", "limit_train_batches", "limit_val_batches",
+    "limit_test_batches", "limit_predict_batches", "overfit_batches", "val_check_interval",
+    "check_val_every_n_epoch", "num_sanity_val_steps", "log_every_n_steps", "enable_checkpointing",
+    "enable_progress_bar", "enable_model_summary", "accumulate_grad_batches", "gradient_clip_val",
+    "gradient_clip_algorithm", "deterministic", "benchmark", "inference_mode", "use_distributed_sampler",
+    "profiler", "detect_anomaly", "barebones", "plugins", "sync_batchnorm", "reload_dataloaders_every_n_epochs",
+    "default_root_dir", "enable_autolog_hparams", "model_registry",
+)
+#: The version whose ``Trainer.__init__`` signature is :data:`TRAINER_PARAMETERS`, as (major, minor)
+TRAINER_PARAMETERS_VERSION = (2, 6)
+#: Trainer flags of 1.x removed in 2.0.0 → what replaced them
+REMOVED_TRAINER_ARGUMENTS: dict[str, str] = {
+    "gpus": '`accelerator="gpu", devices=N`',
+    "tpu_cores": '`accelerator="tpu", devices=N`',
+    "ipus": "the `lightning-graphcore` package",
+    "num_processes": '`accelerator="cpu", devices=N`',
+    "auto_select_gpus": '`devices="auto"` (or `lightning.pytorch.accelerators.find_usable_cuda_devices`)',
+    "resume_from_checkpoint": "`trainer.fit(model, ckpt_path=...)`",
+    "progress_bar_refresh_rate": "`callbacks=[TQDMProgressBar(refresh_rate=N)]`",
+    "weights_summary": "`callbacks=[ModelSummary(max_depth=N)]` (or `enable_model_summary=False`)",
+    "checkpoint_callback": "`enable_checkpointing=`",
+    "flush_logs_every_n_steps": "the logger's own `flush_logs_every_n_steps`",
+    "stochastic_weight_avg": "`callbacks=[StochasticWeightAveraging(...)]`",
+    "prepare_data_per_node": "the `prepare_data_per_node` attribute of the LightningModule or DataModule",
+    "process_position": "`callbacks=[TQDMProgressBar(process_position=N)]`",
+    "terminate_on_nan": "`detect_anomaly=True`",
+    "track_grad_norm": "`lightning.pytorch.utilities.grad_norm` in `on_before_optimizer_step`",
+    "replace_sampler_ddp": "`use_distributed_sampler=`",
+    "auto_lr_find": "`lightning.pytorch.tuner.Tuner(trainer).lr_find(model)`",
+    "auto_scale_batch_size": "`lightning.pytorch.tuner.Tuner(trainer).scale_batch_size(model)`",
+    "amp_backend": "`precision=` (native AMP only)",
+    "amp_level": "`precision=` (native AMP only)",
+    "move_metrics_to_cpu": "nothing (removed)",
+    "multiple_trainloader_mode": "`lightning.pytorch.utilities.CombinedLoader(..., mode=...)`",
+    "reload_dataloaders_every_epoch": "`reload_dataloaders_every_n_epochs=1`",
+    "weights_save_path": "`default_root_dir=` or `ModelCheckpoint(dirpath=...)`",
+    "log_gpu_memory": "`callbacks=[DeviceStatsMonitor()]`",
+    "truncated_bptt_steps": "manual optimization over the sequence in `training_step`",
+    "distributed_backend": "`strategy=`",
+}
 def is_xla_accelerator_class(qualname: str) -> bool:
     return canonical(qualname) == XLA_ACCELERATOR_CLASS
 
@@ -649,6 +761,12 @@ SINCE: dict[str, tuple[int, ...]] = {
     "forward_redirection_error": (2, 2),
     # DeepSpeedPrecision accepts "bf16-true" (and "16-true")
     "deepspeed_bf16_true": (2, 1),
+    # the epoch-end hooks and the 1.x Trainer flags are removed (PL004; CHANGELOG 2.0.0)
+    "removed_1x_api": (2, 0),
+    # `load_from_checkpoint` on an instance raises TypeError (PL004; CHANGELOG 2.1.0, #18432)
+    "restricted_load_from_checkpoint": (2, 1),
+    # `LightningModule.hparams` has no setter (PL004; CHANGELOG 1.3.0, #6207)
+    "no_hparams_setter": (1, 3),
 }
 #: What a precision plugin accepted before a release (feature of ``SINCE`` → accepted precisions):
 #: DeepSpeedPrecision's ``_PRECISION_INPUT`` in 2.0.9 (``plugins/precision/deepspeed.py:31``);

@@ -7,7 +7,7 @@ import ast
 
 from fabric_lsp.engine.findings import Pos, Span
 from fabric_lsp.engine.lightning.configurations import Scenario, scenarios
-from fabric_lsp.engine.program import batch_scripts, launch
+from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.program.constructions import (
     ConfigurationProblems,
@@ -16,6 +16,14 @@ from fabric_lsp.engine.program.constructions import (
     workspace_file_exists,
 )
 from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.program.lightning_modules import (
+    EntryPoint,
+    Hook,
+    LightningClass,
+    Logged,
+    MonitorCallback,
+    OptimizerConfig,
+)
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
     ModelClass,
@@ -27,7 +35,7 @@ from fabric_lsp.engine.program.model_methods import (
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import FabricInst, Instance, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.python.values import ClassRef, FabricInst, Instance, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -261,3 +269,68 @@ class SemanticModel:
         configuration can mean."""
         exists = workspace_file_exists(self.module.path, self.workspace.root)
         return configuration_problems(self.scenarios(fabric), lightning_version, exists)
+
+    # -- LightningModules and callbacks (engine/program/lightning_modules.py) --------------------------
+    def lightning_classes(self) -> list[LightningClass]:
+        """The document's classes deriving from a LightningModule, DataModule or Callback."""
+        def compute() -> list[LightningClass]:
+            found = (self.lightning_class(ClassRef(node, self.module)) for node in self.module.classes() if node.bases)
+            return [lc for lc in found if lc is not None]
+
+        return list(self.asked_once(("lightning_classes",), compute))
+
+    def lightning_class(self, cls: ClassRef) -> LightningClass | None:
+        """``cls`` as a LightningModule, DataModule or Callback of analysed source, or None. The
+        classes at the top of a module with the same bases (``nn.Module`` four hundred times) are
+        judged once."""
+        tree = cls.module.tree
+        top = tree is not None and cls.node in tree.body
+        bases = tuple(cls.module.segment(b) for b in cls.node.bases)
+        key = ("lightning_base", id(cls.module), bases) if top else ("lightning_base", id(cls.node))
+        base = self.asked_once(key, lambda: lightning_modules.lightning_base(self.inference, cls))
+        return LightningClass(cls, base) if base is not None else None
+
+    def hook(self, cls: ClassRef, name: str) -> Hook | None:
+        """The ``def name`` that instances of ``cls`` run (through the user part of the MRO)."""
+        return lightning_modules.hook(self.inference, cls, name)
+
+    def defines_attribute(self, cls: ClassRef, name: str) -> bool:
+        """Whether a user class of ``cls``'s MRO defines ``name`` (method, property, assignment)."""
+        return lightning_modules.defines_attribute(self.inference, cls, name)
+
+    def entry_points(self, cls: ClassRef) -> list[EntryPoint]:
+        """The ``trainer.fit/validate/test/predict(model)`` calls of the workspace that may run an
+        instance of ``cls`` (or of a subclass); the verdict depends on the other modules."""
+        key = ("entry_points", id(cls.node))
+        return list(self.asked_once(key, lambda: lightning_modules.entry_points(self.inference, self.workspace, cls)))
+
+    def logged(self, cls: ClassRef) -> Logged:
+        """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,
+        directly or through its methods), each with its hook and levels, and whether that is all."""
+        return self.asked_once(("logged", id(cls.node)), lambda: lightning_modules.logged(self.inference, cls))
+
+    def configure_optimizers(self, cls: ClassRef) -> list[OptimizerConfig] | None:
+        """What ``configure_optimizers`` of ``cls`` may return, per ``return``: how many optimizers,
+        each scheduler's ``monitor`` and whether it is a ``ReduceLROnPlateau`` (None: not defined
+        in analysed source)."""
+        return lightning_modules.configure_optimizers(self.inference, cls)
+
+    def monitor_callback(self, call: ast.Call) -> MonitorCallback | None:
+        """``call`` as a ``ModelCheckpoint(...)``/``EarlyStopping(...)`` construction, with its
+        ``monitor``, ``save_top_k``, ``mode`` and ``strict`` as the evaluator gives them."""
+        return self.asked_once(("monitor_callback", id(call)), lambda: lightning_modules.monitor_callback(self.inference, call, self.module))
+
+    def entry_point_classes(self, call: ast.Call) -> tuple[list[LightningClass], bool]:
+        """The LightningModule classes the entry-point call ``trainer.fit(model, ...)`` (``validate``,
+        ``test``, ``predict``; ``model=`` too) may run, and whether some alternative is not known."""
+        key = ("entry_point_classes", id(call))
+        return self.asked_once(key, lambda: lightning_modules.entry_point_classes(self.inference, call, self.module))
+
+    def automatic_optimization(self, cls: ClassRef) -> bool | None:
+        """``automatic_optimization`` of instances of ``cls`` (None: not known)."""
+        return lightning_modules.automatic_optimization(self.inference, cls)
+
+    def trainer_init_forwards(self, cls: ClassRef, keywords: set[str]) -> bool | None:
+        """For a Trainer subclass: whether ``keywords`` given to its construction reach
+        ``Trainer.__init__`` unchanged (None: not known)."""
+        return lightning_modules.trainer_init_forwards(self.inference, cls, keywords)

@@ -1,0 +1,316 @@
+"""PL004: Lightning 1.x API that Lightning 2.x removed and now rejects at run time."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from fabric_lsp import facts
+from fabric_lsp.engine.findings import (
+    Certainty,
+    Explanation,
+    Finding,
+    Fix,
+    Located,
+    Pos,
+    Related,
+    Severity,
+    Span,
+    Verdict,
+    resolve_severity,
+)
+from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
+from fabric_lsp.engine.program.lightning_modules import EntryPoint
+from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.pl004.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.pl004.fix import gpus_fix, hook_fix, load_fix
+
+_VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
+_HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89", "test_epoch_end": ":108-116"}
+_TRAINER_INIT = "lightning/pytorch/trainer/trainer.py:91"
+_LOAD_WHERE = "lightning/pytorch/utilities/model_helpers.py:126"
+_HPARAMS_WHERE = "lightning/pytorch/core/mixins/hparams_mixin.py:166-167"
+_CHECKED_BY = {h: tuple(m for m, hooks in facts.TRAINER_ENTRY_POINTS.items() if h in hooks) for h in facts.REMOVED_EPOCH_END_HOOKS}
+
+
+class PL004(Rule):
+    code = "PL004"
+    name = "removed-lightning-api"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    fixable = True
+    keywords = ("_epoch_end", "Trainer", "load_from_checkpoint", "hparams")
+    prefilter = re.compile(r"(?:training|validation|test)_epoch_end|Trainer|\.load_from_checkpoint\s*\(|\.hparams\s*=[^=]")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        found: list[ast.AST] = [*self._hook_sites(model), *_trainer_calls(model), *model.method_calls("load_from_checkpoint")]
+        found += _hparams_assignments(model)
+        found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        return found
+
+    def _hook_sites(self, model: SemanticModel) -> list[ast.AST]:
+        if not any(h in model.module.text for h in facts.REMOVED_EPOCH_END_HOOKS):
+            return []
+        out: list[ast.AST] = []
+        for lc in model.lightning_classes():
+            if lc.base == facts.LIGHTNING_MODULE_CLASS:
+                out += [item for item in lc.cls.node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in facts.REMOVED_EPOCH_END_HOOKS]
+        return out
+
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
+        if isinstance(site, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return self._hook(model, site, ctx)
+        if isinstance(site, ast.Assign):
+            return self._hparams(model, site, ctx)
+        assert isinstance(site, ast.Call)
+        if isinstance(site.func, ast.Attribute) and site.func.attr == "load_from_checkpoint":
+            return self._load(model, site, ctx)
+        return self._trainer(model, site, ctx)
+
+    # -- the epoch-end hooks -----------------------------------------------------------------------
+    def _hook(self, model: SemanticModel, func: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> Verdict | None:
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
+            return None
+        owner = model.module.parents.get(func)
+        if not isinstance(owner, ast.ClassDef):
+            return None
+        cls = ClassRef(owner, model.module)
+        checked_by = _CHECKED_BY[func.name]
+        seen = model.entry_points(cls)
+        checking = [e for e in seen if e.method in checked_by]
+        if seen and not checking:
+            return Verdict(self.code, model.span(func), None, _explain(f"`{func.name}` is checked only by {_methods(checked_by)}, which no call seen runs on `{cls.name}`"))
+        certain = [e for e in checking if e.every and not e.conditional]
+        replacement = facts.REMOVED_EPOCH_END_HOOKS[func.name]
+        raised = f"NotImplementedError: Support for `{func.name}` has been removed in v2.0.0"
+        where = f"{_VALIDATOR}{_HOOK_LINES[func.name]}"
+        if certain:
+            e = certain[0]
+            why = f"`{model.segment(e.call.func)}(...)` runs `{cls.name}`, and `Trainer.{e.method}` raises {raised}"
+            certainty = Certainty.CERTAIN
+        elif checking:
+            why = f"`Trainer.{checking[0].method}` may run `{cls.name}` (on some paths), and raises {raised}"
+            certainty = Certainty.POSSIBLE
+        else:
+            why = f"{_methods(checked_by)} raises {raised} when it runs `{cls.name}` (no such call on it is seen)"
+            certainty = Certainty.POSSIBLE
+        message = f"`{cls.name}` defines `{func.name}`, removed in Lightning 2.0: {why} ({where}). Use `{replacement}` and keep the outputs in an attribute."
+        fix = hook_fix(model, cls, func, replacement)
+        if fix is None:
+            message += " No automatic fix: the hook uses its `outputs` (or its name is used elsewhere)."
+        span = _def_name_span(model, func)
+        related = tuple(_related(model, e) for e in (certain or checking)[:3])
+        finding = self._finding(certainty, message, span, fix, related, where)
+        return Verdict(self.code, span, finding, _explain(message))
+
+    # -- Trainer(...) keywords -----------------------------------------------------------------------
+    def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
+        rejected = _rejected_keywords(call, ctx.lightning_version)
+        if not rejected or _caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
+            return None
+        names = [k.arg for k in rejected if k.arg]
+        parts = []
+        for name in names:
+            instead = facts.REMOVED_TRAINER_ARGUMENTS.get(name)
+            parts.append(f"`{name}` (removed in 2.0; use {instead})" if instead else f"`{name}`")
+        head = f"`{model.segment(call.func)}(...)` raises TypeError: `Trainer.__init__` takes no keyword {', '.join(parts)}"
+        message = f"{head} ({_TRAINER_INIT}: keyword-only, no `**kwargs`)."
+        fix = gpus_fix(model, call) if "gpus" in names else None
+        span = model.span(rejected[0])
+        finding = self._finding(Certainty.CERTAIN, message, span, fix, (), _TRAINER_INIT)
+        return Verdict(self.code, model.span(call), finding, _explain(message))
+
+    # -- load_from_checkpoint on an instance ---------------------------------------------------------
+    def _load(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
+        if not facts.has_feature("restricted_load_from_checkpoint", ctx.lightning_version):
+            return None
+        assert isinstance(call.func, ast.Attribute)
+        if _caught(model, call, "TypeError"):
+            return None
+        values = model.values(call.func.value)
+        instances = [v for v in values if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls)]
+        if not instances:
+            return None
+        classes = {id(v.cls.node): v.cls for v in instances}
+        every = len(instances) == len(values)
+        name = next(iter(classes.values())).name
+        receiver = model.segment(call.func.value)
+        message = (
+            f"`{receiver}.load_from_checkpoint(...)` is called on an instance of `{name}`: Lightning raises TypeError: "
+            f"The classmethod `{name}.load_from_checkpoint` cannot be called on an instance ({_LOAD_WHERE}). "
+            "Call it on the class and use the model it returns."
+        )
+        if not every:
+            message = message.replace("is called on an instance", "may be called on an instance", 1)
+        fix = load_fix(model, call, next(iter(classes.values()))) if every and len(classes) == 1 else None
+        certainty = Certainty.CERTAIN if every else Certainty.POSSIBLE
+        finding = self._finding(certainty, message, model.span(call), fix, (), _LOAD_WHERE)
+        return Verdict(self.code, model.span(call), finding, _explain(message))
+
+    # -- self.hparams = ... ----------------------------------------------------------------------------
+    def _hparams(self, model: SemanticModel, stmt: ast.Assign, ctx: RuleContext) -> Verdict | None:
+        if not facts.has_feature("no_hparams_setter", ctx.lightning_version):
+            return None
+        owner = _owner_class(model, stmt)
+        if owner is None or _caught(model, stmt, "AttributeError"):
+            return None
+        cls = ClassRef(owner, model.module)
+        if not _is_module_or_datamodule(model, cls) or model.defines_attribute(cls, "hparams"):
+            return None
+        message = (
+            f"`{model.segment(stmt.targets[0])} = ...` in `{cls.name}` raises AttributeError: `hparams` is a property "
+            f"without a setter ({_HPARAMS_WHERE}). Call `self.save_hyperparameters(...)` instead."
+        )
+        finding = self._finding(Certainty.CERTAIN, message, model.span(stmt), None, (), _HPARAMS_WHERE)
+        return Verdict(self.code, model.span(stmt), finding, _explain(message))
+
+    def _finding(self, certainty: Certainty, message: str, span: Span, fix: Fix | None, related: tuple[Related, ...], where: str) -> Finding:
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(certainty, certain=Severity.ERROR),
+            message=message,
+            span=span,
+            related=related,
+            fix=fix,
+            url=self.url,
+            certainty=certainty,
+            lightning=where,
+        )
+
+
+def _methods(methods: tuple[str, ...]) -> str:
+    return " or ".join(f"`trainer.{m}`" for m in methods)
+
+
+def _related(model: SemanticModel, e: EntryPoint) -> Related:
+    path = None if e.module is model.module else e.module.path
+    return Related(f"`Trainer.{e.method}` runs it here", e.module.span(e.call), path)
+
+
+def _explain(text: str) -> Explanation:
+    return Explanation(f"**Removed Lightning API** — {text}", (Located(text),), ())
+
+
+def _def_name_span(model: SemanticModel, func: ast.AST) -> Span:
+    """The span of the ``def``'s name."""
+    start = model.module.lines.node_start(func)
+    line = model.module.lines.line(start.line)
+    m = re.compile(r"(?:async\s+)?def\s+(\w+)").match(line, start.col)
+    if m is None:
+        return model.span(func)
+    return Span(Pos(start.line, m.start(1)), Pos(start.line, m.end(1)))
+
+
+_CATCH_ALL = ("Exception", "BaseException")
+
+
+def _caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
+    """Whether ``node`` is in the body of a ``try`` of its function whose handlers catch
+    ``exception`` (by name, ``Exception``, ``BaseException`` or a bare ``except``): the code
+    expects the failure (a 1.x/2.x compatibility shim)."""
+    prev, cur = node, model.module.parents.get(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+        if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
+            return True
+        prev, cur = cur, model.module.parents.get(cur)
+    return False
+
+
+def _catches(node: ast.expr | None, exception: str) -> bool:
+    if node is None:
+        return True
+    if isinstance(node, ast.Tuple):
+        return any(_catches(e, exception) for e in node.elts)
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name == exception or name in _CATCH_ALL
+
+
+def _is_module_or_datamodule(model: SemanticModel, cls: ClassRef) -> bool:
+    lc = model.lightning_class(cls)
+    return lc is not None and lc.base in (facts.LIGHTNING_MODULE_CLASS, facts.DATA_MODULE_CLASS)
+
+
+def _owner_class(model: SemanticModel, node: ast.AST) -> ast.ClassDef | None:
+    """The class whose method holds ``node`` (its ``self`` being the first parameter)."""
+    cur = model.module.parents.get(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        cur = model.module.parents.get(cur)
+    owner = model.module.parents.get(cur) if cur is not None else None
+    return owner if isinstance(owner, ast.ClassDef) else None
+
+
+# -- sites -------------------------------------------------------------------------------------------
+def _trainer_calls(model: SemanticModel) -> list[ast.Call]:
+    """The calls of a callee named like a Trainer (``Trainer``, ``pl.Trainer``, ``MyTrainer``)
+    whose keywords include one ``Trainer.__init__`` does not take (a cheap syntactic pass; the
+    callee is checked in the verdict)."""
+
+    def compute() -> list[ast.Call]:
+        if model.module.tree is None or "Trainer" not in model.module.text:
+            return []
+        known = set(facts.TRAINER_PARAMETERS)
+        return [
+            n
+            for n in ast.walk(model.module.tree)
+            if isinstance(n, ast.Call) and "trainer" in _callee_name(n).lower() and any(k.arg is not None and k.arg not in known for k in n.keywords)
+        ]
+
+    return list(model.asked_once(("pl004_trainer_calls",), compute))
+
+
+def _callee_name(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _hparams_assignments(model: SemanticModel) -> list[ast.Assign]:
+    if "hparams" not in model.module.text or model.module.tree is None:
+        return []
+    out: list[ast.Assign] = []
+    for node in model.module.classes():
+        for item in node.body:
+            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) or not item.args.args:
+                continue
+            me = item.args.args[0].arg
+            out += [
+                n for n in ast.walk(item)
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and _is_self_hparams(n.targets[0], me) and _owner_class(model, n) is node
+            ]
+    return out
+
+
+def _is_self_hparams(node: ast.AST, me: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "hparams" and isinstance(node.value, ast.Name) and node.value.id == me
+
+
+def _rejected_keywords(call: ast.Call, version: str) -> list[ast.keyword]:
+    """The keywords of ``call`` that ``Trainer.__init__`` of ``version`` does not take, as far as
+    this rule knows the signature: all of 2.6's other keywords, the flags removed in 2.0 for 2.0–2.5."""
+    if not facts.has_feature("removed_1x_api", version):
+        return []
+    latest = facts.version_tuple(version)[:2] >= facts.TRAINER_PARAMETERS_VERSION
+    known = set(facts.TRAINER_PARAMETERS)
+    return [
+        k for k in call.keywords
+        if k.arg is not None and k.arg not in known and (latest or k.arg in facts.REMOVED_TRAINER_ARGUMENTS)
+    ]
+
+
+def _certainly_trainer(model: SemanticModel, call: ast.Call, keywords: set[str]) -> bool:
+    """Every alternative of the callee is Lightning's Trainer, or a user subclass whose keywords
+    reach ``Trainer.__init__`` unchanged (and that takes none of ``keywords`` itself)."""
+    callees = model.values(call.func)
+    if not callees:
+        return False
+    for v in callees:
+        if isinstance(v, QualRef) and facts.is_trainer_class(v.qualname):
+            continue
+        if not (isinstance(v, ClassRef) and pytorch_class_of(model.inference, v) == facts.TRAINER_CLASS):
+            return False
+        if model.trainer_init_forwards(v, keywords) is not True:
+            return False
+    return True

@@ -1,0 +1,228 @@
+"""PL004 beyond its examples: entry points across modules, certainty, versions, fixes refused."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.python.text import apply_edits
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+PL004 = RULES_BY_CODE["PL004"]
+MODEL = """
+import lightning as L
+
+class Model(L.LightningModule):
+    def validation_epoch_end(self, outputs):
+        self.log("v", sum(outputs))
+"""
+
+
+def pl004(source: str, path: str | None = None, workspace: Workspace | None = None, version: str | None = None):
+    kwargs = {"lightning_version": version} if version else {}
+    analyzer = Analyzer(workspace or Workspace(), [PL004], **kwargs)
+    return [f for f in analyzer.analyze(textwrap.dedent(source).lstrip(), path) if f.code == "PL004"]
+
+
+def _workspace(root: Path, files: dict[str, str]) -> Workspace:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text).lstrip())
+    return Workspace(str(root))
+
+
+def test_a_fit_in_another_module_makes_the_hook_an_error(tmp_path):
+    ws = _workspace(tmp_path, {"model.py": MODEL, "train.py": "import lightning as L\nfrom model import Model\nL.Trainer().fit(Model())\n"})
+    (finding,) = pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws)
+    assert finding.severity is Severity.ERROR
+    assert "trainer.fit" in finding.message.lower() or "Trainer.fit" in finding.message
+    assert finding.related and finding.related[0].path == str(tmp_path / "train.py")
+    assert finding.fix is None  # `outputs` is used
+
+
+def test_a_predict_only_class_is_not_reported(tmp_path):
+    ws = _workspace(tmp_path, {"model.py": MODEL, "run.py": "import lightning as L\nfrom model import Model\nL.Trainer().predict(Model())\n"})
+    assert pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws) == []
+
+
+def test_an_entry_point_on_some_paths_is_a_warning():
+    (finding,) = pl004(MODEL + "if train:\n    L.Trainer().fit(Model())\n")
+    assert finding.severity is Severity.WARNING
+
+
+def test_no_entry_point_seen_is_a_warning_that_names_them():
+    (finding,) = pl004(MODEL)
+    assert finding.severity is Severity.WARNING
+    assert "`trainer.fit` or `trainer.validate` raises NotImplementedError" in finding.message
+
+
+@pytest.mark.parametrize("version", ["1.9.5", "1.8.0"])
+def test_lightning_1_accepts_the_1x_api(version):
+    src = MODEL + "L.Trainer(gpus=1).fit(Model())\nm = Model()\nm.load_from_checkpoint('x')\n"
+    assert pl004(src, version=version) == []
+
+
+def test_load_from_checkpoint_on_an_instance_is_fine_before_2_1():
+    src = "import lightning as L\nclass M(L.LightningModule):\n    pass\nm = M()\nm.load_from_checkpoint('x')\n"
+    assert pl004(src, version="2.0.9") == []
+    assert len(pl004(src, version="2.1.0")) == 1
+
+
+def test_2_0_reports_only_the_flags_it_removed():
+    src = "import lightning as L\nL.Trainer(gpus=1, model_registry='x')\n"
+    (old,) = pl004(src, version="2.0.0")
+    assert "`gpus`" in old.message and "model_registry" not in old.message
+    (new,) = pl004(src)
+    assert "`gpus`" in new.message and "`model_registry`" not in new.message  # 2.6 takes model_registry
+
+
+def test_an_unknown_keyword_is_a_type_error_and_every_one_is_named():
+    (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(weights_summary=None, max_epoch=3)\n")
+    assert finding.severity is Severity.ERROR
+    assert "`weights_summary` (removed in 2.0; use" in finding.message and "`max_epoch`" in finding.message
+
+
+def test_a_trainer_subclass_forwarding_kwargs_is_checked():
+    src = """
+    import pytorch_lightning as pl
+    class MyTrainer(pl.Trainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+    MyTrainer(tpu_cores=8)
+    """
+    (finding,) = pl004(src)
+    assert finding.severity is Severity.ERROR and "tpu_cores" in finding.message
+
+
+def test_a_callee_that_may_be_something_else_is_not_reported():
+    src = """
+    import lightning as L
+    make = L.Trainer if fast else dict
+    make(gpus=1)
+    """
+    assert pl004(src) == []
+
+
+@pytest.mark.parametrize(
+    "call, fixed",
+    [
+        ("Trainer(gpus=0)", 'Trainer(accelerator="cpu")'),
+        ("Trainer(gpus=None, max_epochs=1)", 'Trainer(accelerator="cpu", max_epochs=1)'),
+        ("Trainer(gpus=-1)", 'Trainer(accelerator="gpu", devices=-1)'),
+        ("Trainer(gpus=[0, 1])", 'Trainer(accelerator="gpu", devices=[0, 1])'),
+        ("Trainer(gpus=args.gpus)", None),
+        ("Trainer(gpus=1, accelerator='gpu')", None),
+        ("Trainer(gpus=1, **extra)", None),
+        ("Trainer(gpus=True)", None),
+    ],
+)
+def test_the_gpus_fix(call, fixed):
+    src = f"from lightning.pytorch import Trainer\n{call}\n"
+    (finding,) = pl004(src)
+    if fixed is None:
+        assert finding.fix is None
+    else:
+        assert apply_edits(src, finding.fix.edits) == f"from lightning.pytorch import Trainer\n{fixed}\n"
+
+
+HEAD = "import lightning as L\nclass M(L.LightningModule):\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    "code, fixed",
+    [
+        ("m = M()\nbest = m.load_from_checkpoint('x')\n", "m = M()\nbest = M.load_from_checkpoint('x')\n"),
+        ("self_model = M()\nself_model.load_from_checkpoint(path, strict=False)\n", "self_model = M()\nself_model = M.load_from_checkpoint(path, strict=False)\n"),
+        ("M = None or M\nm = M()\nm.load_from_checkpoint('x')\n", None),  # the name is rebound: type(m)
+    ],
+)
+def test_the_load_fix(code, fixed):
+    (finding,) = pl004(HEAD + code)
+    assert finding.severity is Severity.ERROR
+    out = apply_edits(HEAD + code, finding.fix.edits)
+    if fixed is None:
+        assert "m = type(m).load_from_checkpoint('x')" in out
+    else:
+        assert out == HEAD + fixed
+
+
+def test_load_from_checkpoint_on_the_class_or_something_unknown_is_fine():
+    assert pl004(HEAD + "M.load_from_checkpoint('x')\nwhatever.load_from_checkpoint('x')\n") == []
+
+
+def test_the_hook_fix_is_refused_where_the_name_is_used_elsewhere():
+    src = """
+    import lightning as L
+    class M(L.LightningModule):
+        def training_epoch_end(self, outputs):
+            pass
+    class N(M):
+        def training_epoch_end(self, outputs):
+            super().training_epoch_end(outputs)
+    """
+    findings = pl004(src)
+    assert len(findings) == 2 and all(f.fix is None for f in findings)
+
+
+def test_the_hook_fix_is_refused_where_the_new_hook_exists():
+    src = """
+    import lightning as L
+    class M(L.LightningModule):
+        def on_test_epoch_end(self):
+            pass
+        def test_epoch_end(self, outputs):
+            pass
+    L.Trainer().test(M())
+    """
+    (finding,) = pl004(src)
+    assert finding.severity is Severity.ERROR and finding.fix is None
+
+
+def test_hparams_assignment_only_in_lightning_classes():
+    src = """
+    import lightning as L
+    class M(L.LightningModule):
+        def __init__(self, hp):
+            super().__init__()
+            self.hparams = hp
+    class Plain:
+        def __init__(self, hp):
+            self.hparams = hp
+    class Own(L.LightningModule):
+        hparams = None
+        def setup(self, stage):
+            self.hparams = {}
+    """
+    (finding,) = pl004(src)
+    assert finding.span.start.line == 4 and finding.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "class M(L.LightningModule):\n    def __init__(self, cfg):\n        super().__init__()\n        try:\n            self.hparams = cfg\n        except Exception:\n            self.hparams.update(cfg)\n",
+        "try:\n    t = L.Trainer(gpus=1)\nexcept TypeError:\n    t = L.Trainer(accelerator='gpu', devices=1)\n",
+        "class M(L.LightningModule):\n    pass\nm = M()\ntry:\n    m.load_from_checkpoint('x')\nexcept (ValueError, TypeError):\n    pass\n",
+    ],
+)
+def test_a_failure_the_code_catches_is_not_reported(code):
+    assert pl004("import lightning as L\n" + code) == []
+
+
+def test_a_handler_for_another_exception_does_not_hide_it():
+    (finding,) = pl004("import lightning as L\ntry:\n    L.Trainer(gpus=1)\nexcept ValueError:\n    pass\n")
+    assert finding.severity is Severity.ERROR
+
+
+def test_a_document_without_lightning_modules_is_cheap():
+    """Four hundred `nn.Module` classes that assign `self.hparams` (the prefilter lets them in):
+    their bases are judged once, not once per class."""
+    import time
+
+    body = "import torch\n" + "\n".join(f"class C{i}(torch.nn.Module):\n    def f(self, x):\n        self.hparams = x\n" for i in range(400))
+    start = time.perf_counter()
+    assert pl004(body, "/tmp/cheap.py") == []
+    assert time.perf_counter() - start < 1.0  # ~0.1 s here, of which the parse is most; 1.6 s when judged per class

@@ -7,7 +7,17 @@ import ast
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Severity, Span, Verdict, resolve_severity
+from fabric_lsp.engine.findings import (
+    Certainty,
+    Explanation,
+    Finding,
+    Located,
+    Related,
+    Severity,
+    Span,
+    Verdict,
+    resolve_severity,
+)
 from fabric_lsp.engine.program.lightning_modules import EntryPoint
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import ClassRef
@@ -46,7 +56,7 @@ class PL003(Rule):
             if lc.base != facts.LIGHTNING_MODULE_CLASS:
                 continue
             out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in ("training_step", "configure_optimizers")]
-        return sorted(out, key=lambda n: (n.lineno, n.col_offset))
+        return sorted(out, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(site, FUNC_TYPES)

@@ -1,0 +1,150 @@
+"""PL003: what ``trainer.fit`` refuses about how a LightningModule optimises — an ``optimizer_idx``
+parameter of ``training_step``, several optimizers under automatic optimisation."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from fabric_lsp import facts
+from fabric_lsp.engine.findings import (
+    Certainty,
+    Explanation,
+    Finding,
+    Located,
+    Related,
+    Severity,
+    Span,
+    Verdict,
+    resolve_severity,
+)
+from fabric_lsp.engine.program.lightning_modules import EntryPoint
+from fabric_lsp.engine.python.modules import FUNC_TYPES
+from fabric_lsp.engine.python.values import ClassRef
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
+
+_OPTIMIZER = "lightning/pytorch/core/optimizer.py"
+OPTIMIZER_IDX = (
+    "RuntimeError: Training with multiple optimizers is only supported with manual optimization. Remove the"
+    " `optimizer_idx` argument from `training_step`, set `self.automatic_optimization = False` and access your"
+    " optimizers in `training_step` with `opt1, opt2, ... = self.optimizers()`."
+)
+SEVERAL_OPTIMIZERS = (
+    "RuntimeError: Training with multiple optimizers is only supported with manual optimization. Set"
+    " `self.automatic_optimization = False`, then access your optimizers in `training_step` with"
+    " `opt1, opt2, ... = self.optimizers()`."
+)
+_OPTIMIZER_IDX_WHERE = f"{_OPTIMIZER}:352-357"
+_SEVERAL_WHERE = f"{_OPTIMIZER}:358-363"
+
+
+class PL003(Rule):
+    code = "PL003"
+    name = "optimization-contract"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    keywords = ("training_step", "configure_optimizers")
+    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        out: list[ast.AST] = []
+        for lc in model.lightning_classes():
+            if lc.base != facts.LIGHTNING_MODULE_CLASS:
+                continue
+            out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in ("training_step", "configure_optimizers")]
+        return sorted(out, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
+        assert isinstance(site, FUNC_TYPES)
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
+            return None  # Lightning 1.x optimised several optimizers itself, with `optimizer_idx`
+        owner = model.module.parents.get(site)
+        assert isinstance(owner, ast.ClassDef)
+        cls = ClassRef(owner, model.module)
+        if site.name == "training_step":
+            return self._optimizer_idx(model, cls, site)
+        return self._several_optimizers(model, cls, site)
+
+    def _optimizer_idx(self, model: SemanticModel, cls: ClassRef, func: ast.AST) -> Verdict | None:
+        param = _parameter(func, "optimizer_idx")
+        if param is None:
+            return None
+        fit = _fit(model, cls)
+        if fit is None:
+            return None
+        certainty, related = fit
+        message = (
+            f"`{cls.name}.training_step` takes `optimizer_idx`: {_fit_raises(certainty)} {OPTIMIZER_IDX}"
+            f" ({_OPTIMIZER_IDX_WHERE}; also under manual optimisation)."
+        )
+        return self._verdict(model, model.span(param), certainty, message, related, _OPTIMIZER_IDX_WHERE)
+
+    def _several_optimizers(self, model: SemanticModel, cls: ClassRef, func: ast.AST) -> Verdict | None:
+        step = model.hook(cls, "training_step")
+        if step is not None and _parameter(step.node, "optimizer_idx") is not None:
+            return None  # the same error, reported at `optimizer_idx` (Lightning checks it first)
+        if model.automatic_optimization(cls) is not True:
+            return None
+        configs = model.configure_optimizers(cls) or []
+        several = [c for c in configs if c.optimizers is not None and c.optimizers > 1]
+        fit = _fit(model, cls) if several else None
+        if fit is None:
+            return None
+        certainty, related = fit
+        if len(several) < len(configs):
+            certainty = Certainty.POSSIBLE  # another `return` gives one optimizer (or an unknown number)
+        count = several[0].optimizers
+        message = (
+            f"`{cls.name}.configure_optimizers` returns {count} optimizers under automatic optimisation:"
+            f" {_fit_raises(certainty)} {SEVERAL_OPTIMIZERS} ({_SEVERAL_WHERE})."
+        )
+        return self._verdict(model, model.span(several[0].node), certainty, message, related, _SEVERAL_WHERE)
+
+    def _verdict(self, model: SemanticModel, span: Span, certainty: Certainty, message: str, related: tuple[Related, ...], where: str) -> Verdict:
+        finding = Finding(
+            code=self.code,
+            severity=resolve_severity(certainty, certain=Severity.ERROR),
+            message=message,
+            span=span,
+            related=related,
+            url=self.url,
+            certainty=certainty,
+            lightning=where,
+        )
+        return Verdict(self.code, span, finding, Explanation(f"**Optimisation contract** — {message}", (Located(message),), ()))
+
+
+def _parameter(func: ast.AST, name: str) -> ast.arg | None:
+    """The parameter ``name`` written in the signature of ``func`` (``**kwargs`` does not count:
+    Lightning asks for an explicit one, ``is_param_in_hook_signature(..., explicit=True)``)."""
+    args = getattr(func, "args", None)
+    if args is None:
+        return None
+    return next((a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name), None)
+
+
+def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related, ...]] | None:
+    """How certainly ``trainer.fit`` runs ``cls``: certain where a ``fit`` call certainly runs an
+    instance of it on every path of its function; possible where one may, or where the workspace
+    shows no entry point of the class at all (a LightningModule is made to be fit); None where
+    the entry points seen on it never fit it (only ``validate``/``test``/``predict``)."""
+    seen = model.entry_points(cls)
+    fits = [e for e in seen if e.method == "fit"]
+    if seen and not fits:
+        return None
+    certain = [e for e in fits if e.every and not e.conditional]
+    related = tuple(_related(model, e) for e in (certain or fits)[:3])
+    return (Certainty.CERTAIN if certain else Certainty.POSSIBLE), related
+
+
+def _fit_raises(certainty: Certainty) -> str:
+    return "`trainer.fit` raises" if certainty is Certainty.CERTAIN else "`trainer.fit`, where it runs the class, raises"
+
+
+def _related(model: SemanticModel, e: EntryPoint) -> Related:
+    path = None if e.module is model.module else e.module.path
+    return Related("`Trainer.fit` runs it here", e.module.span(e.call), path)

@@ -1,0 +1,90 @@
+"""PL003 beyond its examples: entry points across modules, user bases, versions, several returns."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+PL003 = RULES_BY_CODE["PL003"]
+GAN = """
+import lightning as L
+from torch.optim import Adam
+
+class GAN(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+
+    def configure_optimizers(self):
+        return [Adam(self.g.parameters()), Adam(self.d.parameters())]
+"""
+
+
+def pl003(source: str, path: str | None = None, workspace: Workspace | None = None, version: str | None = None):
+    kwargs = {"lightning_version": version} if version else {}
+    analyzer = Analyzer(workspace or Workspace(), [PL003], **kwargs)
+    return [f for f in analyzer.analyze(textwrap.dedent(source).lstrip(), path) if f.code == "PL003"]
+
+
+def _workspace(root: Path, files: dict[str, str]) -> Workspace:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text).lstrip())
+    return Workspace(str(root))
+
+
+def test_a_fit_in_another_module_makes_it_an_error(tmp_path):
+    ws = _workspace(tmp_path, {"gan.py": GAN, "train.py": "import lightning as L\nfrom gan import GAN\nmodel = GAN()\nL.Trainer().fit(model)\n"})
+    (finding,) = pl003((tmp_path / "gan.py").read_text(), str(tmp_path / "gan.py"), ws)
+    assert finding.severity is Severity.ERROR
+    assert "returns 2 optimizers" in finding.message and "core/optimizer.py:358-363" in finding.message
+    assert finding.related and finding.related[0].path == str(tmp_path / "train.py")
+    assert finding.span.start.line == GAN.lstrip().splitlines().index("        return [Adam(self.g.parameters()), Adam(self.d.parameters())]")
+
+
+def test_no_fit_seen_is_a_warning_and_a_class_only_validated_is_silent():
+    assert [f.severity for f in pl003(GAN)] == [Severity.WARNING]
+    assert pl003(GAN + "\nL.Trainer().validate(GAN())\n") == []
+
+
+def test_a_fit_on_some_paths_is_a_warning():
+    assert [f.severity for f in pl003(GAN + "\nif args.train:\n    L.Trainer().fit(GAN())\n")] == [Severity.WARNING]
+
+
+def test_manual_optimisation_in_a_user_base_class_is_seen():
+    base = GAN.replace("class GAN(L.LightningModule):", "class Base(L.LightningModule):\n    def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False\n\nclass GAN(Base):")
+    assert pl003(base + "\nL.Trainer().fit(GAN())\n") == []
+
+
+def test_one_return_with_one_optimizer_makes_it_a_warning():
+    src = GAN.replace(
+        "        return [Adam(self.g.parameters()), Adam(self.d.parameters())]",
+        "        if self.single:\n            return Adam(self.parameters())\n        return [Adam(self.g.parameters()), Adam(self.d.parameters())]",
+    )
+    assert [f.severity for f in pl003(src + "\nL.Trainer().fit(GAN())\n")] == [Severity.WARNING]
+
+
+def test_optimizer_idx_is_reported_once_at_the_parameter_even_with_two_optimizers():
+    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):")
+    (finding,) = pl003(src + "\nL.Trainer().fit(GAN())\n")
+    assert finding.severity is Severity.ERROR and "optimizer_idx" in finding.message
+    assert "core/optimizer.py:352-357" in finding.message
+
+
+def test_optimizer_idx_in_kwargs_only_is_not_explicit():
+    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, **kwargs):")
+    src = src.replace("return [Adam(self.g.parameters()), Adam(self.d.parameters())]", "return Adam(self.parameters())")
+    assert pl003(src + "\nL.Trainer().fit(GAN())\n") == []
+
+
+def test_lightning_1x_is_not_reported():
+    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):")
+    assert pl003(src + "\nL.Trainer().fit(GAN())\n", version="1.9.5") == []
+
+
+def test_an_unknown_number_of_optimizers_is_silent():
+    src = GAN.replace("return [Adam(self.g.parameters()), Adam(self.d.parameters())]", "return self.make_optimizers()")
+    assert pl003(src + "\nL.Trainer().fit(GAN())\n") == []

@@ -226,3 +226,13 @@ def test_a_document_without_lightning_modules_is_cheap():
     start = time.perf_counter()
     assert pl004(body, "/tmp/cheap.py") == []
     assert time.perf_counter() - start < 1.0  # ~0.1 s here, of which the parse is most; 1.6 s when judged per class
+
+
+@pytest.mark.parametrize(
+    "context",
+    ["pytest.raises(TypeError)", "pytest.raises((ValueError, TypeError), match='gpus')", "self.assertRaises(TypeError)"],
+)
+def test_a_test_that_expects_the_type_error_is_not_reported(context):
+    src = f"import pytest\nfrom lightning.pytorch import Trainer\n\ndef test(self):\n    with {context}:\n        Trainer(gpus=1)\n"
+    assert pl004(src) == []
+    assert [f.severity for f in pl004(src.replace(context, "open('log')"))] == [Severity.ERROR]

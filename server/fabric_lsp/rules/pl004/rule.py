@@ -216,8 +216,23 @@ def _caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
         if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
             return True
+        if isinstance(cur, (ast.With, ast.AsyncWith)) and prev in cur.body and any(_expects(i.context_expr, exception) for i in cur.items):
+            return True
         prev, cur = cur, model.module.parents.get(cur)
     return False
+
+
+#: context managers of test frameworks that expect their body to raise their first argument
+_EXPECTING = ("raises", "assertRaises", "assertRaisesRegex")
+
+
+def _expects(node: ast.expr, exception: str) -> bool:
+    """``pytest.raises(TypeError)``, ``self.assertRaises(TypeError)``: a test that expects it."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in _EXPECTING and _catches(node.args[0], exception)
 
 
 def _catches(node: ast.expr | None, exception: str) -> bool:

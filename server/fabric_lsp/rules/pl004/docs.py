@@ -34,7 +34,7 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
 
 Nothing is reported where the failing statement is in a `try` whose handler catches the error
 (`TypeError`, `AttributeError`, `Exception` or a bare `except`): a compatibility shim for 1.x and
-2.x expects it.
+2.x expects it, and so does a test's `with pytest.raises(TypeError):` (or `self.assertRaises`).
 
 Where the analysed environment has an older Lightning installed (or `lightning-version` says so),
 only what that version rejects is reported: nothing before 2.0 for the hooks and the flags,

@@ -22,6 +22,7 @@ from fabric_lsp.engine.python.values import (
     Origin,
     QualRef,
     StrategyChoice,
+    TrainerInst,
     Value,
 )
 from fabric_lsp.facts import Kind
@@ -201,3 +202,15 @@ def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cl
     """The Fabrics ``call`` builds: one per argument set."""
     name = cls.name if cls is not None else "Fabric"
     return [FabricInst(fabric_choices(ev, args), origin, name, args=args) for args in argument_sets(ev, call, ctx, cls, base)]
+
+
+def is_trainer_class(ev: Evaluator, v: Value) -> bool:
+    """Whether ``v`` is Lightning's ``Trainer`` (any import path) or a project's subclass of it."""
+    return pytorch_class_of(ev, v) == facts.TRAINER_CLASS
+
+
+def trainer_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[Value]:
+    """The Trainers ``call`` builds: one per argument set (a subclass's forwarded to
+    ``super().__init__``, a partial's bound keywords under the call's)."""
+    name = cls.name if cls is not None else "Trainer"
+    return [TrainerInst(origin, name, args) for args in argument_sets(ev, call, ctx, cls, base)]

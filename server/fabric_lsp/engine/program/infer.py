@@ -62,6 +62,7 @@ from fabric_lsp.engine.python.values import (
     Seq,
     StrategyChoice,
     StrategyInst,
+    TrainerInst,
     Unknown,
     Value,
     ValueTuple,
@@ -489,6 +490,10 @@ class Inference:
             and any(fabric_args.is_fabric_class(self, v) for v in self.ev(annotation, Ctx(ctx.module, (), ctx.depth)))
         ):
             return [FabricInst((StrategyChoice(None, f"`{name}` annotated as a `Fabric`", "?"),), None)]
+        if annotation is not None and any(
+            fabric_args.is_trainer_class(self, v) for v in self.ev(annotation, Ctx(ctx.module, (), ctx.depth))
+        ):
+            return [TrainerInst(None)]
         return [Unknown(f"`{name}` is only annotated")]
 
     def unpacked(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
@@ -647,6 +652,8 @@ class Inference:
                 for v in self.ev(ann, Ctx(ctx.module, (), ctx.depth)):
                     if fabric_args.is_fabric_class(self, v):
                         return [FabricInst((StrategyChoice(None, "a `Fabric` parameter", "?"),), None)]
+                    if fabric_args.is_trainer_class(self, v):
+                        return [TrainerInst(None)]  # known by its type only
                     if isinstance(v, ClassRef):  # a config class (hydra, a CLI): its defaults, or anything
                         return [cli_sources.filled(v, f"the caller of `{func.name}`")]
         return []
@@ -878,6 +885,11 @@ class Inference:
             # evaluation that reaches the depth limit raises, and leaves nothing remembered)
             key = ("fabric_instances", id(node))
             return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin)))
+        pytorch = facts.pytorch_class(q)
+        if pytorch == facts.TRAINER_CLASS:
+            return fabric_args.trainer_instances(self, node, ctx, origin)
+        if pytorch == facts.LIGHTNING_CLI_CLASS:
+            return [Unknown("a `LightningCLI`: its `.trainer` is built by LightningCLI from the command line/config")]
         kind = facts.strategy_kind_of_class(q)
         if kind is not None:
             name = q.rsplit(".", 1)[-1]
@@ -899,6 +911,8 @@ class Inference:
     def class_call(self, callee: ClassRef, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
         """A call of a class of analysed source: a subclass of one of Lightning's classes, or an
         instance to follow attributes of."""
+        if fabric_args.pytorch_base(self, callee) == facts.TRAINER_CLASS:
+            return fabric_args.trainer_instances(self, node, ctx, origin, callee)
         lineage = fabric_args.lightning_base(self, callee)
         if lineage is not None:
             if facts.is_fabric_class(lineage):
@@ -915,10 +929,15 @@ class Inference:
         win); any other callee is called with the call's arguments."""
         out: list[Value] = []
         for func in partial.funcs:
-            if fabric_args.is_fabric_class(self, func):
+            build = (
+                fabric_args.fabric_instances
+                if fabric_args.is_fabric_class(self, func)
+                else fabric_args.trainer_instances if fabric_args.is_trainer_class(self, func) else None
+            )
+            if build is not None:
                 cls = func if isinstance(func, ClassRef) else None
                 for bound in fabric_args.keyword_sets(self, list(partial.node.keywords), partial.ctx):
-                    out += fabric_args.fabric_instances(self, node, ctx, origin, cls, base=bound)
+                    out += build(self, node, ctx, origin, cls, base=bound)
             else:
                 out += self.call_value(func, node, ctx)
         return out

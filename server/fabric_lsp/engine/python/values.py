@@ -221,11 +221,24 @@ class FabricInst(Value):
     args: ArgumentSet | None = None
 
 
+@dataclass(eq=False)
+class TrainerInst(Value):
+    """A Lightning ``Trainer`` (``lightning.pytorch.Trainer``, ``pytorch_lightning.Trainer``, a
+    project's subclass, a partial of either)."""
+
+    origin: Origin | None  # the Trainer(...) call
+    class_name: str = "Trainer"
+    #: the arguments it was built with (None: a Trainer known only by its type)
+    args: ArgumentSet | None = None
+    #: the steps from the Trainer(...) call to the expression evaluated (assignments, calls …)
+    via: tuple = ()
+
+
 def with_step(values: list[Value], origin: Origin) -> list[Value]:
     """Record that ``values`` flowed through ``origin`` (for explanations)."""
     out: list[Value] = []
     for v in values:
-        if isinstance(v, FabricInst) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
+        if isinstance(v, (FabricInst, TrainerInst)) and (not v.via or v.via[-1] != origin) and len(v.via) < 12:
             v = paths.carried(replace(v, via=v.via + (origin,)), v)
         out.append(v)
     return out

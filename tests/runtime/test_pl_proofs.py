@@ -1,5 +1,5 @@
 """Runtime proof for the Trainer rules PL001-PL005: each INVALID example fails with the error
-Lightning 2.6.6's Trainer raises (or, PL001, hangs until gloo's 15 s timeout), and its fixed / VALID
+Lightning 2.6.6's Trainer raises (or, PL001, hangs until gloo's 30 s timeout), and its fixed / VALID
 form runs.
 
 Same layout and harness as ``test_rule_proofs.py`` (``rules/PL00N/<case>.py`` INVALID,
@@ -8,7 +8,7 @@ each form prints ``RUNTIME-OK rank=N`` on every rank). The `check` and `check --
 xfails while the rule is not listed by ``fabric-lsp rules``, plain tests once it is.
 
 One CPU process per script, two gloo processes (the Trainer's subprocess launcher re-runs the
-script) for PL001, whose scripts set ``DDPStrategy(timeout=timedelta(seconds=15))``.
+script) for PL001, whose scripts set ``DDPStrategy(timeout=timedelta(seconds=30))``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _exact(message: str) -> str:
 
 
 CASES = [
-    # PL001: a collective reached on rank 0 only (DDP, 2 gloo processes, 15 s timeout). Lightning has
+    # PL001: a collective reached on rank 0 only (DDP, 2 gloo processes, 30 s timeout). Lightning has
     # no message of its own: rank 0 (or the peer left waiting) fails with gloo's.
     Case("PL001", "guarded_save_checkpoint", GLOO_LOST_PEER, "gloo; trainer/trainer.py:1465 (save_checkpoint's barrier)", ranks=2),
     Case("PL001", "guarded_all_gather", GLOO_LOST_PEER, "gloo; core/module.py:693 (strategy.all_gather)", ranks=2),
@@ -104,6 +104,14 @@ CASES = [
             " your optimizers in `training_step` with `opt1, opt2, ... = self.optimizers()`."
         ),
         "core/optimizer.py:352-357",
+    ),
+    # DeepSpeed (the CPU test subclass of README.md, one process), manual optimisation: under automatic
+    # optimisation two optimizers fail earlier, as in two_optimizers_automatic
+    Case(
+        "PL003",
+        "deepspeed_two_optimizers",
+        _exact("MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."),
+        "strategies/deepspeed.py:482-484",
     ),
     # PL004: API removed in 2.0
     Case("PL004", "training_epoch_end", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),

@@ -31,7 +31,7 @@ def loader():
 
 
 trainer = Trainer(
-    accelerator="cpu", devices=2, strategy=DDPStrategy(process_group_backend="gloo", timeout=timedelta(seconds=15)), max_epochs=1, limit_val_batches=1, logger=False,
+    accelerator="cpu", devices=2, strategy=DDPStrategy(process_group_backend="gloo", timeout=timedelta(seconds=30)), max_epochs=1, limit_val_batches=1, logger=False,
     enable_progress_bar=False, enable_model_summary=False, default_root_dir=os.path.join(os.getcwd(), "tmp"),
 )
 trainer.fit(Model(), loader(), loader())

@@ -238,7 +238,7 @@ def print_report(tally: Tally, repos: list[Repo], stubs: bool, trainer: bool = F
     for repo, f, label in tally.bad_fixes:
         print(f"  {repo}: {finding_key(f)} {label.get('why', '')[:160]}")
     print(f"known misses: {len(tally.missed)} still missed, {len(tally.found_misses)} now reported")
-    for repo, miss in [] if trainer else tally.missed:
+    for repo, miss in tally.missed:
         print(f"  missed {repo}: {miss['path']}:{miss['line']} {miss['code']} {miss.get('why', '')[:120]}")
     if tally.stale:
         print(f"labels no longer reported: {len(tally.stale)}")

@@ -132,3 +132,23 @@ def test_module_in_one_file_trainer_in_another(tmp_path, devices, severity):
     ws = _workspace(tmp_path, {"model.py": model, "train.py": train})
     found = pl001(model, str(tmp_path / "model.py"), ws)
     assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(
+    ("strategy", "flagged"),
+    [
+        ('"auto"', True),
+        ('"ddp"', True),
+        ('"ddp_notebook"', False),
+        ("DDPStrategy()", True),
+        ('DDPStrategy(start_method="spawn")', False),
+        ("args.strategy", False),
+    ],
+)
+def test_script_save_checkpoint_after_fit_by_launcher(strategy, flagged):
+    source = (
+        "import lightning as L\nfrom lightning.pytorch.strategies import DDPStrategy\n"
+        f'trainer = L.Trainer(accelerator="cpu", devices=2, strategy={strategy})\ntrainer.fit(model)\n'
+        'if trainer.is_global_zero:\n    trainer.save_checkpoint("x.ckpt")\n'
+    )
+    assert bool(pl001(source)) is flagged

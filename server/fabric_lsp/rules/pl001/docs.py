@@ -37,9 +37,11 @@ FAB002 for a Fabric it cannot see.
 
 ## Why is this bad?
 Every process of the group must enter a collective. `Trainer.save_checkpoint` ends in
-`self.strategy.barrier("Trainer.save_checkpoint")` (`lightning/pytorch/trainer/trainer.py`);
+`self.strategy.barrier("Trainer.save_checkpoint")` (`lightning/pytorch/trainer/trainer.py:1465`);
+`trainer.log_dir` broadcasts the folder from rank 0 (`trainer.py:1331`);
 `self.log(..., sync_dist=True)` reduces the value across the processes
-(`trainer/connectors/logger_connector/result.py`); `all_gather`, `barrier`, `broadcast` and
+(`trainer/connectors/logger_connector/result.py`; with `rank_zero_only=True` the
+sync is a no-op, `result.py:92`); `all_gather`, `barrier`, `broadcast` and
 `reduce` are collectives of the strategy. On rank 0 alone they wait for ranks that never join,
 until the process-group timeout, or pair with the other ranks' next collective.
 
@@ -68,8 +70,9 @@ logged value's meaning; the message says to call it on every rank.
 Every strategy that runs several processes (DDP and its variants, FSDP, DeepSpeed). Silent: one
 process; a Trainer that is not visible; `barrier`, `broadcast` and `trainer.log_dir` in the
 script, outside the hooks (before `fit` the process group does not exist and they do nothing);
-`save_checkpoint` in the script under a spawning strategy (after `fit` only the launching process
-runs the script); `sync_dist` when not distributed.
+`save_checkpoint` in the script under a spawning strategy or one not known statically
+(`ddp_spawn`, `ddp_notebook`, `DDPStrategy(start_method="spawn")`: after `fit` only the launching
+process runs the script); `sync_dist` when not distributed.
 """
 
 _TRAINER = """

@@ -129,13 +129,24 @@ def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: li
         return False
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "save_checkpoint":
         return True
-    for call in trainers:
-        for kw in call.keywords:
-            if kw.arg == "strategy" and not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)):
-                return True
-            if kw.arg == "strategy" and any(w in kw.value.value for w in ("spawn", "fork", "notebook")):  # type: ignore[attr-defined]
-                return True
-    return False
+    return any(_may_spawn(kw.value) for call in trainers for kw in call.keywords if kw.arg == "strategy")
+
+
+def _may_spawn(strategy: ast.AST) -> bool:
+    """Whether a ``strategy=`` value may start its processes by spawning (or is not known):
+    ``"ddp_spawn"``, ``"ddp_notebook"``, ``DDPStrategy(start_method="spawn")``, a variable."""
+    if isinstance(strategy, ast.Constant) and isinstance(strategy.value, str):
+        if strategy.value == "auto":
+            return False
+        registered = facts.STRATEGY_REGISTRY.get(strategy.value)
+        return registered is None or registered[1].get("start_method") in facts.FUNCTION_LAUNCHERS
+    if isinstance(strategy, ast.Call) and isinstance(strategy.func, (ast.Name, ast.Attribute)):
+        return any(kw.arg is None or (kw.arg == "start_method" and _start_method(kw.value)) for kw in strategy.keywords)
+    return True
+
+
+def _start_method(value: ast.AST) -> bool:
+    return not (isinstance(value, ast.Constant) and value.value not in facts.FUNCTION_LAUNCHERS)
 
 
 class PL001(Rule):

@@ -152,3 +152,13 @@ def test_script_save_checkpoint_after_fit_by_launcher(strategy, flagged):
         'if trainer.is_global_zero:\n    trainer.save_checkpoint("x.ckpt")\n'
     )
     assert bool(pl001(source)) is flagged
+
+
+@pytest.mark.parametrize("site", ["print(trainer.log_dir)", "trainer.strategy.barrier()", "trainer.strategy.broadcast(1)"])
+@pytest.mark.parametrize(("fit_first", "flagged"), [(False, False), (True, True)])
+def test_script_collectives_before_and_after_fit(site, fit_first, flagged):
+    guarded = f"if trainer.is_global_zero:\n    {site}\n"
+    fit = "trainer.fit(model)\n"
+    body = fit + guarded if fit_first else guarded + fit
+    source = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2)\n' + body
+    assert bool(pl001(source)) is flagged

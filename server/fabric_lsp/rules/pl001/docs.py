@@ -68,8 +68,10 @@ logged value's meaning; the message says to call it on every rank.
 
 ## Which strategies
 Every strategy that runs several processes (DDP and its variants, FSDP, DeepSpeed). Silent: one
-process; a Trainer that is not visible; `barrier`, `broadcast` and `trainer.log_dir` in the
-script, outside the hooks (before `fit` the process group does not exist and they do nothing);
+process; a Trainer that is not visible; a site of the script before its
+Trainer's first `fit`/`validate`/`test`/`predict` (the process group does not exist yet: `barrier`,
+`broadcast` and `trainer.log_dir` do nothing, `strategies/ddp.py`); after it a guarded
+`trainer.log_dir` or `save_checkpoint` is flagged;
 `save_checkpoint` in the script under a spawning strategy or one not known statically
 (`ddp_spawn`, `ddp_notebook`, `DDPStrategy(start_method="spawn")`: after `fit` only the launching
 process runs the script); `sync_dist` when not distributed.

@@ -97,14 +97,17 @@ def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[ast.Call
     return out
 
 
+def _trainer_of(node: ast.AST) -> ast.AST:
+    """The trainer expression of a site (``trainer`` of ``trainer.strategy.barrier()``)."""
+    rcv = node.value if isinstance(node, ast.Attribute) else node.func.value  # type: ignore[attr-defined]
+    return rcv.value if isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" else rcv
+
+
 def trainers_running(model: SemanticModel, node: ast.AST) -> list[ast.Call] | None:
     """The ``Trainer(...)`` constructions that may run ``node`` (None: some are not visible)."""
     cls = _class_of(model.module, node)
     if cls is None:
-        rcv = node.value if isinstance(node, ast.Attribute) else node.func.value  # type: ignore[attr-defined]
-        if isinstance(rcv, ast.Attribute) and rcv.attr == "strategy":
-            rcv = rcv.value
-        return _constructions(model.module, rcv) or None
+        return _constructions(model.module, _trainer_of(node)) or None
     lc = model.lightning_class(ClassRef(cls, model.module))
     if lc is None:
         return None
@@ -127,9 +130,23 @@ def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: li
     the launching process runs the script."""
     if _class_of(model.module, node) is not None:
         return False
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "save_checkpoint":
+    if not _after_an_entry_point(model, node):
         return True
     return any(_may_spawn(kw.value) for call in trainers for kw in call.keywords if kw.arg == "strategy")
+
+
+def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
+    """Whether a ``trainer.fit/validate/test/predict(...)`` call of the same trainer name comes
+    before ``node`` in the script (the process group then exists)."""
+    rcv = _trainer_of(node)
+    name = rcv.id if isinstance(rcv, ast.Name) else None
+    for method in facts.TRAINER_ENTRY_POINTS:
+        for call in model.method_calls(method):
+            before = call.lineno < node.lineno  # type: ignore[attr-defined]
+            func = call.func
+            if before and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+                return True
+    return False
 
 
 def _may_spawn(strategy: ast.AST) -> bool:

@@ -9,6 +9,12 @@ pinned commit), unpacked into a scratch folder and checked as a user would, from
     python tests/realcode/report.py --snapshots DIR            # every repository
     python tests/realcode/report.py --snapshots DIR litgpt      # those whose name contains "litgpt"
     python tests/realcode/report.py --snapshots DIR --unlabelled-toml   # stubs to paste
+    python tests/realcode/report.py --corpus trainer --snapshots DIR    # the Trainer corpus
+
+The Trainer corpus (``trainer/``, for the PL rules) was labelled by hand before the rules existed:
+``[[miss]]`` entries are the failures a rule should report (a reported one counts as TP) and
+``[[silent]]`` entries are look-alikes that do not fail (a reported one counts as FP); ``[[finding]]``
+entries label what is already reported (the FAB rules), as in the Fabric corpus.
 
 It prints per-rule precision, the errors that Lightning does not raise on every feasible
 configuration, the safe fixes that break one, the known misses still missed, and every finding
@@ -32,6 +38,7 @@ import tomllib
 
 HERE = Path(__file__).resolve().parent
 REPOS = HERE / "repos"
+CORPORA = {"fabric": REPOS, "trainer": HERE / "trainer"}
 FABRIC_LSP = [sys.executable, "-m", "fabric_lsp"]
 
 
@@ -43,6 +50,7 @@ class Repo:
     labels: dict[tuple[str, int, str], dict]
     misses: list[dict]
     source: Path
+    silents: list[dict] = field(default_factory=list)
 
     @property
     def slug(self) -> str:
@@ -59,17 +67,19 @@ class Tally:
     missed: list[tuple[str, dict]] = field(default_factory=list)
     found_misses: list[tuple[str, dict]] = field(default_factory=list)
     stale: list[tuple[str, dict]] = field(default_factory=list)
+    silent_flagged: list[tuple[str, dict]] = field(default_factory=list)  # [[silent]] reported: FP
+    silent_kept: list[tuple[str, dict]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def load_repos(select: list[str]) -> list[Repo]:
+def load_repos(select: list[str], folder: Path = REPOS) -> list[Repo]:
     out = []
-    for path in sorted(REPOS.glob("*.toml")):
+    for path in sorted(folder.glob("*.toml")):
         data = tomllib.loads(path.read_text())
         if select and not any(s.lower() in data["repo"].lower() for s in select):
             continue
         labels = {(f["path"], int(f["line"]), f["code"]): f for f in data.get("finding", [])}
-        out.append(Repo(data["repo"], data["commit"], data["licence"], labels, data.get("miss", []), path))
+        out.append(Repo(data["repo"], data["commit"], data["licence"], labels, data.get("miss", []), path, data.get("silent", [])))
     return out
 
 
@@ -156,12 +166,14 @@ def finding_key(f: dict) -> tuple[str, int, str]:
 
 def judge(repo: Repo, findings: list[dict], tally: Tally) -> None:
     seen = set()
+    ground = {(e["path"], int(e["line"]), e["code"]) for e in (*repo.misses, *repo.silents)}
     for f in findings:
         key = finding_key(f)
         seen.add(key)
         label = repo.labels.get(key)
         if label is None:
-            tally.unlabelled.append((repo.name, f))
+            if key not in ground:  # a [[miss]] or [[silent]] is counted by print_ground_truth
+                tally.unlabelled.append((repo.name, f))
             continue
         (tally.tp if label["label"] == "TP" else tally.fp)[f["code"]] += 1
         if f["severity"] == "error" and not (label["label"] == "TP" and label.get("certain", False)):
@@ -172,6 +184,9 @@ def judge(repo: Repo, findings: list[dict], tally: Tally) -> None:
     for miss in repo.misses:
         key = (miss["path"], int(miss["line"]), miss["code"])
         (tally.found_misses if key in seen else tally.missed).append((repo.name, miss))
+    for silent in repo.silents:
+        key = (silent["path"], int(silent["line"]), silent["code"])
+        (tally.silent_flagged if key in seen else tally.silent_kept).append((repo.name, silent))
     for key, label in repo.labels.items():
         if key not in seen:
             tally.stale.append((repo.name, label))
@@ -186,7 +201,27 @@ def stub(repo: str, f: dict) -> str:
     )
 
 
-def print_report(tally: Tally, repos: list[Repo], stubs: bool) -> None:
+def print_ground_truth(tally: Tally) -> None:
+    """Per rule, the hand-written ground truth against what the check reports: a ``[[miss]]``
+    reported is a TP, a ``[[silent]]`` reported is an FP. Any rule code is counted as it comes."""
+    found = Counter(m["code"] for _, m in tally.found_misses)
+    missed = Counter(m["code"] for _, m in tally.missed)
+    flagged = Counter(s["code"] for _, s in tally.silent_flagged)
+    kept = Counter(s["code"] for _, s in tally.silent_kept)
+    codes = sorted(set(found) | set(missed) | set(flagged) | set(kept))
+    print("ground truth (hand-labelled): misses found = TP, silents reported = FP")
+    print(f"{'rule':8} {'misses':>6} {'found':>5} {'recall':>6} {'silents':>7} {'FP':>3} {'precision':>9}")
+    for code in codes + ["all"]:
+        pick = (lambda c: sum(c.values())) if code == "all" else (lambda c: c[code])
+        tp, fn, fp, tn = pick(found), pick(missed), pick(flagged), pick(kept)
+        recall = f"{tp / (tp + fn):6.3f}" if tp + fn else f"{'-':>6}"
+        precision = f"{tp / (tp + fp):9.3f}" if tp + fp else f"{'-':>9}"
+        print(f"{code:8} {tp + fn:6} {tp:5} {recall} {fp + tn:7} {fp:3} {precision}")
+    for repo, s in tally.silent_flagged:
+        print(f"  FP on a silent {repo}: {s['path']}:{s['line']} {s['code']} {s.get('why', '')[:120]}")
+
+
+def print_report(tally: Tally, repos: list[Repo], stubs: bool, trainer: bool = False) -> None:
     codes = sorted(set(tally.tp) | set(tally.fp))
     total_tp, total_fp = sum(tally.tp.values()), sum(tally.fp.values())
     print(f"\n{len(repos)} repositories, {total_tp + total_fp} labelled findings, {len(tally.unlabelled)} unlabelled")
@@ -209,6 +244,8 @@ def print_report(tally: Tally, repos: list[Repo], stubs: bool) -> None:
         print(f"labels no longer reported: {len(tally.stale)}")
         for repo, label in tally.stale:
             print(f"  {repo}: {label['path']}:{label['line']} {label['code']} [{label['label']}]")
+    if trainer:
+        print_ground_truth(tally)
     for repo, f in tally.unlabelled:
         if stubs:
             print(stub(repo, f))
@@ -224,10 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "fabric-lsp-realcode"), help="where the pinned trees are unpacked")
     p.add_argument("--unlabelled-toml", action="store_true", help="print unlabelled findings as [[finding]] stubs")
     p.add_argument("--json", metavar="FILE", help="also write every finding with its label to FILE")
+    p.add_argument("--corpus", choices=sorted(CORPORA), default="fabric", help="which corpus: repos/ (Fabric, the default) or trainer/ (the PL rules)")
     args, extra = p.parse_known_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
-    repos = load_repos(args.select)
+    repos = load_repos(args.select, CORPORA[args.corpus])
     tally, dump = Tally(), []
     for repo in repos:
         git_dir = snapshot_dir(Path(args.snapshots), repo)
@@ -244,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         tally.seconds[repo.name] = seconds
         judge(repo, findings, tally)
         dump += [{"repo": repo.name, **f, "label": repo.labels.get(finding_key(f))} for f in findings]
-    print_report(tally, repos, args.unlabelled_toml)
+    print_report(tally, repos, args.unlabelled_toml, trainer=args.corpus == "trainer")
     if args.json:
         Path(args.json).write_text(json.dumps(dump, indent=1))
     return 0

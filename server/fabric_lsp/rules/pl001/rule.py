@@ -1,0 +1,214 @@
+"""PL001: a Trainer-side collective (``trainer.save_checkpoint``, ``self.all_gather``,
+``self.log(..., sync_dist=True)``, ``trainer.strategy.barrier/broadcast/reduce``, ``trainer.log_dir``)
+reached on some ranks only. The rank guards are FAB002's (``engine/program/ranks.py``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from fabric_lsp import facts
+from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
+from fabric_lsp.engine.python.flow import enclosing_function
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import ClassRef
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.fab002.rule import describe_guard
+from fabric_lsp.rules.pl001.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.pl001.processes import combined, trainer_processes
+
+#: collectives of the Trainer's strategy, and whether they matter outside a hook (barrier and
+#: broadcast do nothing before the process group exists: ``strategies/ddp.py``)
+STRATEGY_COLLECTIVES = ("barrier", "broadcast", "reduce")
+LOG_METHODS = ("log", "log_dict")
+
+
+def _is_trainer_text(node: ast.AST) -> bool:
+    """``trainer``, ``self.trainer``, ``pl_module.trainer``, ``self._trainer``."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lstrip("_").lower().endswith("trainer")
+
+
+def _keyword_true(call: ast.Call, name: str) -> bool:
+    return any(kw.arg == name and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in call.keywords)
+
+
+def _what(node: ast.AST) -> str | None:
+    """What kind of Trainer collective ``node`` is (None: not one)."""
+    if isinstance(node, ast.Attribute) and node.attr == "log_dir" and _is_trainer_text(node.value):
+        return "`trainer.log_dir` broadcasts the folder from rank 0"
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    method, rcv = node.func.attr, node.func.value
+    if method == "save_checkpoint" and _is_trainer_text(rcv):
+        return "`save_checkpoint` is a collective every process must call (the strategy ends it in `barrier()`)"
+    if method in STRATEGY_COLLECTIVES and isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" and _is_trainer_text(rcv.value):
+        return f"`strategy.{method}` is a collective every process must call"
+    is_self = isinstance(rcv, ast.Name) and rcv.id == "self"
+    if is_self and method == "all_gather":
+        return "`self.all_gather` is a collective every process must call"
+    if is_self and method in LOG_METHODS and _keyword_true(node, "sync_dist") and not _keyword_true(node, "rank_zero_only"):
+        return f"`self.{method}(..., sync_dist=True)` reduces the value across every process"
+    return None
+
+
+def _class_of(module: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:
+    func = enclosing_function(module, node)
+    while func is not None:
+        cls = module.enclosing_class(func)
+        if cls is not None:
+            return cls
+        func = enclosing_function(module, func)
+    return None
+
+
+def _is_trainer_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id == "Trainer") or (isinstance(func, ast.Attribute) and func.attr == "Trainer")
+
+
+def _constructions(module: ModuleInfo, receiver: ast.AST) -> list[ast.Call]:
+    """The ``name = Trainer(...)`` assignments of the name ``receiver`` in its module."""
+    if not isinstance(receiver, ast.Name) or module.tree is None:
+        return []
+    out: list[ast.Call] = []
+    for node in ast.walk(module.tree):
+        assigned = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_trainer_call(node.value)
+        if assigned and any(isinstance(t, ast.Name) and t.id == receiver.id for t in node.targets):  # type: ignore[attr-defined]
+            out.append(node.value)  # type: ignore[attr-defined]
+    return out
+
+
+def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[ast.Call]:
+    """The ``Trainer(callbacks=[...])`` constructions of the workspace naming the callback class."""
+    out: list[ast.Call] = []
+    for module in [model.module, *model.other_modules_mentioning(cls.name)]:
+        if module.tree is None:
+            continue
+        for node in ast.walk(module.tree):
+            if _is_trainer_call(node):
+                assert isinstance(node, ast.Call)
+                given = [kw.value for kw in node.keywords if kw.arg == "callbacks"]
+                if any(cls.name in module.segment(v) for v in given):
+                    out.append(node)
+    return out
+
+
+def _trainer_of(node: ast.AST) -> ast.AST:
+    """The trainer expression of a site (``trainer`` of ``trainer.strategy.barrier()``)."""
+    rcv = node.value if isinstance(node, ast.Attribute) else node.func.value  # type: ignore[attr-defined]
+    return rcv.value if isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" else rcv
+
+
+def trainers_running(model: SemanticModel, node: ast.AST) -> list[ast.Call] | None:
+    """The ``Trainer(...)`` constructions that may run ``node`` (None: some are not visible)."""
+    cls = _class_of(model.module, node)
+    if cls is None:
+        return _constructions(model.module, _trainer_of(node)) or None
+    lc = model.lightning_class(ClassRef(cls, model.module))
+    if lc is None:
+        return None
+    if lc.base == facts.CALLBACK_CLASS:
+        return _callback_trainers(model, cls) or None
+    if lc.base != facts.LIGHTNING_MODULE_CLASS:
+        return None
+    found: list[ast.Call] = []
+    for ep in model.entry_points(lc.cls):
+        built = _constructions(ep.module, ep.call.func.value) if isinstance(ep.call.func, ast.Attribute) else []
+        if not built:
+            return None
+        found += built
+    return found or None
+
+
+def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: list[ast.Call]) -> bool:
+    """A site of the script, outside the hooks: before ``fit`` the process group does not exist
+    (``barrier``, ``broadcast``, ``log_dir`` do nothing); after it, under a spawning strategy, only
+    the launching process runs the script."""
+    if _class_of(model.module, node) is not None:
+        return False
+    if not _after_an_entry_point(model, node):
+        return True
+    return any(_may_spawn(kw.value) for call in trainers for kw in call.keywords if kw.arg == "strategy")
+
+
+def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
+    """Whether a ``trainer.fit/validate/test/predict(...)`` call of the same trainer name comes
+    before ``node`` in the script (the process group then exists)."""
+    rcv = _trainer_of(node)
+    name = rcv.id if isinstance(rcv, ast.Name) else None
+    for method in facts.TRAINER_ENTRY_POINTS:
+        for call in model.method_calls(method):
+            before = call.lineno < node.lineno  # type: ignore[attr-defined]
+            func = call.func
+            if before and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+                return True
+    return False
+
+
+def _may_spawn(strategy: ast.AST) -> bool:
+    """Whether a ``strategy=`` value may start its processes by spawning (or is not known):
+    ``"ddp_spawn"``, ``"ddp_notebook"``, ``DDPStrategy(start_method="spawn")``, a variable."""
+    if isinstance(strategy, ast.Constant) and isinstance(strategy.value, str):
+        if strategy.value == "auto":
+            return False
+        registered = facts.STRATEGY_REGISTRY.get(strategy.value)
+        return registered is None or registered[1].get("start_method") in facts.FUNCTION_LAUNCHERS
+    if isinstance(strategy, ast.Call) and isinstance(strategy.func, (ast.Name, ast.Attribute)):
+        return any(kw.arg is None or (kw.arg == "start_method" and _start_method(kw.value)) for kw in strategy.keywords)
+    return True
+
+
+def _start_method(value: ast.AST) -> bool:
+    return not (isinstance(value, ast.Constant) and value.value not in facts.FUNCTION_LAUNCHERS)
+
+
+class PL001(Rule):
+    code = "PL001"
+    name = "trainer-collective-on-some-ranks"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    fixable = False
+    prefilter = re.compile(r"_rank\b|is_global_zero|rank_zero_|get_rank|RANK\b")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        tree = model.module.tree
+        if tree is None:
+            return []
+        found: list[ast.AST] = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Attribute)) and _what(n) is not None]
+        found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        return found
+
+    def verdict(self, model: SemanticModel, node: ast.AST, ctx: RuleContext) -> Verdict | None:
+        what = _what(node)
+        guard = model.rank_guard(node)
+        if what is None or guard is None:
+            return None
+        trainers = trainers_running(model, node)
+        if trainers is None or _after_spawn_or_before_fit(model, node, trainers):
+            return None
+        certainty = combined([trainer_processes(t) for t in trainers])
+        if certainty is None:
+            return None
+        return Verdict(self.code, model.span(node), self._finding(model, node, what, describe_guard(guard), certainty))
+
+    def _finding(self, model: SemanticModel, node: ast.AST, what: str, where: str, certainty: Certainty) -> Finding:
+        runs = "with several processes" if certainty is Certainty.CERTAIN else "when the Trainer runs several processes, which this code can choose,"
+        message = (
+            f"{what}, but {where}; {runs} the other ranks hang until the process-group timeout "
+            "(30 minutes by default) or crash at their next collective. Call it on every rank "
+            "(keep only the printing or writing under the guard)."
+        )
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(certainty),
+            message=message,
+            span=model.span(node),
+            url=self.url,
+            certainty=certainty,
+        )

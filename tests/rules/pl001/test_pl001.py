@@ -1,0 +1,164 @@
+"""PL001 beyond its examples: each rank-guard spelling, each site, severity by processes,
+precision, and the LightningModule and its Trainer in different modules."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+PL001 = RULES_BY_CODE["PL001"]
+TRAINER = 'trainer = L.Trainer(accelerator="cpu", devices=2)\ntrainer.fit(Model())\n'
+
+
+def pl001(source: str, path: str | None = None, workspace: Workspace | None = None):
+    analyzer = Analyzer(workspace or Workspace(), [PL001])
+    return [f for f in analyzer.analyze(textwrap.dedent(source).lstrip(), path) if f.code == "PL001"]
+
+
+def module(body: str, trainer: str = TRAINER) -> str:
+    head = "import lightning as L\nfrom lightning.pytorch.utilities import rank_zero_only\n\nclass Model(L.LightningModule):\n"
+    return head + textwrap.indent(textwrap.dedent(body).lstrip(), "    ") + "\n" + trainer
+
+
+GUARDS = {
+    "trainer is_global_zero": "def on_train_end(self):\n    if self.trainer.is_global_zero:\n        SITE\n",
+    "global_rank == 0": "def on_train_end(self):\n    if self.global_rank == 0:\n        SITE\n",
+    "local_rank == 0": "def on_train_end(self):\n    if self.local_rank == 0:\n        SITE\n",
+    "not is_global_zero else": "def on_train_end(self):\n    if not self.trainer.is_global_zero:\n        pass\n    else:\n        SITE\n",
+    "early return": "def on_train_end(self):\n    if self.trainer.global_rank != 0:\n        return\n    SITE\n",
+    "rank_zero_only": "@rank_zero_only\ndef on_train_end(self):\n    SITE\n",
+    "guarded helper": "def _save(self):\n    SITE\n\ndef on_train_end(self):\n    if self.trainer.is_global_zero:\n        self._save()\n",
+}
+
+
+@pytest.mark.parametrize("guard", sorted(GUARDS))
+def test_each_guard_spelling(guard):
+    (finding,) = pl001(module(GUARDS[guard].replace("SITE", 'self.trainer.save_checkpoint("x.ckpt")')))
+    assert finding.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "site",
+    [
+        'self.trainer.save_checkpoint("x.ckpt")',
+        "self.all_gather(1)",
+        'self.log("a", 1.0, sync_dist=True)',
+        'self.log_dict({"a": 1.0}, sync_dist=True)',
+        "self.trainer.strategy.barrier()",
+        "self.trainer.strategy.broadcast(1)",
+        "self.trainer.strategy.reduce(1)",
+        "print(self.trainer.log_dir)",
+    ],
+)
+def test_each_site(site):
+    (finding,) = pl001(module(GUARDS["trainer is_global_zero"].replace("SITE", site)))
+    assert finding.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "site",
+    [
+        'self.log("a", 1.0, sync_dist=True, rank_zero_only=True)',
+        'self.log("a", 1.0)',
+        'torch.save(self.state_dict(), "m.pt")',
+        'print("done")',
+    ],
+)
+def test_not_collectives_under_a_guard(site):
+    assert pl001(module(GUARDS["global_rank == 0"].replace("SITE", site))) == []
+
+
+def test_unguarded_collective():
+    assert pl001(module('def on_train_end(self):\n    self.trainer.save_checkpoint("x.ckpt")\n')) == []
+
+
+@pytest.mark.parametrize(
+    ("trainer", "severity"),
+    [
+        ('trainer = L.Trainer(accelerator="cpu", devices=2)\ntrainer.fit(Model())\n', Severity.ERROR),
+        ("trainer = L.Trainer(num_nodes=2)\ntrainer.fit(Model())\n", Severity.ERROR),
+        ("trainer = L.Trainer()\ntrainer.fit(Model())\n", Severity.WARNING),
+        ('trainer = L.Trainer(devices="auto")\ntrainer.fit(Model())\n', Severity.WARNING),
+        ('trainer = L.Trainer(accelerator="cpu", devices=1)\ntrainer.fit(Model())\n', None),
+        ("trainer = L.Trainer(devices=args.devices)\ntrainer.fit(Model())\n", None),
+        ("trainer.fit(Model())\n", None),  # a Trainer that is not visible
+        ('a = L.Trainer(accelerator="cpu", devices=2)\nb = L.Trainer(devices=1)\na.fit(Model())\nb.fit(Model())\n', Severity.WARNING),
+    ],
+)
+def test_severity_by_processes(trainer, severity):
+    body = GUARDS["trainer is_global_zero"].replace("SITE", 'self.trainer.save_checkpoint("x.ckpt")')
+    found = pl001(module(body, trainer))
+    assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+def test_script_sites():
+    guarded = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2, strategy=STRATEGY)\ntrainer.fit(model)\nif trainer.is_global_zero:\n    trainer.save_checkpoint("x.ckpt")\n'
+    (finding,) = pl001(guarded.replace("STRATEGY", '"ddp"'))
+    assert finding.severity is Severity.ERROR
+    assert pl001(guarded.replace("STRATEGY", '"ddp_spawn"')) == []  # only the launcher runs it
+
+
+def test_log_dir_before_fit_in_the_script():
+    source = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2)\nif trainer.is_global_zero:\n    print(trainer.log_dir)\ntrainer.fit(model)\n'
+    assert pl001(source) == []
+
+
+def test_callback_hook_with_its_trainer():
+    source = (
+        "import lightning as L\n\nclass Saver(L.Callback):\n    def on_validation_end(self, trainer, pl_module):\n"
+        '        if trainer.is_global_zero:\n            trainer.save_checkpoint("x.ckpt")\n\n'
+        'trainer = L.Trainer(accelerator="cpu", devices=2, callbacks=[Saver()])\ntrainer.fit(model)\n'
+    )
+    (finding,) = pl001(source)
+    assert finding.severity is Severity.ERROR
+
+
+def _workspace(root: Path, files: dict[str, str]) -> Workspace:
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return Workspace(str(root))
+
+
+@pytest.mark.parametrize(("devices", "severity"), [("2", Severity.ERROR), ("1", None)])
+def test_module_in_one_file_trainer_in_another(tmp_path, devices, severity):
+    model = module(GUARDS["trainer is_global_zero"].replace("SITE", 'self.trainer.save_checkpoint("x.ckpt")'), "")
+    train = f'import lightning as L\nfrom model import Model\ntrainer = L.Trainer(accelerator="cpu", devices={devices})\ntrainer.fit(Model())\n'
+    ws = _workspace(tmp_path, {"model.py": model, "train.py": train})
+    found = pl001(model, str(tmp_path / "model.py"), ws)
+    assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(
+    ("strategy", "flagged"),
+    [
+        ('"auto"', True),
+        ('"ddp"', True),
+        ('"ddp_notebook"', False),
+        ("DDPStrategy()", True),
+        ('DDPStrategy(start_method="spawn")', False),
+        ("args.strategy", False),
+    ],
+)
+def test_script_save_checkpoint_after_fit_by_launcher(strategy, flagged):
+    source = (
+        "import lightning as L\nfrom lightning.pytorch.strategies import DDPStrategy\n"
+        f'trainer = L.Trainer(accelerator="cpu", devices=2, strategy={strategy})\ntrainer.fit(model)\n'
+        'if trainer.is_global_zero:\n    trainer.save_checkpoint("x.ckpt")\n'
+    )
+    assert bool(pl001(source)) is flagged
+
+
+@pytest.mark.parametrize("site", ["print(trainer.log_dir)", "trainer.strategy.barrier()", "trainer.strategy.broadcast(1)"])
+@pytest.mark.parametrize(("fit_first", "flagged"), [(False, False), (True, True)])
+def test_script_collectives_before_and_after_fit(site, fit_first, flagged):
+    guarded = f"if trainer.is_global_zero:\n    {site}\n"
+    fit = "trainer.fit(model)\n"
+    body = fit + guarded if fit_first else guarded + fit
+    source = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2)\n' + body
+    assert bool(pl001(source)) is flagged

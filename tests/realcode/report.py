@@ -212,7 +212,7 @@ def print_ground_truth(tally: Tally) -> None:
     print("ground truth (hand-labelled): misses found = TP, silents reported = FP")
     print(f"{'rule':8} {'misses':>6} {'found':>5} {'recall':>6} {'silents':>7} {'FP':>3} {'precision':>9}")
     for code in codes + ["all"]:
-        pick = (lambda c: sum(c.values())) if code == "all" else (lambda c: c[code])
+        pick = (lambda c: sum(c.values())) if code == "all" else (lambda c, code=code: c[code])
         tp, fn, fp, tn = pick(found), pick(missed), pick(flagged), pick(kept)
         recall = f"{tp / (tp + fn):6.3f}" if tp + fn else f"{'-':>6}"
         precision = f"{tp / (tp + fp):9.3f}" if tp + fp else f"{'-':>9}"

@@ -119,5 +119,33 @@ def _uses(func: ast.AST, name: str) -> bool:
 
 
 def _only_mention(model: SemanticModel, name: str) -> bool:
-    """``name`` appears once in this document (its ``def``) and in no other module."""
-    return len(re.findall(rf"\b{re.escape(name)}\b", model.module.text)) == 1 and not model.other_modules_mentioning(name)
+    """``name`` appears once in this document's code (its ``def``; comments and docstrings do not
+    count, any other string does: ``getattr(self, name)``) and in no other module."""
+    tree = model.module.tree
+    if tree is None:
+        return False
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if _has_docstring(n)}  # type: ignore[attr-defined]
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    uses = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            uses += 0 if id(n) in docstrings else len(word.findall(n.value))
+        elif isinstance(n, (ast.Name, ast.Attribute, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.keyword, ast.alias)):
+            uses += _named(n) == name
+    return uses == 1 and not model.other_modules_mentioning(name)
+
+
+def _has_docstring(node: ast.AST) -> bool:
+    body = getattr(node, "body", None)
+    if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) or not body:
+        return False
+    first = body[0]
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+def _named(node: ast.AST) -> str | None:
+    for attr in ("id", "attr", "name", "arg"):
+        value = getattr(node, attr, None)
+        if isinstance(value, str):
+            return value
+    return None

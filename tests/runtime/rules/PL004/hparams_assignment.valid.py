@@ -1,4 +1,4 @@
-"""PL004 FIXED: self.save_hyperparameters."""
+"""PL004 VALID: self.save_hyperparameters."""
 
 import os
 

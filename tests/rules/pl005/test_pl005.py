@@ -157,3 +157,10 @@ def test_runtime_proofs(name, source):
         assert findings == []
     else:
         assert [f.severity for f in findings] == [Severity.ERROR]
+
+
+def test_a_global_trainer_used_in_a_function_may_be_fit_elsewhere():
+    body = "trainer = L.Trainer()\n\ndef evaluate():\n    trainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == []
+    local = "def evaluate():\n    trainer = L.Trainer()\n    trainer.test(model, ckpt_path='best')\n"
+    assert severities(local) == [Severity.ERROR]

@@ -23,8 +23,10 @@ class Fitted(enum.Enum):
 def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> Fitted:
     """``YES``/``RESUMED`` where a ``fit`` call on the same Trainer (its receiver evaluates to the
     same ``Trainer(...)`` call) is a statement of a block that holds the site after it, in the
-    same function; ``NO`` where no ``fit`` call in the document may run on it and the Trainer is
-    not handed to anything (only ``trainer.<attribute>`` is ever read of its name); else ``UNKNOWN``."""
+    same function; ``NO`` where no ``fit`` call in the document may run on it, the Trainer is not
+    handed to anything (only ``trainer.<attribute>`` is ever read of its name) and its name is
+    bound in the site's own scope (a global another module may fit first does not count); else
+    ``UNKNOWN``."""
     unknown = False
     for call in model.method_calls("fit"):
         if not _may_be(model, call, inst):
@@ -33,7 +35,7 @@ def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> Fitted:
             return Fitted.RESUMED if _resumes(call) else Fitted.YES
         if not _after(model, call, site):
             unknown = True
-    if unknown or not _kept(model, site):
+    if unknown or not _kept(model, site) or not _local(model, site):
         return Fitted.UNKNOWN
     return Fitted.NO
 
@@ -93,3 +95,18 @@ def _kept(model: SemanticModel, site: ast.Call) -> bool:
         if isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Load) and not isinstance(parents.get(n), ast.Attribute):
             return False
     return True
+
+
+def _local(model: SemanticModel, site: ast.Call) -> bool:
+    """The receiver's name is bound in the scope of the site (not ``global``/``nonlocal`` there)."""
+    assert isinstance(site.func, ast.Attribute) and isinstance(site.func.value, ast.Name)
+    name = site.func.value.id
+    m = model.module
+    scope = m.scope_of(site)
+    bound = False
+    for n in ast.walk(scope):
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and m.scope_of(n) is scope:
+            bound = True
+    return bound

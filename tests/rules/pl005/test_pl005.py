@@ -164,3 +164,15 @@ def test_a_global_trainer_used_in_a_function_may_be_fit_elsewhere():
     assert severities(body) == []
     local = "def evaluate():\n    trainer = L.Trainer()\n    trainer.test(model, ckpt_path='best')\n"
     assert severities(local) == [Severity.ERROR]
+
+
+def test_configure_callbacks_may_add_a_checkpoint():
+    body = "class M(L.LightningModule):\n    def configure_callbacks(self):\n        return [ModelCheckpoint()]\n\n"
+    off = "trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(M())\ntrainer.test(M(), ckpt_path='best')\n"
+    assert severities(body + off) == []
+    fast = "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(M())\ntrainer.test(M(), ckpt_path='best')\n"
+    assert severities(body + fast) == [Severity.ERROR]
+
+
+def test_an_assigned_fit_counts():
+    assert severities("trainer = L.Trainer()\nout = trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []

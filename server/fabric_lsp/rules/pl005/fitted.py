@@ -52,11 +52,11 @@ def _resumes(call: ast.Call) -> bool:
 
 
 def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
-    """``call`` is a whole statement (``trainer.fit(...)``) of a block holding, after it, a statement
+    """``call`` is a whole statement (``trainer.fit(...)``, ``x = trainer.fit(...)``) of a block holding, after it, a statement
     the site is in, in the same scope, and not a call of a lambda or a comprehension."""
     m = model.module
     stmt = m.stmt_of(call)
-    if not isinstance(stmt, ast.Expr) or stmt.value is not call or m.scope_of(call) is not m.scope_of(site):
+    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) or stmt.value is not call or m.scope_of(call) is not m.scope_of(site):
         return False
     _, block, index = m.block_of(stmt)
     cur: ast.AST | None = m.stmt_of(site)

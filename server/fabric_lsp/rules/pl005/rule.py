@@ -146,12 +146,20 @@ def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, mode: s
     if mode == "implicit" and fit not in (Fitted.YES, Fitted.RESUMED):
         return (_OK, []) if fit is Fitted.NO else (_UNKNOWN, [])  # without a model connected: another error
     outcomes = _outcomes(model, inst, fit)
+    if outcomes is not None and _model_callbacks(model):
+        # a LightningModule's `configure_callbacks` may add a `ModelCheckpoint` when `fit` starts
+        outcomes = [_UNKNOWN if o in ("no_callback", "top_k") else o for o in outcomes]
     if outcomes is None or _UNKNOWN in outcomes:
         return _UNKNOWN, []
     failures = [o for o in outcomes if o != _OK]
     if not failures:
         return _OK, []
     return ("fail" if len(failures) == len(outcomes) else "maybe"), failures
+
+
+def _model_callbacks(model: SemanticModel) -> bool:
+    """Whether a LightningModule of the workspace may define ``configure_callbacks``."""
+    return "configure_callbacks" in model.module.text or bool(model.other_modules_mentioning("configure_callbacks"))
 
 
 def _outcomes(model: SemanticModel, inst: TrainerInst, fit: Fitted) -> list[str] | None:

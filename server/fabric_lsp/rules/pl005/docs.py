@@ -30,9 +30,12 @@ are known to work (`Trainer(fast_dev_run=args.debug)` with a `store_true` option
 where something is not known: a Trainer known only by its type (a parameter annotated
 `Trainer`), `callbacks=` not fully known (a list built in a loop, appended to, `**kwargs`), a
 `fit` that may or may not run before (in a branch, in another function, the Trainer passed to a
-function, a module's Trainer used inside a function), a `fit(ckpt_path=...)` that resumes (the callback's state comes from the checkpoint).
-A `fit` counts where it is a statement of the same function that runs before the call on every
-path (earlier in the same block or an enclosing one). Nothing is reported inside a test that
+function, a module's Trainer used inside a function), a `fit(ckpt_path=...)` that resumes
+(the callback's state comes from the checkpoint). A `fit` counts where it is a statement of the
+same function that runs before the call on every path (earlier in the same block or an
+enclosing one). Where a LightningModule of the workspace defines `configure_callbacks` (it may
+add a `ModelCheckpoint` when `fit` starts), checkpointing off and `save_top_k=0` are not
+reported; a LightningModule whose source is outside the workspace is assumed not to. Nothing is reported inside a test that
 expects the error (`pytest.raises(ValueError)`, a `try` catching it).
 
 ## Why is this bad?

@@ -24,6 +24,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,7 @@ class Case:
     source: str  # where the message comes from, in lightning 2.6.6 unless said otherwise
     ranks: int = 1  # processes of the fixed / valid forms, each must print RUNTIME-OK
     warns: bool = False  # the INVALID script runs to the end; Lightning only warns
+    fixed_runs: bool = True  # False: the .fixed.py form needs hardware this machine lacks (a GPU)
 
     @property
     def invalid(self) -> Path:
@@ -76,7 +78,9 @@ class Case:
 
     @property
     def forms(self) -> list[Path]:
-        return [p for p in (self.form("fixed"), self.form("valid")) if p.exists()]
+        """The forms that run here (a .fixed.py that needs a GPU is only compared with the fix)."""
+        kinds = ("fixed", "valid") if self.fixed_runs else ("valid",)
+        return [p for p in map(self.form, kinds) if p.exists()]
 
 
 CASES = [
@@ -231,18 +235,22 @@ def _registered_rules() -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "fabric_lsp", "rules"], capture_output=True, text=True, timeout=120, check=True
     )
-    return set(re.findall(r"^(FAB\d{3})\b", proc.stdout, re.M))
+    return set(re.findall(r"^([A-Z]+\d{3})\b", proc.stdout, re.M))
 
 
 REGISTERED = _registered_rules()
 
 
+def assert_cases_match_folder(cases: list[Case], prefix: str) -> None:
+    """Every script under rules/<prefix>*/ belongs to a listed case, every case has a form that runs."""
+    listed = {c.invalid for c in cases} | {p for c in cases for p in c.forms} | {c.form("fixed") for c in cases}
+    assert sorted(RULES_DIR.glob(f"{prefix}*/*.py")) == sorted(p for p in listed if p.exists())
+    assert all(c.forms for c in cases), [c.name for c in cases if not c.forms]
+    assert len({(c.rule, c.name) for c in cases}) == len(cases)
+
+
 def test_case_list_matches_folder():
-    """Every script under rules/ belongs to a listed case, every case has a form that runs."""
-    listed = {c.invalid for c in CASES} | {p for c in CASES for p in c.forms}
-    assert sorted(RULES_DIR.glob("FAB*/*.py")) == sorted(listed)
-    assert all(c.forms for c in CASES), [c.name for c in CASES if not c.forms]
-    assert len({(c.rule, c.name) for c in CASES}) == len(CASES)
+    assert_cases_match_folder(CASES, "FAB")
 
 
 def _ok_ranks(stdout: str) -> set[int]:
@@ -255,9 +263,17 @@ def _copy(script: Path, folder: Path) -> Path:
     return Path(shutil.copy(script, folder / script.name))
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=f"{c.rule}-{c.name}") for c in CASES])
+def case_params(cases: list[Case]):
+    return [pytest.param(c, id=f"{c.rule}-{c.name}") for c in cases]
+
+
+@pytest.mark.parametrize("case", case_params(CASES))
 def test_invalid_fails_and_fixed_runs(case: Case, tmp_path, start_script):
-    # All forms run at once, each in its own folder (checkpoints, spawn re-imports).
+    assert_invalid_fails_and_forms_run(case, tmp_path, start_script)
+
+
+def assert_invalid_fails_and_forms_run(case: Case, tmp_path: Path, start_script) -> None:
+    """All forms run at once, each in its own folder (checkpoints, spawn re-imports)."""
     invalid = start_script(_copy(case.invalid, tmp_path / "invalid"))
     forms = [start_script(_copy(p, tmp_path / p.name.split(".")[1])) for p in case.forms]
 
@@ -314,24 +330,33 @@ def _code(source: str) -> str:
     return ast.unparse(tree)
 
 
-def _fix_params():
-    for c in CASES:
-        if not c.form("fixed").exists():
-            continue
+def pending_params(cases: Iterable[Case]):
+    """The cases, each a strict xfail while its rule is not registered."""
+    for c in cases:
         pending = c.rule not in REGISTERED
         reason = f"{c.rule} is not registered yet"
         marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)] if pending else []
         yield pytest.param(c, id=f"{c.rule}-{c.name}", marks=marks)
 
 
-@pytest.mark.parametrize("case", list(_fix_params()))
+@pytest.mark.parametrize("case", list(pending_params(c for c in CASES if c.form("fixed").exists())))
 def test_rule_fix_gives_the_fixed_form(case: Case, tmp_path, fabric_lsp):
-    """`check` reports the rule on the INVALID script and `check --fix` writes the .fixed.py code."""
+    assert_fix_gives_fixed_form(case, tmp_path, fabric_lsp)
+
+
+def assert_reported(case: Case, tmp_path: Path, fabric_lsp) -> Path:
+    """`check --format json` reports the rule on (a copy of) the INVALID script; returns the copy."""
     script = Path(shutil.copy(case.invalid, tmp_path / case.invalid.name))
     found = fabric_lsp("check", "--format", "json", script.name, cwd=tmp_path)
     assert found.returncode in (0, 1) and "internal error" not in found.stderr, found.explain()
     codes = {f.get("code") for f in json.loads(found.stdout or "[]")}
     assert case.rule in codes, f"{case.rule} not reported:\n{found.explain()}"
+    return script
+
+
+def assert_fix_gives_fixed_form(case: Case, tmp_path: Path, fabric_lsp) -> None:
+    """`check` reports the rule on the INVALID script and `check --fix` writes the .fixed.py code."""
+    script = assert_reported(case, tmp_path, fabric_lsp)
     unsafe = ["--unsafe-fixes"] if case.rule in UNSAFE_FIX_RULES else []
     fix = fabric_lsp("check", "--fix", *unsafe, script.name, cwd=tmp_path)
     assert fix.returncode in (0, 1) and "internal error" not in fix.stderr, fix.explain()

@@ -1,0 +1,46 @@
+"""PL001 VALID: every rank gathers; only rank zero prints."""
+
+import os
+from datetime import timedelta
+
+import torch
+from lightning.pytorch import LightningModule, Trainer
+from lightning.pytorch.strategies import DDPStrategy
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Model(LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 1)
+
+    def loss(self, batch):
+        x, y = batch
+        return nn.functional.mse_loss(self.layer(x), y)
+
+    def training_step(self, batch, batch_idx):
+        return self.loss(batch)
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val_loss", self.loss(batch))
+
+    def on_validation_epoch_end(self):
+        gathered = self.all_gather(torch.tensor(1.0))
+        if self.trainer.is_global_zero:
+            self.print(gathered)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def loader():
+    return DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+
+
+trainer = Trainer(
+    accelerator="cpu", devices=2, strategy=DDPStrategy(process_group_backend="gloo", timeout=timedelta(seconds=30)), max_epochs=1, limit_val_batches=1, logger=False,
+    enable_progress_bar=False, enable_model_summary=False, default_root_dir=os.path.join(os.getcwd(), "tmp"),
+)
+trainer.fit(Model(), loader(), loader())
+print(f"RUNTIME-OK rank={trainer.global_rank}")

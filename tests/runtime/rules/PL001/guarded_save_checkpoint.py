@@ -1,0 +1,40 @@
+"""PL001 INVALID: trainer.save_checkpoint under `if trainer.is_global_zero:` after fit; its barrier waits for rank 1."""
+
+import os
+from datetime import timedelta
+
+import torch
+from lightning.pytorch import LightningModule, Trainer
+from lightning.pytorch.strategies import DDPStrategy
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Model(LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 1)
+
+    def loss(self, batch):
+        x, y = batch
+        return nn.functional.mse_loss(self.layer(x), y)
+
+    def training_step(self, batch, batch_idx):
+        return self.loss(batch)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def loader():
+    return DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+
+
+trainer = Trainer(
+    accelerator="cpu", devices=2, strategy=DDPStrategy(process_group_backend="gloo", timeout=timedelta(seconds=30)), max_epochs=1, limit_val_batches=1, logger=False,
+    enable_progress_bar=False, enable_model_summary=False, default_root_dir=os.path.join(os.getcwd(), "tmp"),
+)
+trainer.fit(Model(), loader(), loader())
+if trainer.is_global_zero:
+    trainer.save_checkpoint(os.path.join(trainer.default_root_dir, "final.ckpt"))
+print(f"RUNTIME-OK rank={trainer.global_rank}")

@@ -1,0 +1,36 @@
+"""PL004 INVALID: test_epoch_end (removed in 2.0) under test."""
+
+import os
+
+import torch
+from lightning.pytorch import LightningModule, Trainer
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Model(LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 1)
+
+    def loss(self, batch):
+        x, y = batch
+        return nn.functional.mse_loss(self.layer(x), y)
+
+    def test_step(self, batch, batch_idx):
+        self.log("test_loss", self.loss(batch))
+
+    def test_epoch_end(self, outputs):
+        self.print("test done")
+
+
+def loader():
+    return DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+
+
+trainer = Trainer(
+    accelerator="cpu", devices=1, max_epochs=1, limit_val_batches=1, logger=False,
+    enable_progress_bar=False, enable_model_summary=False, default_root_dir=os.path.join(os.getcwd(), "tmp"),
+)
+trainer.test(Model(), loader())
+print(f"RUNTIME-OK rank={trainer.global_rank}")

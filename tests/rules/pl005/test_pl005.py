@@ -171,3 +171,8 @@ def test_configure_callbacks_may_add_a_checkpoint():
 
 def test_an_assigned_fit_counts():
     assert severities("trainer = L.Trainer()\nout = trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+
+
+def test_lightning_1x_is_not_checked():
+    source = HEAD + "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert Analyzer(Workspace(), [PL005], lightning_version="1.9.5").analyze(source, None) == []

@@ -36,7 +36,9 @@ same function that runs before the call on every path (earlier in the same block
 enclosing one). Where a LightningModule of the workspace defines `configure_callbacks` (it may
 add a `ModelCheckpoint` when `fit` starts), checkpointing off and `save_top_k=0` are not
 reported; a LightningModule whose source is outside the workspace is assumed not to. Nothing is reported inside a test that
-expects the error (`pytest.raises(ValueError)`, a `try` catching it).
+expects the error (`pytest.raises(ValueError)`, a `try` catching it). Where the analysed environment has a
+Lightning older than 2.0 (or `lightning-version` says so), nothing is reported: 1.x chose the
+checkpoint with other defaults and messages.
 
 ## Why is this bad?
 The failure comes after training: the run spends its hours in `fit` and then crashes when it

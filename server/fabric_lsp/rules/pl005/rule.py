@@ -7,6 +7,7 @@ import ast
 import re
 from itertools import product
 
+from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
@@ -70,6 +71,8 @@ class PL005(Rule):
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(site, ast.Call) and isinstance(site.func, ast.Attribute)
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
+            return None  # 1.x chose and reported the checkpoint otherwise (`trainer.test()` loaded "best" by default)
         mode = _mode(model, site)
         if mode is None or _caught(model, site, "ValueError"):
             return None

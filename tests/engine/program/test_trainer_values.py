@@ -75,3 +75,23 @@ def test_a_fabric_is_not_a_trainer() -> None:
 def test_lightning_cli_trainer_stays_unknown() -> None:
     values = _values("from lightning.pytorch.cli import LightningCLI\ncli = LightningCLI()\ncli.trainer")
     assert not any(isinstance(v, TrainerInst) for v in values)
+
+
+@pytest.mark.parametrize(
+    "option, expected",
+    [
+        ('parser.add_argument("--debug", action="store_true")', [False, True]),
+        ('parser.add_argument("--debug", action="store_false")', [True, False]),
+        ('parser.add_argument("--debug", action="store_true", default=True)', [True]),
+        ('parser.add_argument("--debug", type=int)', None),
+    ],
+)
+def test_a_store_true_flag_has_two_values(option: str, expected: list | None) -> None:
+    from fabric_lsp.engine.python.values import Const
+
+    src = f"import argparse\nparser = argparse.ArgumentParser()\n{option}\nargs = parser.parse_args()\nargs.debug\n"
+    values = _values(src)
+    if expected is None:
+        assert not any(isinstance(v, Const) for v in values)
+    else:
+        assert [v.value for v in values if isinstance(v, Const)] == expected and len(values) == len(expected)

@@ -19,6 +19,7 @@ from fabric_lsp.engine.python.values import (
     DataclassParser,
     Evaluator,
     Instance,
+    Origin,
     QualRef,
     Seq,
     Unknown,
@@ -110,11 +111,33 @@ def _cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value
         option = names[0] if names else dest
         if "choices" in kwargs:
             return choice_values(ev, kwargs["choices"], Ctx(m, (), ctx.depth), f"the choices of `{option}`")
+        flag = _flag_values(kwargs.get("action"), kwargs.get("default"), m, option)
+        if flag is not None:
+            return flag
         free = Unknown(f"free command-line option `{option}`")
         if "default" in kwargs:  # what the script does when run as shipped
             return defaults(ev, kwargs["default"], Ctx(m, (), ctx.depth), f"the default of `{option}`") + [free]
         return [free]
     return [Unknown(f"command-line option `{dest}`")]
+
+
+def _flag_values(action: ast.expr | None, default: ast.expr | None, m: ModuleInfo, option: str) -> list[Value] | None:
+    """``action="store_true"``/``"store_false"``: the option's two values, its default (``False``
+    for ``store_true``, or the literal ``default=``) and the value the flag sets."""
+    if not (isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")):
+        return None
+    given = action.value == "store_true"
+    if default is None:
+        start: object = not given
+    elif isinstance(default, ast.Constant):
+        start = default.value
+    else:
+        return None
+    origin = Origin(m.span(action), m.segment(action), m.path)
+    out: list[Value] = [Const(start, origin, f"{start!r}, the default of `{option}`")]
+    if start != given:
+        out.append(Const(given, origin, f"{given!r} with `{option}`"))
+    return out
 
 
 def defaults(ev: Evaluator, expr: ast.AST, ctx: Ctx, what: str) -> list[Value]:

@@ -1,0 +1,112 @@
+"""Whether a ``fit`` ran on a Trainer before a ``test``/``validate``/``predict`` call."""
+
+from __future__ import annotations
+
+import ast
+import enum
+
+from fabric_lsp.engine.python.values import TrainerInst
+from fabric_lsp.engine.semantic.model import SemanticModel
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+#: ``Trainer.fit``'s positional parameters after ``model``, up to ``ckpt_path``
+_FIT_CKPT_INDEX = 4
+
+
+class Fitted(enum.Enum):
+    YES = "a `fit` on it runs before"
+    RESUMED = "a `fit` on it resumes from a checkpoint before"  # the callback's state is the checkpoint's
+    NO = "no `fit` runs on it"
+    UNKNOWN = "not known"
+
+
+def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> Fitted:
+    """``YES``/``RESUMED`` where a ``fit`` call on the same Trainer (its receiver evaluates to the
+    same ``Trainer(...)`` call) is a statement of a block that holds the site after it, in the
+    same function; ``NO`` where no ``fit`` call in the document may run on it, the Trainer is not
+    handed to anything (only ``trainer.<attribute>`` is ever read of its name) and its name is
+    bound in the site's own scope (a global another module may fit first does not count); else
+    ``UNKNOWN``."""
+    unknown = False
+    for call in model.method_calls("fit"):
+        if not _may_be(model, call, inst):
+            continue
+        if _dominates(model, call, site):
+            return Fitted.RESUMED if _resumes(call) else Fitted.YES
+        if not _after(model, call, site):
+            unknown = True
+    if unknown or not _kept(model, site) or not _local(model, site):
+        return Fitted.UNKNOWN
+    return Fitted.NO
+
+
+def _may_be(model: SemanticModel, call: ast.Call, inst: TrainerInst) -> bool:
+    assert isinstance(call.func, ast.Attribute)
+    return any(isinstance(v, TrainerInst) and (v.origin is None or v.origin == inst.origin) for v in model.values(call.func.value))
+
+
+def _resumes(call: ast.Call) -> bool:
+    if any(k.arg in ("ckpt_path", None) for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    return len(call.args) > _FIT_CKPT_INDEX
+
+
+def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
+    """``call`` is a whole statement (``trainer.fit(...)``, ``x = trainer.fit(...)``) of a block holding, after it, a statement
+    the site is in, in the same scope, and not a call of a lambda or a comprehension."""
+    m = model.module
+    stmt = m.stmt_of(call)
+    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) or stmt.value is not call or m.scope_of(call) is not m.scope_of(site):
+        return False
+    _, block, index = m.block_of(stmt)
+    cur: ast.AST | None = m.stmt_of(site)
+    while cur is not None:
+        if any(s is cur for s in block[index + 1:]):
+            return True
+        cur = m.parents.get(cur)
+    return False
+
+
+def _after(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
+    """``call`` comes after the site in the same scope, with no loop around the site there."""
+    m = model.module
+    if m.scope_of(call) is not m.scope_of(site) or (call.lineno, call.col_offset) <= (site.lineno, site.col_offset):
+        return False
+    scope = m.scope_of(site)
+    cur = m.parents.get(site)
+    while cur is not None and cur is not scope:
+        if isinstance(cur, _LOOPS):
+            return False
+        cur = m.parents.get(cur)
+    return True
+
+
+def _kept(model: SemanticModel, site: ast.Call) -> bool:
+    """The receiver is a name only ever read as ``name.<attribute>`` in the document: the Trainer is
+    not passed to a function (which may call ``fit`` on it), stored or returned."""
+    assert isinstance(site.func, ast.Attribute)
+    receiver = site.func.value
+    if not isinstance(receiver, ast.Name):
+        return False
+    tree = model.module.tree
+    assert tree is not None
+    parents = model.module.parents
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Load) and not isinstance(parents.get(n), ast.Attribute):
+            return False
+    return True
+
+
+def _local(model: SemanticModel, site: ast.Call) -> bool:
+    """The receiver's name is bound in the scope of the site (not ``global``/``nonlocal`` there)."""
+    assert isinstance(site.func, ast.Attribute) and isinstance(site.func.value, ast.Name)
+    name = site.func.value.id
+    m = model.module
+    scope = m.scope_of(site)
+    bound = False
+    for n in ast.walk(scope):
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and m.scope_of(n) is scope:
+            bound = True
+    return bound

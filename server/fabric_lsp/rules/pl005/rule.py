@@ -1,0 +1,224 @@
+"""PL005: ``trainer.test/validate/predict(ckpt_path="best")`` (or no model and no ``ckpt_path``
+after a ``fit``, which means "best") on a Trainer that has no best checkpoint to load."""
+
+from __future__ import annotations
+
+import ast
+import re
+from itertools import product
+
+from fabric_lsp import facts
+from fabric_lsp.engine.findings import (
+    Certainty,
+    Explanation,
+    Finding,
+    Located,
+    Related,
+    Severity,
+    Verdict,
+    resolve_severity,
+)
+from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.pl004.rule import _caught
+from fabric_lsp.rules.pl005.callbacks import Callbacks, Checkpoint, callback_alternatives
+from fabric_lsp.rules.pl005.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.pl005.fitted import Fitted, fitted
+
+_CONNECTOR = "lightning/pytorch/trainer/connectors/checkpoint_connector.py"
+_METHODS = ("test", "validate", "predict")
+#: the positional index of ``ckpt_path`` in each entry point (``trainer/trainer.py``)
+_CKPT_INDEX = {"test": 2, "validate": 2, "predict": 4}
+#: failure → (Lightning's message with ``{fn}`` for the entry point, where it is raised, why)
+_FAILURES = {
+    "no_callback": (
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.', f"{_CONNECTOR}:165-166",
+        "the Trainer has no checkpoint callback (`enable_checkpointing=False`)",
+    ),
+    "fast_dev_run": (
+        'You cannot execute `.{fn}(ckpt_path="best")` with `fast_dev_run=True`. Please pass an exact checkpoint path to `.{fn}(ckpt_path=...)`',
+        f"{_CONNECTOR}:168-174", "under `fast_dev_run` the `ModelCheckpoint` never saves",
+    ),
+    "no_fit": (
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.', f"{_CONNECTOR}:175-177",
+        "no `fit` ran on this Trainer, so its `ModelCheckpoint` saved nothing",
+    ),
+    "top_k": (
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.', f"{_CONNECTOR}:175-177",
+        "its first `ModelCheckpoint` has `save_top_k=0` and saves no best model",
+    ),
+}
+_DEFAULT_CHECKPOINT = Checkpoint(None, True, (1,))  # `enable_checkpointing=True` adds `ModelCheckpoint()`
+_UNKNOWN = "unknown"
+_OK = "ok"
+
+
+class PL005(Rule):
+    code = "PL005"
+    name = "best-checkpoint-unavailable"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    keywords = ("ckpt_path", ".test(", ".validate(", ".predict(")
+    prefilter = re.compile(r"ckpt_path|\.(?:test|validate|predict)\(")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        calls = sorted((c for m in _METHODS for c in model.method_calls(m)), key=lambda n: (n.lineno, n.col_offset))
+        return list(calls)
+
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
+        assert isinstance(site, ast.Call) and isinstance(site.func, ast.Attribute)
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
+            return None  # 1.x chose and reported the checkpoint otherwise (`trainer.test()` loaded "best" by default)
+        mode = _mode(model, site)
+        if mode is None or _caught(model, site, "ValueError"):
+            return None
+        insts = model.values(site.func.value)
+        if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):
+            return None
+        results = [_path_state(model, site, v, mode) for v in insts]  # type: ignore[arg-type]
+        if any(state == _UNKNOWN for state, _ in results):
+            return None
+        failures = [f for _, fs in results for f in fs]
+        if not failures:
+            return None
+        certain = all(state == "fail" for state, _ in results)
+        return self._verdict(model, site, insts[0], failures[0], mode, certain)  # type: ignore[arg-type]
+
+    def _verdict(self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, mode: str, certain: bool) -> Verdict:
+        assert isinstance(site.func, ast.Attribute)
+        fn = site.func.attr
+        text, where, why = _FAILURES[failure]
+        written = f'`{model.segment(site.func)}(ckpt_path="best")`' if mode == "best" else f"`{model.segment(site.func)}(...)` without a model (after `fit` it loads `ckpt_path=\"best\"`)"
+        verb = "raises" if certain else "may raise (on some paths)"
+        message = (
+            f"{written} {verb} ValueError: {text.format(fn=fn)} ({where}): {why}."
+            ' Pass the model in memory or an exact checkpoint path (`"last"` loads another checkpoint).'
+        )
+        certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
+        related: tuple[Related, ...] = ()
+        if inst.origin is not None:
+            related = (Related("the Trainer is built here", inst.origin.span, None if inst.origin.path == model.path else inst.origin.path),)
+        span = model.span(site)
+        finding = Finding(
+            code=self.code,
+            severity=resolve_severity(certainty, certain=Severity.ERROR),
+            message=message,
+            span=span,
+            related=related,
+            url=self.url,
+            certainty=certainty,
+            lightning=where,
+        )
+        return Verdict(self.code, span, finding, Explanation(f"**Best checkpoint unavailable** — {message}", (Located(message),), ()))
+
+
+# -- the call ------------------------------------------------------------------------------------------
+def _mode(model: SemanticModel, call: ast.Call) -> str | None:
+    """``"best"``: ``ckpt_path`` is certainly ``"best"``; ``"implicit"``: no model and no
+    ``ckpt_path`` (Lightning takes "best" when a model is connected); None otherwise."""
+    assert isinstance(call.func, ast.Attribute)
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    index = _CKPT_INDEX[call.func.attr]
+    ckpt = next((k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[index] if len(call.args) > index else None)
+    if ckpt is not None:
+        return "best" if _certainly_best(model, ckpt) else None
+    given = next((k.value for k in call.keywords if k.arg == "model"), call.args[0] if call.args else None)
+    if given is not None and not (isinstance(given, ast.Constant) and given.value is None):
+        return None
+    if re.search(r"\.ckpt_path\s*=(?!=)", model.module.text):
+        return None  # `trainer.ckpt_path = ...` is what a call without one loads
+    return "implicit"
+
+
+def _certainly_best(model: SemanticModel, expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return expr.value == "best"
+    values = model.values(expr)
+    return bool(values) and all(isinstance(v, Const) and v.value == "best" for v in values)
+
+
+# -- one Trainer (one path) ----------------------------------------------------------------------------
+def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, mode: str) -> tuple[str, list[str]]:
+    """("fail"|"maybe"|"ok"|"unknown", the failures seen)."""
+    fit = fitted(model, site, inst)
+    if mode == "implicit" and fit not in (Fitted.YES, Fitted.RESUMED):
+        return (_OK, []) if fit is Fitted.NO else (_UNKNOWN, [])  # without a model connected: another error
+    outcomes = _outcomes(model, inst, fit)
+    if outcomes is not None and _model_callbacks(model):
+        # a LightningModule's `configure_callbacks` may add a `ModelCheckpoint` when `fit` starts
+        outcomes = [_UNKNOWN if o in ("no_callback", "top_k") else o for o in outcomes]
+    if outcomes is None or _UNKNOWN in outcomes:
+        return _UNKNOWN, []
+    failures = [o for o in outcomes if o != _OK]
+    if not failures:
+        return _OK, []
+    return ("fail" if len(failures) == len(outcomes) else "maybe"), failures
+
+
+def _model_callbacks(model: SemanticModel) -> bool:
+    """Whether a LightningModule of the workspace may define ``configure_callbacks``."""
+    return "configure_callbacks" in model.module.text or bool(model.other_modules_mentioning("configure_callbacks"))
+
+
+def _outcomes(model: SemanticModel, inst: TrainerInst, fit: Fitted) -> list[str] | None:
+    assert inst.args is not None
+    enables = _constants(model, inst, "enable_checkpointing", True)
+    fast = _constants(model, inst, "fast_dev_run", False)
+    callbacks = callback_alternatives(model, inst.args.get("callbacks"), inst.args.open)
+    if enables is None or fast is None or callbacks is None:
+        return None
+    out: list[str] = []
+    for (enable, p1), (fdr, p2), cbs in product(enables, fast, callbacks):
+        if _merged(inst.args.path, p1, p2, cbs.path) is None:
+            continue
+        out += _outcome(enable, fdr, cbs, fit)
+    return out or None
+
+
+def _merged(*parts: frozenset) -> frozenset | None:
+    path: frozenset | None = paths.EMPTY
+    for p in parts:
+        path = paths.merge(path, p) if path is not None else None
+    return path
+
+
+def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted) -> list[str]:
+    """What ``_parse_ckpt_path`` does with "best" on one configuration."""
+    if not enable:
+        # a `ModelCheckpoint` with `enable_checkpointing=False`: `Trainer(...)` raises first
+        return [_OK] if cbs.checkpoints else ["no_callback"]
+    first = cbs.checkpoints[0] if cbs.checkpoints else _DEFAULT_CHECKPOINT
+    if not first.model_checkpoint:
+        return [_OK]  # no `best_model_path`: nothing is loaded, no error
+    if isinstance(fdr, int) and not isinstance(fdr, bool) and fdr < 0:
+        return [_OK]  # `Trainer(...)` refuses it first
+    if fdr:
+        return ["fast_dev_run"]
+    if fit is Fitted.NO:
+        return ["no_fit"]
+    if fit is not Fitted.YES or first.save_top_k is None:
+        return [_UNKNOWN]
+    return ["top_k" if k == 0 and not isinstance(k, bool) else _OK for k in first.save_top_k]
+
+
+def _constants(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
+    """The values of the Trainer argument ``name`` with their paths (None: not all known)."""
+    assert inst.args is not None
+    arg = inst.args.get(name)
+    if arg is None:
+        return None if inst.args.open else [(default, paths.EMPTY)]
+    expr, ctx = arg
+    inf = model.inference
+    inf.start()
+    try:
+        values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
+    except (BudgetExceeded, RecursionError):
+        return None
+    if not values or not all(isinstance(v, Const) for v in values):
+        return None
+    return [(v.value, paths.path_of(v)) for v in values if isinstance(v, Const)]

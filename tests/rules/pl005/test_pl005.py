@@ -1,0 +1,178 @@
+"""PL005 beyond its examples: each failing condition, paths, unknown receivers, Lightning's
+runtime proofs."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+PL005 = RULES_BY_CODE["PL005"]
+HEAD = """
+import argparse
+import lightning as L
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from model import Model
+
+model = Model()
+"""
+
+
+def pl005(body: str):
+    source = HEAD + textwrap.dedent(body).lstrip()
+    analyzer = Analyzer(Workspace(), [PL005])
+    return [f for f in analyzer.analyze(source, None) if f.code == "PL005"]
+
+
+def severities(body: str) -> list[Severity]:
+    return [f.severity for f in pl005(body)]
+
+
+def test_checkpointing_off_quotes_lightning():
+    (f,) = pl005("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n")
+    assert f.severity is Severity.ERROR
+    assert "is set but `ModelCheckpoint` is not configured." in f.message
+    assert f.lightning == "lightning/pytorch/trainer/connectors/checkpoint_connector.py:165-166"
+    assert f.fix is None and f.related
+
+
+def test_fast_dev_run_and_an_int_fast_dev_run():
+    for value in ("True", "3"):
+        (f,) = pl005(f"trainer = L.Trainer(fast_dev_run={value})\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n")
+        assert f.severity is Severity.ERROR and "fast_dev_run=True" in f.message and f.lightning.endswith(":168-174")
+    assert severities("trainer = L.Trainer(fast_dev_run=0)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+
+
+def test_save_top_k_zero_on_the_first_checkpoint_only():
+    body = "ck = ModelCheckpoint(save_top_k=0)\ntrainer = L.Trainer(callbacks=[EarlyStopping('v'), ck])\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    (f,) = pl005(body)
+    assert f.severity is Severity.ERROR and "not configured to save the best model" in f.message and "save_top_k=0" in f.message
+    second = "trainer = L.Trainer(callbacks=[ModelCheckpoint(monitor='v'), ModelCheckpoint(save_top_k=0)])\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert severities(second) == []
+
+
+def test_default_trainer_after_fit_is_fine():
+    assert severities("trainer = L.Trainer()\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\ntrainer.test()\n") == []
+
+
+def test_a_second_trainer_that_never_ran_fit():
+    (f,) = pl005("L.Trainer().fit(model)\ntester = L.Trainer()\ntester.validate(model, ckpt_path='best')\n")
+    assert f.severity is Severity.ERROR and "no `fit` ran on this Trainer" in f.message
+
+
+def test_fit_in_a_branch_or_passed_away_is_not_known():
+    assert severities("trainer = L.Trainer()\nif model.ok:\n    trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+    assert severities("trainer = L.Trainer()\nrun(trainer)\ntrainer.test(model, ckpt_path='best')\n") == []
+    assert severities("trainer = L.Trainer()\ntrainer.fit(model, ckpt_path='x.ckpt')\ntrainer.test(model, ckpt_path='best')\n") == []
+
+
+def test_fit_after_the_call_does_not_count():
+    assert severities("trainer = L.Trainer()\ntrainer.test(model, ckpt_path='best')\ntrainer.fit(model)\n") == [Severity.ERROR]
+
+
+def test_a_cli_flag_gives_two_paths_a_warning():
+    body = """
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--debug", action="store_true")
+    args = parser.parse_args()
+    trainer = L.Trainer(fast_dev_run=args.debug)
+    trainer.fit(model)
+    trainer.test(model, ckpt_path="best")
+    """
+    (f,) = pl005(body)
+    assert f.severity is Severity.WARNING and "may raise" in f.message
+
+
+def test_a_free_option_is_silent():
+    body = """
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fdr", type=int)
+    args = parser.parse_args()
+    trainer = L.Trainer(fast_dev_run=args.fdr)
+    trainer.fit(model)
+    trainer.test(model, ckpt_path="best")
+    """
+    assert severities(body) == []
+
+
+def test_two_trainers_on_two_paths():
+    body = "if model.debug:\n    trainer = L.Trainer(fast_dev_run=True)\nelse:\n    trainer = L.Trainer()\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == [Severity.WARNING]
+    both = body.replace("L.Trainer()", "L.Trainer(enable_checkpointing=False)")
+    assert severities(both) == [Severity.ERROR]
+
+
+def test_unknown_receiver_and_last_are_silent():
+    assert severities("def evaluate(trainer: L.Trainer):\n    trainer.test(model, ckpt_path='best')\n") == []
+    assert severities("trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='last')\n") == []
+    assert severities("trainer = L.Trainer(**cfg)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+
+
+def test_callbacks_not_fully_known_are_silent():
+    loop = "cbs = []\nfor k in (0, 1):\n    cbs.append(ModelCheckpoint(save_top_k=k))\ntrainer = L.Trainer(callbacks=cbs)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert severities(loop) == []
+    appended = "cbs = [ModelCheckpoint(save_top_k=0)]\ncbs.append(ModelCheckpoint())\ntrainer = L.Trainer(callbacks=cbs)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert severities(appended) == []
+
+
+def test_checkpoint_callback_with_checkpointing_off_is_the_trainers_own_error():
+    body = "trainer = L.Trainer(enable_checkpointing=False, callbacks=[ModelCheckpoint()])\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == []
+
+
+def test_without_a_model_only_after_fit():
+    assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.predict(datamodule=model.dm)\n") == [Severity.ERROR]
+    assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.test()\n") == []
+    assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.ckpt_path = 'a.ckpt'\ntrainer.test()\n") == []
+
+
+def test_expected_error_in_a_test_is_silent():
+    body = "import pytest\ntrainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\nwith pytest.raises(ValueError):\n    trainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == []
+
+
+PROOF_DIR = Path(__file__).resolve().parents[2] / "runtime" / "rules" / "PL005"
+PROOFS = sorted(PROOF_DIR.glob("*.py"))
+
+
+def test_every_runtime_proof_is_here():
+    assert len(PROOFS) == 8
+
+
+@pytest.mark.parametrize("proof", PROOFS, ids=lambda p: p.name)
+def test_runtime_proofs(proof: Path):
+    """Lightning's own verdict (tests/runtime/rules/PL005/): the INVALID scripts fail, the VALID forms run."""
+    findings = [f for f in Analyzer(Workspace(), [PL005]).analyze(proof.read_text(), None) if f.code == "PL005"]
+    if proof.name.endswith(".valid.py"):
+        assert findings == []
+    else:
+        assert [f.severity for f in findings] == [Severity.ERROR]
+
+
+def test_a_global_trainer_used_in_a_function_may_be_fit_elsewhere():
+    body = "trainer = L.Trainer()\n\ndef evaluate():\n    trainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == []
+    local = "def evaluate():\n    trainer = L.Trainer()\n    trainer.test(model, ckpt_path='best')\n"
+    assert severities(local) == [Severity.ERROR]
+
+
+def test_configure_callbacks_may_add_a_checkpoint():
+    body = "class M(L.LightningModule):\n    def configure_callbacks(self):\n        return [ModelCheckpoint()]\n\n"
+    off = "trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(M())\ntrainer.test(M(), ckpt_path='best')\n"
+    assert severities(body + off) == []
+    fast = "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(M())\ntrainer.test(M(), ckpt_path='best')\n"
+    assert severities(body + fast) == [Severity.ERROR]
+
+
+def test_an_assigned_fit_counts():
+    assert severities("trainer = L.Trainer()\nout = trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+
+
+def test_lightning_1x_is_not_checked():
+    source = HEAD + "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    assert Analyzer(Workspace(), [PL005], lightning_version="1.9.5").analyze(source, None) == []

@@ -9,7 +9,18 @@ from dataclasses import dataclass, fields
 from typing import Callable, ClassVar
 
 from fabric_lsp import facts
-from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Pos, Severity, Verdict, resolve_severity
+from fabric_lsp.engine.findings import (
+    Certainty,
+    Explanation,
+    Finding,
+    Fix,
+    Pos,
+    Related,
+    Severity,
+    Span,
+    Verdict,
+    resolve_severity,
+)
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
@@ -106,6 +117,28 @@ class Rule:
         Messages never embed positions (related information carries them): a verdict reused
         for a later version of the document moves with its statement."""
         raise NotImplementedError
+
+    def finding(
+        self,
+        certainty: Certainty,
+        message: str,
+        span: Span,
+        related: tuple[Related, ...] = (),
+        fix: Fix | None = None,
+        lightning: str = "",
+    ) -> Finding:
+        """The rule's finding, its severity the certainty's (an error where Lightning certainly fails)."""
+        return Finding(
+            code=self.code,
+            severity=resolve_severity(certainty, certain=Severity.ERROR),
+            message=message,
+            span=span,
+            related=related,
+            fix=fix,
+            url=self.url,
+            certainty=certainty,
+            lightning=lightning,
+        )
 
     def unknown_finding(self, model: SemanticModel, site: ast.AST, message: str) -> Finding:
         """The hint at ``site`` where the configuration the rule judges is not known statically.

@@ -10,13 +10,10 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
-    Finding,
     Located,
     Related,
-    Severity,
     Span,
     Verdict,
-    resolve_severity,
 )
 from fabric_lsp.engine.program.lightning_modules import EntryPoint
 from fabric_lsp.engine.python.modules import FUNC_TYPES
@@ -105,16 +102,7 @@ class PL003(Rule):
         return self._verdict(model, model.span(several[0].node), certainty, message, related, _SEVERAL_WHERE)
 
     def _verdict(self, model: SemanticModel, span: Span, certainty: Certainty, message: str, related: tuple[Related, ...], where: str) -> Verdict:
-        finding = Finding(
-            code=self.code,
-            severity=resolve_severity(certainty, certain=Severity.ERROR),
-            message=message,
-            span=span,
-            related=related,
-            url=self.url,
-            certainty=certainty,
-            lightning=where,
-        )
+        finding = self.finding(certainty, message, span, related, lightning=where)
         return Verdict(self.code, span, finding, Explanation(f"**Optimisation contract** — {message}", (Located(message),), ()))
 
 

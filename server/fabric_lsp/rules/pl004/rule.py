@@ -9,15 +9,11 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
-    Finding,
-    Fix,
     Located,
     Pos,
     Related,
-    Severity,
     Span,
     Verdict,
-    resolve_severity,
 )
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
 from fabric_lsp.engine.program.lightning_modules import EntryPoint
@@ -104,7 +100,7 @@ class PL004(Rule):
             message += " No automatic fix: the hook uses its `outputs` (or its name is used elsewhere)."
         span = _def_name_span(model, func)
         related = tuple(_related(model, e) for e in (certain or checking)[:3])
-        finding = self._finding(certainty, message, span, fix, related, where)
+        finding = self.finding(certainty, message, span, related, fix, where)
         return Verdict(self.code, span, finding, _explain(message))
 
     # -- Trainer(...) keywords -----------------------------------------------------------------------
@@ -121,7 +117,7 @@ class PL004(Rule):
         message = f"{head} ({_TRAINER_INIT}: keyword-only, no `**kwargs`)."
         fix = gpus_fix(model, call) if "gpus" in names else None
         span = model.span(rejected[0])
-        finding = self._finding(Certainty.CERTAIN, message, span, fix, (), _TRAINER_INIT)
+        finding = self.finding(Certainty.CERTAIN, message, span, (), fix, _TRAINER_INIT)
         return Verdict(self.code, model.span(call), finding, _explain(message))
 
     # -- load_from_checkpoint on an instance ---------------------------------------------------------
@@ -148,7 +144,7 @@ class PL004(Rule):
             message = message.replace("is called on an instance", "may be called on an instance", 1)
         fix = load_fix(model, call, next(iter(classes.values()))) if every and len(classes) == 1 else None
         certainty = Certainty.CERTAIN if every else Certainty.POSSIBLE
-        finding = self._finding(certainty, message, model.span(call), fix, (), _LOAD_WHERE)
+        finding = self.finding(certainty, message, model.span(call), (), fix, _LOAD_WHERE)
         return Verdict(self.code, model.span(call), finding, _explain(message))
 
     # -- self.hparams = ... ----------------------------------------------------------------------------
@@ -165,22 +161,8 @@ class PL004(Rule):
             f"`{model.segment(stmt.targets[0])} = ...` in `{cls.name}` raises AttributeError: `hparams` is a property "
             f"without a setter ({_HPARAMS_WHERE}). Call `self.save_hyperparameters(...)` instead."
         )
-        finding = self._finding(Certainty.CERTAIN, message, model.span(stmt), None, (), _HPARAMS_WHERE)
+        finding = self.finding(Certainty.CERTAIN, message, model.span(stmt), (), None, _HPARAMS_WHERE)
         return Verdict(self.code, model.span(stmt), finding, _explain(message))
-
-    def _finding(self, certainty: Certainty, message: str, span: Span, fix: Fix | None, related: tuple[Related, ...], where: str) -> Finding:
-        return Finding(
-            code=self.code,
-            severity=resolve_severity(certainty, certain=Severity.ERROR),
-            message=message,
-            span=span,
-            related=related,
-            fix=fix,
-            url=self.url,
-            certainty=certainty,
-            lightning=where,
-        )
-
 
 def _methods(methods: tuple[str, ...]) -> str:
     return " or ".join(f"`trainer.{m}`" for m in methods)

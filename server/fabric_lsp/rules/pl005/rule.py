@@ -11,12 +11,9 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
     Certainty,
     Explanation,
-    Finding,
     Located,
     Related,
-    Severity,
     Verdict,
-    resolve_severity,
 )
 from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
@@ -103,16 +100,7 @@ class PL005(Rule):
         if inst.origin is not None:
             related = (Related("the Trainer is built here", inst.origin.span, None if inst.origin.path == model.path else inst.origin.path),)
         span = model.span(site)
-        finding = Finding(
-            code=self.code,
-            severity=resolve_severity(certainty, certain=Severity.ERROR),
-            message=message,
-            span=span,
-            related=related,
-            url=self.url,
-            certainty=certainty,
-            lightning=where,
-        )
+        finding = self.finding(certainty, message, span, related, lightning=where)
         return Verdict(self.code, span, finding, Explanation(f"**Best checkpoint unavailable** — {message}", (Located(message),), ()))
 
 

@@ -4,7 +4,6 @@ bases (across modules), automatic_optimization, and the classes the Trainer's en
 from __future__ import annotations
 
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -209,12 +208,10 @@ def test_trainer_subclass_forwarding():
     assert forwards("Pops", {"gpus"}) is True
 
 
-def test_a_document_without_lightning_classes_costs_nothing_measurable():
+def test_classes_of_unknown_bases_are_not_lightning_classes():
     body = "\n".join(f"class C{i}(Base{i}):\n    def f(self):\n        return {i}\n" for i in range(300))
     model = _model("import torch\n" + body)
-    start = time.perf_counter()
     assert model.lightning_classes() == []
-    assert time.perf_counter() - start < 0.5
 
 
 def _logged(body: str, bases: str = ""):

@@ -801,6 +801,12 @@ _VERSION_CACHE: dict[str | None, tuple[float, str | None]] = {}
 VERSION_TTL = 5.0
 
 
+#: the distributions whose version is "the Lightning version", first found first: the unified
+#: package, Fabric's standalone one, the Trainer's standalone one (``pytorch_lightning``, whose
+#: 1.x releases a Trainer project may still pin)
+LIGHTNING_DISTRIBUTIONS = ("lightning", "lightning-fabric", "pytorch-lightning")
+
+
 def installed_lightning_version(environment_path: str | None = None) -> str | None:
     """The version of ``lightning`` (or ``lightning-fabric``) installed in the given environment (a
     virtualenv folder or an interpreter inside one), else in the running interpreter — read from
@@ -823,7 +829,7 @@ def _read_lightning_version(environment_path: str | None) -> str | None:
     search = _site_packages(environment_path) if environment_path else None
     if environment_path and not search:
         return None
-    for name in ("lightning", "lightning-fabric"):
+    for name in LIGHTNING_DISTRIBUTIONS:
         if search is None:
             try:
                 return metadata.version(name)

@@ -173,6 +173,15 @@ def test_installed_version_reads_metadata_without_importing(tmp_path: Path) -> N
     assert config.installed_lightning_version is facts.installed_lightning_version
 
 
+def test_installed_version_of_the_standalone_trainer_package(tmp_path: Path) -> None:
+    """A project on ``pytorch_lightning`` 1.x: the rules apply 1.9's API (PL004 reports nothing)."""
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    dist = site / "pytorch_lightning-1.9.5.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pytorch-lightning\nVersion: 1.9.5\n")
+    assert facts.installed_lightning_version(str(tmp_path)) == "1.9.5"
+
+
 # -- the table itself is Lightning's -------------------------------------------------------------
 def _runtime_python() -> Path:
     """The runtime venv's interpreter, made by the same installer the runtime tests use."""

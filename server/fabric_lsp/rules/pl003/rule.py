@@ -15,11 +15,11 @@ from fabric_lsp.engine.findings import (
     Span,
     Verdict,
 )
-from fabric_lsp.engine.program.lightning_modules import EntryPoint
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.entry_points import entry_point_related
 from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
 
 _OPTIMIZER = "lightning/pytorch/core/optimizer.py"
@@ -125,14 +125,10 @@ def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related,
     if seen and not fits:
         return None
     certain = [e for e in fits if e.every and not e.conditional]
-    related = tuple(_related(model, e) for e in (certain or fits)[:3])
+    related = tuple(entry_point_related(model, e) for e in (certain or fits)[:3])
     return (Certainty.CERTAIN if certain else Certainty.POSSIBLE), related
 
 
 def _fit_raises(certainty: Certainty) -> str:
     return "`trainer.fit` raises" if certainty is Certainty.CERTAIN else "`trainer.fit`, where it runs the class, raises"
 
-
-def _related(model: SemanticModel, e: EntryPoint) -> Related:
-    path = None if e.module is model.module else e.module.path
-    return Related("`Trainer.fit` runs it here", e.module.span(e.call), path)

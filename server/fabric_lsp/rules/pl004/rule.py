@@ -11,15 +11,14 @@ from fabric_lsp.engine.findings import (
     Explanation,
     Located,
     Pos,
-    Related,
     Span,
     Verdict,
 )
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
-from fabric_lsp.engine.program.lightning_modules import EntryPoint
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.entry_points import entry_point_related
 from fabric_lsp.rules.pl004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl004.fix import gpus_fix, hook_fix, load_fix
 
@@ -99,7 +98,7 @@ class PL004(Rule):
         if fix is None:
             message += " No automatic fix: the hook uses its `outputs` (or its name is used elsewhere)."
         span = _def_name_span(model, func)
-        related = tuple(_related(model, e) for e in (certain or checking)[:3])
+        related = tuple(entry_point_related(model, e) for e in (certain or checking)[:3])
         finding = self.finding(certainty, message, span, related, fix, where)
         return Verdict(self.code, span, finding, _explain(message))
 
@@ -167,10 +166,6 @@ class PL004(Rule):
 def _methods(methods: tuple[str, ...]) -> str:
     return " or ".join(f"`trainer.{m}`" for m in methods)
 
-
-def _related(model: SemanticModel, e: EntryPoint) -> Related:
-    path = None if e.module is model.module else e.module.path
-    return Related(f"`Trainer.{e.method}` runs it here", e.module.span(e.call), path)
 
 
 def _explain(text: str) -> Explanation:

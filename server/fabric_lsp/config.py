@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
+from fabric_lsp.declared_version import declared_lightning_version
 from fabric_lsp.engine.findings import Finding, Severity, resolve_severity
 from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
@@ -322,8 +323,9 @@ class Config:
     report_unknown: bool = key(False, _bool)
     exclude: tuple[str, ...] = key(DEFAULT_EXCLUDE, _exclude_patterns)
     extend_exclude: tuple[str, ...] = key((), _exclude_patterns)
-    #: Overrides the version of Lightning installed in the analysed environment; read it through
-    #: :attr:`effective_lightning_version`, the one place that decides the version.
+    #: Overrides the version of Lightning installed in the analysed environment (and the one the
+    #: project declares); read it through :attr:`effective_lightning_version`, the one place that
+    #: decides the version.
     lightning_version: str | None = key(None, _version)
     #: Where ``fabric-lsp check`` keeps its cache (relative to the pyproject.toml's folder); the
     #: default is ``.fabric_lsp_cache`` in the project's root.
@@ -342,9 +344,12 @@ class Config:
     selections: tuple[RuleSelection, ...] = (RuleSelection(select=(ALL,)),)
     #: Codes that ``per-file-ignores`` turns off for the file this configuration was made for.
     file_ignores: frozenset[str] = frozenset()
+    #: The checked folder (the command line's root, the editor's workspace): where the project's
+    #: requirements are read when no pyproject.toml of ours gives the root.
+    project_root: str | None = None
 
     @classmethod
-    def build(cls, layers: Iterable[Layer], source: str | None = None) -> Config:
+    def build(cls, layers: Iterable[Layer], source: str | None = None, project_root: str | None = None) -> Config:
         """Defaults, then each validated layer on top (see the module's documentation)."""
         values: dict[str, Any] = {}
         selections = [RuleSelection(select=(ALL,))]
@@ -353,7 +358,7 @@ class Config:
             selection = RuleSelection.of(layer)
             if selection is not None:
                 selections.append(selection)
-        return cls(source=source, selections=tuple(selections), **values)
+        return cls(source=source, selections=tuple(selections), project_root=project_root, **values)
 
     @property
     def root(self) -> str | None:
@@ -423,8 +428,28 @@ class Config:
     @property
     def effective_lightning_version(self) -> str:
         """The Lightning version whose facts apply: the ``lightning-version`` setting, else the
-        version installed in the analysed environment, else the newest the rules know."""
-        return self.lightning_version or installed_lightning_version(self.environment_path) or LATEST_LIGHTNING
+        version installed in the analysed environment, else the version the project's
+        requirements declare, else the newest the rules know."""
+        return self.lightning_version_and_source[0]
+
+    @property
+    def lightning_version_and_source(self) -> tuple[str, str]:
+        """:attr:`effective_lightning_version` and where it comes from (``--show-settings``)."""
+        if self.lightning_version:
+            return self.lightning_version, "setting"
+        installed = installed_lightning_version(self.environment_path)
+        if installed:
+            return installed, f"installed ({self.environment_path or sys.prefix})"
+        declared = declared_lightning_version(self.requirements_root)
+        if declared is not None:
+            return declared.version, f"declared ({declared.where})"
+        return LATEST_LIGHTNING, "default"
+
+    @property
+    def requirements_root(self) -> str:
+        """Where the project's requirements are read: the pyproject.toml's folder, else the
+        checked folder, else the current one."""
+        return self.root or self.project_root or os.getcwd()
 
     # -- files -------------------------------------------------------------------------------
     @property
@@ -451,7 +476,8 @@ class Config:
             if f.metadata.get("file"):
                 value = getattr(self, f.name)
                 out[f.name.replace("_", "-")] = dict(value) if f.name in _TABLES else _plain(value)
-        out["lightning-version"] = self.effective_lightning_version
+            if f.name == "lightning_version":
+                out["lightning-version"], out["lightning-version-source"] = self.lightning_version_and_source
         out["enabled-rules"] = sorted(self.enabled_codes)
         return out
 
@@ -572,8 +598,10 @@ class Resolver:
     :meth:`drain_problems`.
     """
 
-    def __init__(self, overrides: Sequence[Layer] = (), stop_at: str | None = None) -> None:
+    def __init__(self, overrides: Sequence[Layer] = (), stop_at: str | None = None, project_root: str | None = None) -> None:
         self.stop_at = os.path.abspath(stop_at) if stop_at else None
+        #: the checked folder, given to every configuration (:attr:`Config.project_root`)
+        self.project_root = os.path.abspath(project_root) if project_root else None
         # path -> (stamp, the file's layer or None without our table, its Config)
         self._files: dict[str, tuple[tuple[int, int], dict[str, Any] | None, Config | None]] = {}
         self._pending: list[str] = []
@@ -583,14 +611,14 @@ class Resolver:
         self.set_overrides(overrides)
 
     def _build(self, path: str, layer: dict[str, Any] | None) -> Config | None:
-        return None if layer is None else Config.build([layer, *self.overrides], source=path)
+        return None if layer is None else Config.build([layer, *self.overrides], source=path, project_root=self.project_root)
 
     def set_overrides(self, overrides: Sequence[Layer]) -> None:
         """New client layers: every configuration is rebuilt; the files are not re-read (and
         their problems not reported again)."""
         with self._lock:
             self.overrides = tuple(overrides)
-            self.default = Config.build(self.overrides)
+            self.default = Config.build(self.overrides, project_root=self.project_root)
             self._files = {p: (stamp, layer, self._build(p, layer)) for p, (stamp, layer, _) in self._files.items()}
 
     def _load_file(self, path: str) -> Config | None:

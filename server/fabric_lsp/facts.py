@@ -751,6 +751,16 @@ def deepspeed_stage(strategy: object) -> int | None:
 
 
 LATEST_LIGHTNING = "2.6.6"
+#: The releases of Lightning (``pytorch-lightning``; ``lightning`` and ``lightning-fabric`` share
+#: its 2.x numbers): the last patch of each minor release, oldest first, as PyPI lists them. A
+#: project's declared version is the newest of these its requirements allow
+#: (:mod:`fabric_lsp.declared_version`); the rules compare only major.minor, so a missing patch
+#: release changes nothing. The last one is :data:`LATEST_LIGHTNING`.
+KNOWN_LIGHTNING_RELEASES: tuple[str, ...] = (
+    "0.7.6", "0.8.5", "0.9.0", "0.10.0",
+    "1.0.8", "1.1.8", "1.2.10", "1.3.8", "1.4.9", "1.5.10", "1.6.5", "1.7.7", "1.8.6", "1.9.5",
+    "2.0.9", "2.1.4", "2.2.5", "2.3.3", "2.4.0", "2.5.6", LATEST_LIGHTNING,
+)  # fmt: skip
 #: Feature → the first version that has it.
 SINCE: dict[str, tuple[int, ...]] = {
     # `.backward()` on a set-up module's output raises unless `fabric.backward` is used (FAB004)

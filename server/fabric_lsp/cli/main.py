@@ -324,13 +324,13 @@ def check_command(args) -> int:
         print(f"fabric-lsp: error: {error}", file=sys.stderr)
         return EXIT_ERROR
 
-    resolver = Resolver([layer])
     report = Report()
     mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
     stdin = _reads_stdin(args)
     paths = [p for p in args.paths if p != "-"] or ([] if stdin else ["."])
     filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
     root = _inference_root([filename] if stdin and filename else paths, args.root)
+    resolver = Resolver([layer], project_root=root)
     if args.show_settings:
         return _show_settings(args, resolver, filename if stdin and filename else os.path.abspath((paths or ["."])[0]))
 

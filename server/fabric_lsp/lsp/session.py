@@ -119,6 +119,7 @@ class FabricLanguageServer(LanguageServer):
     def setup_engine(self) -> None:
         self.workspace_model = Workspace(self.root, self.options.environment_path, overlay=self._overlay)
         self.analyzers = Analyzers(self.workspace_model, log=self.log_message)
+        self.configs.project_root = self.root  # the project's requirements are read there
         self.configs.set_overrides(self.client_layers())
 
     def analyzer_for(self, config: Config) -> Analyzer | None:
@@ -225,7 +226,7 @@ class FabricLanguageServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
         old = (self.options.environment_path, self.options.effective_lightning_version)
         hints_before = self.options.inlay_hints
-        self.options = Config.build(self.client_layers()[1:])
+        self.options = Config.build(self.client_layers()[1:], project_root=self.root)
         if self.options.inlay_hints != hints_before:
             self.refresh_inlay_hints()
         if self.workspace_model is not None and (self.options.environment_path, self.options.effective_lightning_version) != old:

@@ -1,0 +1,361 @@
+"""The Lightning version a project declares in its requirements, read from its root's files.
+
+A project checked from a tool's environment (``fabric-lsp`` installed once, as ruff is) has no
+Lightning installed beside fabric-lsp; its own files still say which Lightning it runs on. The
+files, in this order: ``pyproject.toml`` (``[project] dependencies`` and
+``optional-dependencies``, ``[tool.poetry.dependencies]``), ``requirements*.txt`` at the root and
+``requirements/*.txt`` (``-r other.txt`` followed), ``setup.py`` (a literal ``install_requires``
+list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requires``),
+``environment.yml``/``environment.yaml`` (conda entries such as ``pytorch-lightning=1.5`` and the
+``pip:`` section). The distributions: ``lightning``, ``pytorch-lightning``, ``lightning-fabric``.
+
+The declared version is the newest release the specifiers allow, as a fresh ``pip install``
+would pick today (an unpinned requirement: the newest the rules know). When several requirements
+are found, their intersection decides if it allows a release; otherwise the first requirement
+found (in the order above) does. Environment markers are not evaluated. A line or file that does
+not parse is skipped. Files are read once per root while their modification times stay the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import glob
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from fabric_lsp.facts import KNOWN_LIGHTNING_RELEASES, LIGHTNING_DISTRIBUTIONS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10
+    import tomli as tomllib
+
+_DISTRIBUTIONS = frozenset(canonicalize_name(n) for n in LIGHTNING_DISTRIBUTIONS)
+#: the files' modification times are looked at again after this many seconds (a workspace check
+#: asks once per file)
+STAMP_TTL = 5.0
+
+
+@dataclass(frozen=True)
+class Found:
+    """One Lightning requirement of the project: the file (relative to the root) and its text."""
+
+    file: str
+    text: str
+    specifier: SpecifierSet
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The version the project declares, and the requirement it comes from."""
+
+    version: str
+    file: str
+    requirement: str
+
+    @property
+    def where(self) -> str:
+        """``requirements.txt: pytorch-lightning==1.5.10``"""
+        return f"{self.file}: {self.requirement}"
+
+
+# -- the version a set of requirements allows ------------------------------------------------------
+
+
+def newest_allowed(specifier: SpecifierSet) -> str | None:
+    """The newest known release (or version the specifier itself names) that ``specifier`` allows."""
+    candidates = {Version(v) for v in KNOWN_LIGHTNING_RELEASES}
+    for spec in specifier:
+        try:
+            candidates.add(Version(spec.version.rstrip(".*")))
+        except InvalidVersion:
+            continue
+    allowed = [v for v in candidates if specifier.contains(v)]
+    return str(max(allowed)) if allowed else None
+
+
+def decide(found: list[Found]) -> Declared | None:
+    """The declared version of the requirements found (see the module's documentation)."""
+    if not found:
+        return None
+    together = SpecifierSet()
+    for f in found:
+        together &= f.specifier
+    version = newest_allowed(together)
+    if version is not None:
+        first = found[0] if len(found) == 1 else min(found, key=lambda f: _allowed_or_latest(f.specifier))
+        return Declared(version, first.file, first.text)
+    for f in found:
+        version = newest_allowed(f.specifier)
+        if version is not None:
+            return Declared(version, f.file, f.text)
+    return None
+
+
+def _allowed_or_latest(specifier: SpecifierSet) -> Version:
+    version = newest_allowed(specifier)
+    return Version(version) if version else Version(KNOWN_LIGHTNING_RELEASES[-1])
+
+
+# -- one requirement string -----------------------------------------------------------------------
+
+
+def lightning_requirement(text: str, file: str) -> Found | None:
+    """``text`` as a Lightning requirement (PEP 508), or None: another distribution or malformed."""
+    text = text.split(" #", 1)[0].strip()
+    if not text or text.startswith(("#", "-")):
+        return None
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return None
+    if canonicalize_name(req.name) not in _DISTRIBUTIONS:
+        return None
+    return Found(file, text, req.specifier)
+
+
+#: a conda entry: ``[channel::]name[ =|==|>=... version[=build]]``
+_CONDA = re.compile(r"^(?:[\w.\-]+::)?(?P<name>[A-Za-z0-9][\w.\-]*)\s*(?P<rest>.*)$")
+
+
+def conda_requirement(text: str, file: str) -> Found | None:
+    """A conda entry (``pytorch-lightning=1.5``: 1.5.*; ``pytorch-lightning 1.5.*``) as a requirement."""
+    match = _CONDA.match(text.strip())
+    if not match:
+        return None
+    name, rest = match["name"], match["rest"].strip()
+    if rest.startswith("=") and not rest.startswith("=="):
+        version = rest[1:].split("=", 1)[0].strip()
+        rest = f"=={version}" if version.endswith("*") else f"=={version}.*"
+    elif rest and rest[0].isdigit():
+        rest = "==" + rest.split()[0]
+    found = lightning_requirement(name + rest, file)
+    return Found(file, text.strip(), found.specifier) if found else None
+
+
+# -- the files ------------------------------------------------------------------------------------
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _rel(root: str, path: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _of_strings(items: object, file: str) -> Iterator[Found]:
+    if isinstance(items, str):
+        items = items.splitlines()
+    if not isinstance(items, (list, tuple)):
+        return
+    for item in items:
+        found = lightning_requirement(item, file) if isinstance(item, str) else None
+        if found is not None:
+            yield found
+
+
+def from_pyproject(root: str) -> Iterator[Found]:
+    text = _read(os.path.join(root, "pyproject.toml"))
+    if text is None:
+        return
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return
+    project = data.get("project")
+    if isinstance(project, dict):
+        yield from _of_strings(project.get("dependencies"), "pyproject.toml")
+        extras = project.get("optional-dependencies")
+        for group in extras.values() if isinstance(extras, dict) else ():
+            yield from _of_strings(group, "pyproject.toml")
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    deps = poetry.get("dependencies") if isinstance(poetry, dict) else None
+    for name, value in deps.items() if isinstance(deps, dict) else ():
+        found = _poetry_requirement(name, value)
+        if found is not None:
+            yield found
+
+
+def _poetry_requirement(name: str, value: object) -> Found | None:
+    if isinstance(value, dict):
+        value = value.get("version", "*")
+    if not isinstance(value, str):
+        return None
+    specifier = ",".join(filter(None, (poetry_constraint(p.strip()) for p in value.split(","))))
+    found = lightning_requirement(name + specifier, "pyproject.toml")
+    return Found("pyproject.toml", f'{name} = "{value}"', found.specifier) if found else None
+
+
+def poetry_constraint(part: str) -> str:
+    """One poetry constraint as PEP 440: ``^1.5`` → ``>=1.5,<2``, ``~1.5`` → ``>=1.5,<1.6``,
+    ``1.5.10`` → ``==1.5.10``, ``*`` → nothing; anything else is kept."""
+    if part in ("", "*"):
+        return ""
+    if part[0] in "^~" and not part.startswith("~="):
+        base = part.lstrip("^~").strip()
+        numbers = [int(n) for n in re.findall(r"\d+", base)[:3]] or [0]
+        if part[0] == "^":
+            i = next((i for i, n in enumerate(numbers) if n != 0), len(numbers) - 1)
+        else:
+            i = min(1, len(numbers) - 1) if len(numbers) > 1 else 0
+        upper = [*numbers[:i], numbers[i] + 1]
+        return f">={base},<{'.'.join(map(str, upper))}"
+    return f"=={part}" if part[0].isdigit() else part
+
+
+def requirement_files(root: str) -> list[str]:
+    """``requirements*.txt`` at the root, then ``requirements/*.txt``, each sorted by name."""
+    top = sorted(glob.glob(os.path.join(glob.escape(root), "requirements*.txt")))
+    return top + sorted(glob.glob(os.path.join(glob.escape(root), "requirements", "*.txt")))
+
+
+def from_requirements(root: str) -> Iterator[Found]:
+    seen: set[str] = set()
+    for path in requirement_files(root):
+        yield from _requirements_file(root, path, seen)
+
+
+def _requirements_file(root: str, path: str, seen: set[str]) -> Iterator[Found]:
+    path = os.path.abspath(path)
+    if path in seen:
+        return
+    seen.add(path)
+    text = _read(path)
+    for line in (text or "").splitlines():
+        line = line.strip()
+        included = re.match(r"^(?:-r|--requirement)(?:\s+|=)?(\S+)", line)
+        if included:
+            yield from _requirements_file(root, os.path.join(os.path.dirname(path), included[1]), seen)
+            continue
+        found = lightning_requirement(line, _rel(root, path))
+        if found is not None:
+            yield found
+
+
+def from_setup_py(root: str) -> Iterator[Found]:
+    text = _read(os.path.join(root, "setup.py"))
+    if text is None:
+        return
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    assigned = _module_literals(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg == "install_requires":
+                    yield from _of_strings(_literal(kw.value, assigned), "setup.py")
+
+
+def _module_literals(tree: ast.Module) -> dict[str, ast.expr]:
+    """``NAME = [...]`` at the top of setup.py: ``install_requires=NAME`` is common."""
+    out: dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            out[stmt.targets[0].id] = stmt.value
+    return out
+
+
+def _literal(node: ast.expr, assigned: dict[str, ast.expr]) -> object:
+    if isinstance(node, ast.Name) and node.id in assigned:
+        node = assigned[node.id]
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def from_setup_cfg(root: str) -> Iterator[Found]:
+    text = _read(os.path.join(root, "setup.cfg"))
+    if text is None:
+        return
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read_string(text)
+        value = parser.get("options", "install_requires", fallback="")
+    except configparser.Error:
+        return
+    yield from _of_strings(value, "setup.cfg")
+
+
+def from_environment_yml(root: str) -> Iterator[Found]:
+    for name in ("environment.yml", "environment.yaml"):
+        text = _read(os.path.join(root, name))
+        for line in (text or "").splitlines():
+            item = line.split("#", 1)[0].strip()
+            if not item.startswith("- "):
+                continue
+            item = item[2:].strip().strip("'\"")
+            found = lightning_requirement(item, name) or conda_requirement(item, name)
+            if found is not None:
+                yield found
+
+
+SOURCES = (from_pyproject, from_requirements, from_setup_py, from_setup_cfg, from_environment_yml)
+
+
+def read_declared(root: str) -> Declared | None:
+    """The version the project at ``root`` declares, reading its files now."""
+    found: list[Found] = []
+    for source in SOURCES:
+        try:
+            found.extend(source(root))
+        except (OSError, ValueError, RecursionError, InvalidSpecifier):
+            continue
+    return decide(found)
+
+
+# -- once per root ----------------------------------------------------------------------------------
+
+
+def _stamps(root: str) -> tuple:
+    paths: Iterable[str] = (
+        os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")
+    )
+    out = []
+    for path in [*paths, *requirement_files(root)]:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        out.append((path, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+_CACHE: dict[str, tuple[float, tuple, Declared | None]] = {}
+_LOCK = threading.Lock()
+
+
+def declared_lightning_version(root: str) -> Declared | None:
+    """:func:`read_declared`, cached by root while its files' modification times stay the same
+    (looked at again at most every :data:`STAMP_TTL` seconds). A file a ``-r`` includes from
+    elsewhere is not watched."""
+    root = os.path.abspath(root)
+    now = time.monotonic()
+    with _LOCK:
+        cached = _CACHE.get(root)
+    if cached is not None and now - cached[0] < STAMP_TTL:
+        return cached[2]
+    stamps = _stamps(root)
+    declared = cached[2] if cached is not None and cached[1] == stamps else read_declared(root)
+    with _LOCK:
+        _CACHE[root] = (now, stamps, declared)
+    return declared

@@ -6,14 +6,16 @@ files, in this order: ``pyproject.toml`` (``[project] dependencies`` and
 ``optional-dependencies``, ``[tool.poetry.dependencies]``), ``requirements*.txt`` at the root and
 ``requirements/*.txt`` (``-r other.txt`` followed), ``setup.py`` (a literal ``install_requires``
 list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requires``),
-``environment.yml``/``environment.yaml`` (conda entries such as ``pytorch-lightning=1.5`` and the
+``environment.yml``/``environment.yaml`` and other conda files at the root (``env*.yml``, ``conda*.yml``,
+``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
 ``pip:`` section). The distributions: ``lightning``, ``pytorch-lightning``, ``lightning-fabric``.
 
 The declared version is the newest release the specifiers allow, as a fresh ``pip install``
 would pick today (an unpinned requirement: the newest the rules know). When several requirements
 are found, their intersection decides if it allows a release; otherwise the first requirement
-found (in the order above) does. Environment markers are not evaluated. A line or file that does
-not parse is skipped. Files are read once per root while their modification times stay the same.
+found (in the order above) does. A requirement whose environment marker is false for the running
+Python is left out (``pytorch-lightning==1.9.*; python_version < "3.11"``). A line or file that
+does not parse is skipped. Files are read once per root while their modification times stay the same.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
@@ -120,9 +123,20 @@ def lightning_requirement(text: str, file: str) -> Found | None:
         req = Requirement(text)
     except InvalidRequirement:
         return None
-    if canonicalize_name(req.name) not in _DISTRIBUTIONS:
+    if canonicalize_name(req.name) not in _DISTRIBUTIONS or not _marker_holds(req.marker):
         return None
     return Found(file, text, req.specifier)
+
+
+def _marker_holds(marker: Marker | None) -> bool:
+    """Whether a requirement's environment marker holds for the running Python (a marker that
+    cannot be evaluated does)."""
+    if marker is None:
+        return True
+    try:
+        return marker.evaluate({"extra": ""})
+    except (UndefinedComparison, UndefinedEnvironmentName, ValueError):
+        return True
 
 
 #: a conda entry: ``[channel::]name[ =|==|>=... version[=build]]``
@@ -296,9 +310,21 @@ def from_setup_cfg(root: str) -> Iterator[Found]:
     yield from _of_strings(value, "setup.cfg")
 
 
+#: conda environment files at the root, besides ``environment.yml``: ``env.yml``, ``env.cpu.yml``,
+#: ``conda.yaml``, ``requirements.yaml``, ...
+_CONDA_FILES = ("environment*.yml", "environment*.yaml", "env*.yml", "env*.yaml", "conda*.yml", "conda*.yaml", "requirements*.yml", "requirements*.yaml")
+
+
+def conda_files(root: str) -> list[str]:
+    """``environment.yml``, ``environment.yaml``, then the other conda files, sorted by name."""
+    found = {p for pattern in _CONDA_FILES for p in glob.glob(os.path.join(glob.escape(root), pattern))}
+    first = [os.path.join(root, n) for n in ("environment.yml", "environment.yaml") if os.path.join(root, n) in found]
+    return first + sorted(found - set(first))
+
+
 def from_environment_yml(root: str) -> Iterator[Found]:
-    for name in ("environment.yml", "environment.yaml"):
-        text = _read(os.path.join(root, name))
+    for path in conda_files(root):
+        text, name = _read(path), _rel(root, path)
         for line in (text or "").splitlines():
             item = line.split("#", 1)[0].strip()
             if not item.startswith("- "):
@@ -327,11 +353,9 @@ def read_declared(root: str) -> Declared | None:
 
 
 def _stamps(root: str) -> tuple:
-    paths: Iterable[str] = (
-        os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")
-    )
+    paths: Iterable[str] = (os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg"))
     out = []
-    for path in [*paths, *requirement_files(root)]:
+    for path in [*paths, *requirement_files(root), *conda_files(root)]:
         try:
             st = os.stat(path)
         except OSError:

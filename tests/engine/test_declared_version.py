@@ -1,0 +1,318 @@
+"""The Lightning version a project declares (its requirements files), and where the effective
+version comes from: the setting, else the installed one, else the declared one, else the latest."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fabric_lsp import declared_version
+from fabric_lsp.config import LATEST_LIGHTNING, Config, Resolver
+from fabric_lsp.declared_version import declared_lightning_version, newest_allowed, read_declared
+from fabric_lsp.facts import KNOWN_LIGHTNING_RELEASES
+from packaging.specifiers import SpecifierSet
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content), encoding="utf-8")
+    return root
+
+
+def declared(root: Path) -> str | None:
+    found = read_declared(str(root))
+    return found.version if found else None
+
+
+# -- ranges ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("specifier", "version"),
+    [
+        (">=1.5,<2", "1.9.5"),
+        ("~=1.6.0", "1.6.5"),
+        ("==1.5.10", "1.5.10"),
+        ("==1.5.3", "1.5.3"),  # a patch the table leaves out: the pin itself
+        ("<2.0", "1.9.5"),
+        ("<=1.5.3", "1.5.3"),
+        ("==1.7.*", "1.7.7"),
+        (">=1.4.9", LATEST_LIGHTNING),
+        ("", LATEST_LIGHTNING),
+        ("==0.7.6", "0.7.6"),
+    ],
+)
+def test_the_newest_release_the_specifier_allows(specifier, version):
+    assert newest_allowed(SpecifierSet(specifier)) == version
+
+
+def test_the_known_releases_end_at_the_latest():
+    assert KNOWN_LIGHTNING_RELEASES[-1] == LATEST_LIGHTNING
+    assert list(KNOWN_LIGHTNING_RELEASES) == sorted(KNOWN_LIGHTNING_RELEASES, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def test_nothing_allowed_is_no_version():
+    assert newest_allowed(SpecifierSet(">=2,<1")) is None
+
+
+# -- each kind of file -----------------------------------------------------------------------------
+
+
+def test_requirements_txt(tmp_path):
+    write(tmp_path, {"requirements.txt": "torch>=1.10\npytorch-lightning==1.5.10  # the paper's\n"})
+    found = read_declared(str(tmp_path))
+    assert found is not None and found.version == "1.5.10"
+    assert found.where == "requirements.txt: pytorch-lightning==1.5.10"
+
+
+def test_requirements_folder_and_includes(tmp_path):
+    write(tmp_path, {"requirements/base.txt": "-r ../common/pins.txt\n", "common/pins.txt": "pytorch_lightning<1.7\n"})
+    assert declared(tmp_path) == "1.6.5"
+
+
+def test_an_include_loop_ends(tmp_path):
+    write(tmp_path, {"requirements.txt": "-r requirements-dev.txt\nlightning~=2.1.0\n", "requirements-dev.txt": "-r requirements.txt\n"})
+    assert declared(tmp_path) == "2.1.4"
+
+
+def test_pyproject_dependencies_and_extras(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": """
+            [project]
+            name = "x"
+            dependencies = ["torch", "numpy"]
+            [project.optional-dependencies]
+            train = ["lightning>=2.0,<2.3"]
+            """
+        },
+    )
+    assert declared(tmp_path) == "2.2.5"
+
+
+@pytest.mark.parametrize(
+    ("constraint", "version"),
+    [('"^1.5"', "1.9.5"), ('"~1.6"', "1.6.5"), ('"1.8.6"', "1.8.6"), ('"*"', LATEST_LIGHTNING), ('{version = "<2"}', "1.9.5")],
+)
+def test_poetry_dependencies(tmp_path, constraint, version):
+    write(tmp_path, {"pyproject.toml": f"[tool.poetry.dependencies]\npython = '^3.9'\npytorch-lightning = {constraint}\n"})
+    assert declared(tmp_path) == version
+
+
+def test_setup_py_is_read_never_run(tmp_path):
+    write(
+        tmp_path,
+        {
+            "setup.py": """
+            import sys
+            sys.exit("setup.py was run")
+            REQUIRED = ["torch", "pytorch-lightning>=1.3,<1.4"]
+            setup(name="x", install_requires=REQUIRED)
+            """
+        },
+    )
+    assert declared(tmp_path) == "1.3.8"
+
+
+def test_setup_py_with_a_literal_list(tmp_path):
+    write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(install_requires=['lightning-fabric==2.0.9'])\n"})
+    assert declared(tmp_path) == "2.0.9"
+
+
+def test_setup_cfg(tmp_path):
+    write(tmp_path, {"setup.cfg": "[options]\ninstall_requires =\n    torch\n    pytorch-lightning>=1.4,<1.5\n"})
+    assert declared(tmp_path) == "1.4.9"
+
+
+@pytest.mark.parametrize(
+    ("entry", "version"),
+    [
+        ("  - pytorch-lightning=1.5", "1.5.10"),
+        ("  - conda-forge::pytorch-lightning==1.4.9", "1.4.9"),
+        ("  - pytorch-lightning 1.6.*", "1.6.5"),
+        ("  - pip:\n    - pytorch-lightning==1.9.0", "1.9.0"),
+    ],
+)
+def test_environment_yml(tmp_path, entry, version):
+    write(tmp_path, {"environment.yml": f"name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.9\n{entry}\n"})
+    assert declared(tmp_path) == version
+
+
+@pytest.mark.parametrize("name", ["env.yml", "env.cpu.yml", "requirements.yaml", "conda.yaml"])
+def test_other_conda_files_at_the_root(tmp_path, name):
+    write(tmp_path, {name: "dependencies:\n  - pytorch-lightning=1.3.8\n"})
+    assert declared(tmp_path) == "1.3.8"
+
+
+def test_a_requirement_whose_marker_is_false_is_left_out(tmp_path):
+    write(tmp_path, {"requirements.txt": 'pytorch-lightning==1.9.*; python_version < "3.0"\nlightning>=2.1; python_version >= "3.0"\n'})
+    assert declared(tmp_path) == LATEST_LIGHTNING
+
+
+def test_an_unpinned_requirement_is_the_latest(tmp_path):
+    write(tmp_path, {"requirements.txt": "lightning\n"})
+    assert declared(tmp_path) == LATEST_LIGHTNING
+
+
+def test_no_lightning_requirement_declares_nothing(tmp_path):
+    write(tmp_path, {"requirements.txt": "torch\nlightning-utilities==0.9\n", "setup.py": "x = 1\n"})
+    assert read_declared(str(tmp_path)) is None
+
+
+# -- several requirements --------------------------------------------------------------------------
+
+
+def test_several_files_intersect(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning>=1.5\n", "setup.py": "setup(install_requires=['pytorch-lightning<1.8'])\n"})
+    found = read_declared(str(tmp_path))
+    assert found is not None and found.version == "1.7.7"
+    assert found.where == "setup.py: pytorch-lightning<1.8"  # the requirement that bounds it
+
+
+def test_disagreeing_files_take_the_first(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[project]\ndependencies = ["lightning>=2.2"]\n', "requirements.txt": "pytorch-lightning==1.5.10\n"})
+    found = read_declared(str(tmp_path))
+    assert found is not None and (found.version, found.file) == (LATEST_LIGHTNING, "pyproject.toml")
+
+
+# -- malformed input -------------------------------------------------------------------------------
+
+
+def test_malformed_files_and_lines_are_skipped(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[project\ndependencies = [",
+            "setup.py": "setup(install_requires=[\n",
+            "setup.cfg": "not an ini file\n[options\n",
+            "environment.yml": "dependencies: [\n  - ::=\n",
+            "requirements.txt": "pytorch-lightning>>1.5\n-r missing.txt\n--index-url https://x\n\x00\npytorch-lightning==1.8.6\n",
+        },
+    )
+    assert declared(tmp_path) == "1.8.6"
+
+
+def test_unusual_values_are_skipped(tmp_path):
+    write(tmp_path, {"pyproject.toml": "[project]\ndependencies = 3\noptional-dependencies = [1]\n[tool.poetry]\ndependencies = 'x'\n"})
+    assert read_declared(str(tmp_path)) is None
+
+
+# -- once per root ---------------------------------------------------------------------------------
+
+
+def test_read_again_only_when_a_file_changed(tmp_path, monkeypatch):
+    monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
+    reads = []
+    real = declared_version.read_declared
+    monkeypatch.setattr(declared_version, "read_declared", lambda root: reads.append(root) or real(root))
+    write(tmp_path, {"requirements.txt": "pytorch-lightning==1.5.10\n"})
+    first = declared_lightning_version(str(tmp_path))
+    assert declared_lightning_version(str(tmp_path)) == first and len(reads) == 1
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.9.0\n")
+    os.utime(tmp_path / "requirements.txt", ns=(0, 0))
+    second = declared_lightning_version(str(tmp_path))
+    assert second is not None and second.version == "1.9.0" and len(reads) == 2
+
+
+# -- the effective version -------------------------------------------------------------------------
+
+
+def _venv(root: Path, version: str) -> Path:
+    dist = root / "lib" / "python3.11" / "site-packages" / f"pytorch_lightning-{version}.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: pytorch-lightning\nVersion: {version}\n")
+    return root
+
+
+def _empty_venv(root: Path) -> Path:
+    (root / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    return root
+
+
+def test_precedence_setting_installed_declared_default(tmp_path):
+    project = write(tmp_path / "project", {"requirements.txt": "pytorch-lightning==1.5.10\n"})
+    installed = str(_venv(tmp_path / "venv", "2.3.1"))
+    empty = str(_empty_venv(tmp_path / "empty"))
+    nothing = str(tmp_path / "nothing")
+    os.mkdir(nothing)
+    root = str(project)
+    setting = Config(lightning_version="2.0", environment_path=installed, project_root=root)
+    assert setting.lightning_version_and_source == ("2.0", "setting")
+    assert Config(environment_path=installed, project_root=root).lightning_version_and_source == ("2.3.1", f"installed ({installed})")
+    assert Config(environment_path=empty, project_root=root).lightning_version_and_source == (
+        "1.5.10",
+        "declared (requirements.txt: pytorch-lightning==1.5.10)",
+    )
+    assert Config(environment_path=empty, project_root=nothing).lightning_version_and_source == (LATEST_LIGHTNING, "default")
+
+
+def test_a_pyproject_of_ours_is_the_root(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[project]\ndependencies = ["pytorch-lightning~=1.6.0"]\n[tool.fabric-lsp]\n', "sub/x.py": ""})
+    empty = str(_empty_venv(tmp_path / "empty"))
+    config = Resolver([{"environment-path": empty}], project_root=str(tmp_path / "sub")).for_path(str(tmp_path / "sub" / "x.py"))
+    assert config.effective_lightning_version == "1.6.5"
+
+
+def test_the_checked_root_without_a_pyproject(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning<1.5\n"})
+    empty = str(_empty_venv(tmp_path / "empty"))
+    config = Resolver([{"environment-path": empty}], project_root=str(tmp_path)).for_path(str(tmp_path / "x.py"))
+    assert config.source is None and config.effective_lightning_version == "1.4.9"
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+HOOK = """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def training_epoch_end(self, outputs):
+        pass
+
+
+model = Model()
+trainer = pl.Trainer()
+trainer.fit(model)
+"""
+
+
+def check(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("FABRIC_LSP_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", "--no-cache", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def _codes(cwd: Path) -> list[str]:
+    proc = check(cwd, "--environment", str(_empty_venv(cwd / ".venv")), "--format", "json", ".")
+    assert proc.returncode in (0, 1), proc.stderr
+    return [f["code"] for f in json.loads(proc.stdout)]
+
+
+@pytest.mark.parametrize(("pin", "reported"), [("pytorch-lightning==1.9.0", False), ("pytorch-lightning>=2", True)])
+def test_a_project_pinned_to_lightning_1_gets_its_rules(tmp_path, pin, reported):
+    write(tmp_path, {"requirements.txt": pin + "\n", "train.py": HOOK})
+    assert ("PL004" in _codes(tmp_path)) is reported
+
+
+def test_show_settings_says_where_the_version_comes_from(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning==1.5.10\n"})
+    proc = check(tmp_path, "--environment", str(_empty_venv(tmp_path / ".venv")), "--show-settings", ".")
+    shown = json.loads(proc.stdout)
+    assert shown["lightning-version"] == "1.5.10"
+    assert shown["lightning-version-source"] == "declared (requirements.txt: pytorch-lightning==1.5.10)"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import fnmatch
 import glob
 import os
 import re
@@ -350,6 +351,30 @@ def read_declared(root: str) -> Declared | None:
 
 
 # -- once per root ----------------------------------------------------------------------------------
+
+#: the files the declared version is read from, as watchers' globs (the server re-checks when
+#: one changes)
+DECLARATION_GLOBS = (
+    "**/pyproject.toml",
+    "**/setup.py",
+    "**/setup.cfg",
+    "**/requirements*.txt",
+    "**/requirements/*.txt",
+    *(f"**/{pattern}" for pattern in _CONDA_FILES),
+)
+
+
+def is_declaration(path: str) -> bool:
+    """Whether ``path`` is a file the declared version may be read from."""
+    path = path.replace(os.sep, "/")
+    return any(fnmatch.fnmatch(path, glob) or fnmatch.fnmatch("/" + path, glob) for glob in DECLARATION_GLOBS)
+
+
+def forget() -> None:
+    """Read every root's files again at the next question (one of them changed)."""
+    with _LOCK:
+        _CACHE.clear()
+
 
 
 def _stamps(root: str) -> tuple:

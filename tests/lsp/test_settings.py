@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from fabric_lsp.facts import installed_lightning_version
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -197,6 +198,42 @@ async def test_a_changed_lightning_version_gives_a_fresh_verdict(client: Languag
     assert await republished(client, uri, lambda: client.text_document_did_save(save)) == []  # FAB004 needs 2.3
     change = {"fabric-lsp": {"lightningVersion": "2.6.6"}}  # the editor's setting replaces the file's
     assert [d.code for d in await republished(client, uri, lambda: change_settings(client, change))] == ["FAB004"]
+
+
+#: PL004 on Lightning 2: a ``*_epoch_end`` hook of a module that is fitted
+EPOCH_END = """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def training_epoch_end(self, outputs):
+        pass
+
+
+pl.Trainer().fit(Model())
+"""
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(installed_lightning_version() is not None, reason="the installed Lightning comes before the declared one")
+@pytest.mark.parametrize(("requirements", "codes"), [("pytorch-lightning==1.9.0\n", []), ("pytorch-lightning>=2\n", ["PL004"])])
+async def test_the_workspace_declares_its_lightning_version(client: LanguageClient, tmp_path, requirements, codes):
+    """No Lightning installed beside the server: the workspace's requirements.txt gives the version."""
+    project = write(tmp_path / "proj", {"train.py": EPOCH_END, "requirements.txt": requirements})
+    await start(client, project)
+    assert [d.code for d in await diagnostics(client, open_file(client, project / "train.py"))] == codes
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(installed_lightning_version() is not None, reason="the installed Lightning comes before the declared one")
+async def test_a_saved_requirements_file_gives_a_fresh_verdict(client: LanguageClient, tmp_path):
+    project = write(tmp_path / "proj", {"train.py": EPOCH_END, "requirements.txt": "pytorch-lightning>=2\n"})
+    await start(client, project)
+    uri = open_file(client, project / "train.py")
+    assert [d.code for d in await diagnostics(client, uri)] == ["PL004"]
+    (project / "requirements.txt").write_text("pytorch-lightning==1.9.0\n")
+    save = types.DidSaveTextDocumentParams(types.TextDocumentIdentifier((project / "requirements.txt").as_uri()))
+    assert await republished(client, uri, lambda: client.text_document_did_save(save)) == []
 
 
 @pytest.mark.asyncio

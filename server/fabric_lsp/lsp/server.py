@@ -15,6 +15,7 @@ import sys
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from fabric_lsp import declared_version
 from fabric_lsp.config import PYPROJECT, SECTION, Config
 from fabric_lsp.engine.findings import Applicability, Pos, Span
 from fabric_lsp.engine.fixer import fix_text
@@ -26,7 +27,11 @@ from fabric_lsp.lsp.session import SOURCE, FabricLanguageServer
 
 FIX_ALL_KIND = "source.fixAll.fabric-lsp"
 #: Files the server watches (where the client registers watchers dynamically).
-WATCHED_GLOBS = ("**/*.py", f"**/{PYPROJECT}", *(f"**/*{suffix}" for suffix in BATCH_SCRIPT_SUFFIXES))
+WATCHED_GLOBS = (
+    "**/*.py",
+    *declared_version.DECLARATION_GLOBS,
+    *(f"**/*{suffix}" for suffix in BATCH_SCRIPT_SUFFIXES),
+)
 #: ``workspace/diagnostic`` analyses the project's files this many at a time in the worker,
 #: so that open documents are analysed between two batches.
 WORKSPACE_BATCH = 64
@@ -95,6 +100,8 @@ async def did_save(ls: FabricLanguageServer, params: types.DidSaveTextDocumentPa
     if uri.endswith("/" + PYPROJECT):
         ls.reload_config()
         return
+    if declared_version.is_declaration(uri):  # requirements.txt, setup.py, ...: the declared version
+        ls.reload_config()
     ls.schedule(uri, delay=0)
     path = _path_of(uri)
     if path is not None:
@@ -132,8 +139,8 @@ async def initialized(ls: FabricLanguageServer, params: types.InitializedParams)
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: FabricLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-    if any(change.uri.endswith("/" + PYPROJECT) for change in params.changes):
-        ls.reload_config()
+    if any(declared_version.is_declaration(change.uri) for change in params.changes):
+        ls.reload_config()  # pyproject.toml, or a file the declared Lightning version is read from
     for change in params.changes:
         path = _path_of(change.uri)
         if path is None or not (path.endswith(".py") or batch_scripts.is_batch_script(path)):

@@ -24,7 +24,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
-from fabric_lsp import __version__
+from fabric_lsp import __version__, declared_version
 from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
@@ -249,7 +249,9 @@ class FabricLanguageServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
     def reload_config(self) -> None:
-        """pyproject.toml changed: re-read it (by its new mtime) and re-publish every document."""
+        """pyproject.toml (or a requirements file) changed: re-read it (by its new mtime) and
+        re-publish every document."""
+        declared_version.forget()
         for uri in self.open_uris():
             if not uri.endswith(PYPROJECT):
                 self.schedule(uri, delay=0)

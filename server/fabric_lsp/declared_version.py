@@ -96,10 +96,10 @@ def decide(found: list[Found]) -> Declared | None:
     together = SpecifierSet()
     for f in found:
         together &= f.specifier
-    version = newest_allowed(together)
-    if version is not None:
-        first = found[0] if len(found) == 1 else min(found, key=lambda f: _allowed_or_latest(f.specifier))
-        return Declared(version, first.file, first.text)
+    best = newest_allowed(together)
+    if best is not None:  # cite the requirement that bounds it (each allows ``best``)
+        bounding = min(found, key=lambda f: Version(newest_allowed(f.specifier) or best))
+        return Declared(best, bounding.file, bounding.text)
     for f in found:
         version = newest_allowed(f.specifier)
         if version is not None:
@@ -107,17 +107,12 @@ def decide(found: list[Found]) -> Declared | None:
     return None
 
 
-def _allowed_or_latest(specifier: SpecifierSet) -> Version:
-    version = newest_allowed(specifier)
-    return Version(version) if version else Version(KNOWN_LIGHTNING_RELEASES[-1])
-
-
 # -- one requirement string -----------------------------------------------------------------------
 
 
 def lightning_requirement(text: str, file: str) -> Found | None:
     """``text`` as a Lightning requirement (PEP 508), or None: another distribution or malformed."""
-    text = text.split(" #", 1)[0].strip()
+    text = re.split(r"\s#|\s--", text, maxsplit=1)[0].strip()  # a comment, pip's per-line options
     if not text or text.startswith(("#", "-")):
         return None
     try:

@@ -72,6 +72,11 @@ def test_requirements_txt(tmp_path):
     assert found.where == "requirements.txt: pytorch-lightning==1.5.10"
 
 
+def test_a_hashed_requirement(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning==1.7.7 --hash=sha256:0123\\\n    --hash=sha256:4567\n"})
+    assert declared(tmp_path) == "1.7.7"
+
+
 def test_requirements_folder_and_includes(tmp_path):
     write(tmp_path, {"requirements/base.txt": "-r ../common/pins.txt\n", "common/pins.txt": "pytorch_lightning<1.7\n"})
     assert declared(tmp_path) == "1.6.5"

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import pytest
 import pytest_asyncio
+from fabric_lsp.declared_version import DECLARATION_GLOBS
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.uris import to_fs_path
@@ -193,7 +194,8 @@ async def test_files_changed_created_and_deleted_on_disk(session: Session, tmp_p
     [registration] = session.registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     globs = {w["globPattern"] for w in registration.register_options["watchers"]}  # arrives as JSON
-    assert globs == {"**/*.py", "**/pyproject.toml", "**/*.sh", "**/*.sbatch", "**/*.slurm"}
+    assert globs == {"**/*.py", "**/pyproject.toml", "**/*.sh", "**/*.sbatch", "**/*.slurm", *DECLARATION_GLOBS}
+    assert {"**/requirements*.txt", "**/setup.cfg", "**/environment*.yml"} <= globs  # the declared Lightning version
 
     train_uri = session.open(train)
     assert await session.publish_after(train_uri, 0) == []  # settings.py does not exist yet

@@ -315,6 +315,20 @@ def test_a_project_pinned_to_lightning_1_gets_its_rules(tmp_path, pin, reported)
     assert ("PL004" in _codes(tmp_path)) is reported
 
 
+def test_the_cache_is_not_reused_under_another_declared_version(tmp_path):
+    write(tmp_path, {"requirements.txt": "pytorch-lightning>=2\n", "train.py": HOOK})
+    env = str(_empty_venv(tmp_path / ".venv"))
+    codes = []
+    for pin in ("pytorch-lightning>=2\n", "pytorch-lightning==1.9.0\n"):
+        (tmp_path / "requirements.txt").write_text(pin)
+        env_vars = dict(os.environ, NO_COLOR="1")
+        cmd = [sys.executable, "-m", "fabric_lsp", "check", "--environment", env, "--format", "json", "."]
+        proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env_vars)
+        codes.append([f["code"] for f in json.loads(proc.stdout)])
+    assert codes == [["PL004"], []]
+    assert (tmp_path / ".fabric_lsp_cache").is_dir()
+
+
 def test_show_settings_says_where_the_version_comes_from(tmp_path):
     write(tmp_path, {"requirements.txt": "pytorch-lightning==1.5.10\n"})
     proc = check(tmp_path, "--environment", str(_empty_venv(tmp_path / ".venv")), "--show-settings", ".")

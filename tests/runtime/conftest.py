@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,8 @@ SCRIPT_TIMEOUT = 180  # one training script takes ~4-5 s (a 2-process DDP one ~8
 TEARDOWN_ABORT = "terminate called without an active exception"
 #: how many times such a run is started again
 TEARDOWN_RETRIES = 2
+#: seconds a script may run after printing RUNTIME-OK before it counts as hung in teardown
+TEARDOWN_GRACE = 60  # longer than the PL001 scripts' 30 s gloo timeout: a rank stuck in a collective fails first
 
 # Variables a surrounding distributed launcher might have set; a fixture script must start alone.
 _DIST_VARS = (
@@ -121,12 +124,10 @@ class Started:
             )
 
     def result(self) -> Run:
-        """Wait for the script. A run that hangs after every rank printed ``RUNTIME-OK`` hung in
-        torch's process-group teardown (spawned gloo workers, now and then under load), not in the
-        code under proof: it is run once more, and a second hang fails with both outputs. So is a
-        run that aborted in that teardown after its work (``terminate called without an active
-        exception``: a gloo thread still running at exit); it is run up to twice more (twice in a
-        row was seen on a loaded 2-core machine), and the last abort is its result."""
+        """Wait for the script (a hang after ``RUNTIME-OK``: see :meth:`_wait`). A run that aborted
+        in torch's teardown after its work (``terminate called without an active exception``: a
+        gloo thread still running at exit) is run up to twice more (twice in a row was seen on a
+        loaded 2-core machine), and the last abort is its result."""
         run = self._wait()
         for _ in range(TEARDOWN_RETRIES):
             if run.returncode == 0 or "RUNTIME-OK" not in run.stdout or TEARDOWN_ABORT not in run.stderr:
@@ -136,24 +137,30 @@ class Started:
         return run
 
     def _wait(self) -> Run:
-        try:
-            self.proc.wait(timeout=SCRIPT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            first = self._read(self._out)
-            if "RUNTIME-OK" not in first:
-                pytest.fail(f"{' '.join(self.args[1:])} did not finish within {SCRIPT_TIMEOUT}s\n{first[-4000:]}")
-            self._start()
-            try:
-                self.proc.wait(timeout=SCRIPT_TIMEOUT)
-            except subprocess.TimeoutExpired:
+        """Wait for the script; one that still runs ``TEARDOWN_GRACE`` seconds after it printed
+        ``RUNTIME-OK`` hung in torch's process-group teardown after its work (spawned gloo
+        workers, now and then on a loaded machine: seen for minutes): it is killed and counts as
+        run (exit 0, the hang noted in its stderr and as a warning), as the work under proof is
+        done. One that never prints it within ``SCRIPT_TIMEOUT`` fails."""
+        started, done_at = time.monotonic(), None
+        while self.proc.poll() is None:
+            now = time.monotonic()
+            if done_at is None and "RUNTIME-OK" in self._read(self._out):
+                done_at = now
+            if done_at is not None and now - done_at > TEARDOWN_GRACE:
+                return self._hung_after_work()
+            if now - started > SCRIPT_TIMEOUT:
                 self.kill()
-                pytest.fail(
-                    f"{' '.join(self.args[1:])} hung twice after its work (teardown); first stdout:\n{first[-4000:]}"
-                    f"\nsecond stdout:\n{self._read(self._out)[-4000:]}"
-                )
+                pytest.fail(f"{' '.join(self.args[1:])} did not finish within {SCRIPT_TIMEOUT}s\n{self._read(self._out)[-4000:]}")
+            time.sleep(0.2)
         self._drain_group()
         return Run(self.args, self.proc.returncode, self._read(self._out), self._read(self._err))
+
+    def _hung_after_work(self) -> Run:
+        self.kill()
+        note = f"{' '.join(self.args[1:])}: still running {TEARDOWN_GRACE}s after RUNTIME-OK (torch teardown); killed, counted as run"
+        warnings.warn(note, stacklevel=2)
+        return Run(self.args, 0, self._read(self._out), self._read(self._err) + "\n[" + note + "]")
 
     @staticmethod
     def _read(path: Path) -> str:

@@ -1,0 +1,153 @@
+"""What a Trainer's ``callbacks=`` holds, as far as ``ckpt_path="best"`` cares: the checkpoint
+callbacks in order (Lightning uses the first one, ``trainer.checkpoint_callback``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from fabric_lsp import facts
+from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
+from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.values import BudgetExceeded, Const, Ctx, QualRef, Seq, Value
+from fabric_lsp.engine.semantic.model import SemanticModel
+
+#: Lightning's callbacks that are not a ``Checkpoint`` (the last part of their qualified name)
+_NOT_CHECKPOINTS = frozenset({
+    "Callback", "EarlyStopping", "LearningRateMonitor", "RichProgressBar", "TQDMProgressBar", "ProgressBar",
+    "ModelSummary", "RichModelSummary", "StochasticWeightAveraging", "GradientAccumulationScheduler",
+    "DeviceStatsMonitor", "Timer", "BackboneFinetuning", "BaseFinetuning", "LambdaCallback", "ThroughputMonitor",
+    "ModelPruning", "BatchSizeFinder", "LearningRateFinder", "BasePredictionWriter", "SpikeDetection",
+})
+_CALLBACK_PACKAGES = ("lightning.pytorch.callbacks", "pytorch_lightning.callbacks", "lightning.pytorch", "pytorch_lightning")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A checkpoint callback: a ``ModelCheckpoint`` with the ``save_top_k`` values it may have
+    (None: not known), or another ``Checkpoint`` (``best_model_path``-less: no error)."""
+
+    call: ast.Call | None  # None: the one Lightning adds
+    model_checkpoint: bool
+    save_top_k: tuple[object, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Callbacks:
+    """One alternative of ``callbacks=``: its checkpoint callbacks in order, on ``path``."""
+
+    checkpoints: tuple[Checkpoint, ...]
+    path: frozenset = paths.EMPTY
+
+
+def callback_alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool) -> list[Callbacks] | None:
+    """The alternatives of ``callbacks=`` (None: some is not fully known)."""
+    if arg is None:
+        return None if open_ else [Callbacks(())]
+    expr, ctx = arg
+    if ctx.module is not model.module:
+        return None
+    if isinstance(expr, ast.Call):
+        one = _element(model, expr)
+        return None if one is None else [Callbacks(tuple(one))]
+    out: list[Callbacks] = []
+    for v in _evaluated(model, expr, ctx):
+        alt = _alternative(model, expr, v)
+        if alt is None:
+            return None
+        out.append(alt)
+    return out or None
+
+
+def _evaluated(model: SemanticModel, expr: ast.AST, ctx: Ctx) -> list[Value]:
+    inf = model.inference
+    inf.start()
+    try:
+        return inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
+    except (BudgetExceeded, RecursionError):
+        return []
+
+
+def _alternative(model: SemanticModel, expr: ast.AST, v: Value) -> Callbacks | None:
+    if isinstance(v, Const) and v.value is None:
+        return Callbacks((), paths.path_of(v))
+    if not isinstance(v, Seq) or v.ctx is None or v.ctx.module is not model.module or len(v.items) != v.length:
+        return None
+    if not (v.fixed or isinstance(expr, (ast.List, ast.Tuple)) or _unchanged_name(model, expr)):
+        return None
+    found: list[Checkpoint] = []
+    for item in v.items:
+        part = _element(model, item)
+        if part is None:
+            return None
+        found += part
+    return Callbacks(tuple(found), paths.path_of(v))
+
+
+def _unchanged_name(model: SemanticModel, expr: ast.AST) -> bool:
+    """``expr`` is a name bound once in the document and never appended to, extended, sliced or
+    ``+=``-ed (the list display it is bound to is what the Trainer gets)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    name = re.escape(expr.id)
+    text = model.module.text
+    mutated = re.search(rf"\b{name}\s*(?:\.\s*(?:append|extend|insert|pop|remove|clear)\b|\[|\+=|\*=)", text)
+    return mutated is None and _bindings(model, expr.id) == 1
+
+
+def _bindings(model: SemanticModel, name: str) -> int:
+    tree = model.module.tree
+    assert tree is not None
+    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+
+
+def _element(model: SemanticModel, item: ast.AST) -> list[Checkpoint] | None:
+    """The checkpoint callback an element of the list is ([] for another callback), None where
+    not known."""
+    if isinstance(item, ast.Name):
+        item = _bound_call(model, item.id)  # type: ignore[assignment]
+    if not isinstance(item, ast.Call):
+        return None
+    mc = model.monitor_callback(item)
+    if mc is not None:
+        if mc.kind == facts.MODEL_CHECKPOINT_CLASS:
+            return [Checkpoint(item, True, mc.argument("save_top_k"))]
+        return []
+    return _by_class(model, item)
+
+
+def _bound_call(model: SemanticModel, name: str) -> ast.AST | None:
+    """The ``Call`` a name is bound to by its only binding in the document (``ckpt = ModelCheckpoint(...)``)."""
+    if _bindings(model, name) != 1:
+        return None
+    tree = model.module.tree
+    assert tree is not None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name:
+            return n.value
+    return None
+
+
+def _by_class(model: SemanticModel, call: ast.Call) -> list[Checkpoint] | None:
+    callees = model.values(call.func)
+    if not callees:
+        return None
+    kinds = {_kind(model, v) for v in callees}
+    if kinds == {"other"}:
+        return []
+    if kinds == {"checkpoint"}:
+        return [Checkpoint(call, False)]
+    return None
+
+
+def _kind(model: SemanticModel, v: Value) -> str | None:
+    if isinstance(v, QualRef):
+        package, _, last = v.qualname.rpartition(".")
+        if package.startswith(_CALLBACK_PACKAGES) and last in _NOT_CHECKPOINTS:
+            return "other"
+        if package.startswith(_CALLBACK_PACKAGES) and last == "OnExceptionCheckpoint":
+            return "checkpoint"
+        return None
+    base = pytorch_class_of(model.inference, v)
+    return "other" if base in (facts.CALLBACK_CLASS, facts.EARLY_STOPPING_CLASS) else None

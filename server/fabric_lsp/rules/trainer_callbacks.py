@@ -1,16 +1,19 @@
-"""What a Trainer's ``callbacks=`` holds, as far as ``ckpt_path="best"`` cares: the checkpoint
-callbacks in order (Lightning uses the first one, ``trainer.checkpoint_callback``)."""
+"""What a Trainer's ``callbacks=`` holds, one alternative per path: the checkpoint callbacks in
+order (PL005: Lightning uses the first one, ``trainer.checkpoint_callback``) or the monitoring
+callbacks (PL002: each ``ModelCheckpoint``/``EarlyStopping`` with its arguments)."""
 
 from __future__ import annotations
 
 import ast
 import re
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
+from fabric_lsp.engine.program.lightning_modules import MonitorCallback
 from fabric_lsp.engine.python import paths
-from fabric_lsp.engine.python.values import BudgetExceeded, Const, Ctx, QualRef, Seq, Value
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Ctx, QualRef, Seq, Value
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 #: Lightning's callbacks that are not a ``Checkpoint`` (the last part of their qualified name)
@@ -35,25 +38,40 @@ class Checkpoint:
 
 @dataclass(frozen=True)
 class Callbacks:
-    """One alternative of ``callbacks=``: its checkpoint callbacks in order, on ``path``."""
+    """One alternative of ``callbacks=``: the callbacks a rule asks about, in order, on ``path``."""
 
-    checkpoints: tuple[Checkpoint, ...]
+    items: tuple
     path: frozenset = paths.EMPTY
 
 
+#: what one element of the list is to a rule: the items it stands for ([] for none), None where not known
+Element = Callable[[SemanticModel, ast.AST], Optional[list]]
+
+
 def callback_alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool) -> list[Callbacks] | None:
-    """The alternatives of ``callbacks=`` (None: some is not fully known)."""
+    """The alternatives of ``callbacks=`` as their checkpoint callbacks (None: some is not fully known)."""
+    return _alternatives(model, arg, open_, _element)
+
+
+def monitor_alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool) -> list[Callbacks] | None:
+    """The alternatives of ``callbacks=`` as their ``ModelCheckpoint``/``EarlyStopping`` callbacks
+    (:class:`MonitorCallback`); None where some is not fully known, or where a callback of the
+    project's own may log a metric (``pl_module.log``) or write ``callback_metrics``."""
+    return _alternatives(model, arg, open_, _monitor_element)
+
+
+def _alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool, element: Element) -> list[Callbacks] | None:
     if arg is None:
         return None if open_ else [Callbacks(())]
     expr, ctx = arg
     if ctx.module is not model.module:
         return None
     if isinstance(expr, ast.Call):
-        one = _element(model, expr)
+        one = element(model, expr)
         return None if one is None else [Callbacks(tuple(one))]
     out: list[Callbacks] = []
     for v in _evaluated(model, expr, ctx):
-        alt = _alternative(model, expr, v)
+        alt = _alternative(model, expr, v, element)
         if alt is None:
             return None
         out.append(alt)
@@ -69,16 +87,16 @@ def _evaluated(model: SemanticModel, expr: ast.AST, ctx: Ctx) -> list[Value]:
         return []
 
 
-def _alternative(model: SemanticModel, expr: ast.AST, v: Value) -> Callbacks | None:
+def _alternative(model: SemanticModel, expr: ast.AST, v: Value, element: Element) -> Callbacks | None:
     if isinstance(v, Const) and v.value is None:
         return Callbacks((), paths.path_of(v))
     if not isinstance(v, Seq) or v.ctx is None or v.ctx.module is not model.module or len(v.items) != v.length:
         return None
     if not (v.fixed or isinstance(expr, (ast.List, ast.Tuple)) or _unchanged_name(model, expr)):
         return None
-    found: list[Checkpoint] = []
+    found: list = []
     for item in v.items:
-        part = _element(model, item)
+        part = element(model, item)
         if part is None:
             return None
         found += part
@@ -115,6 +133,29 @@ def _element(model: SemanticModel, item: ast.AST) -> list[Checkpoint] | None:
             return [Checkpoint(item, True, mc.argument("save_top_k"))]
         return []
     return _by_class(model, item)
+
+
+def _monitor_element(model: SemanticModel, item: ast.AST) -> list[MonitorCallback] | None:
+    """The monitoring callback an element is ([] for a callback that neither monitors nor logs)."""
+    if isinstance(item, ast.Name):
+        item = _bound_call(model, item.id)  # type: ignore[assignment]
+    if not isinstance(item, ast.Call):
+        return None
+    mc = model.monitor_callback(item)
+    if mc is not None:
+        return [mc]
+    callees = model.values(item.func)
+    if not callees or not all(_kind(model, v) == "other" for v in callees):
+        return None
+    return None if any(isinstance(v, ClassRef) and _may_log(v) for v in callees) else []
+
+
+#: what a callback of the project's own may write metrics through
+_METRIC_WRITERS = frozenset(facts.LOG_METHODS) | {"callback_metrics", "logged_metrics"}
+
+
+def _may_log(cls: ClassRef) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr in _METRIC_WRITERS for n in ast.walk(cls.node))
 
 
 def _bound_call(model: SemanticModel, name: str) -> ast.AST | None:

@@ -13,13 +13,14 @@ from fabric_lsp.rules.fab009 import FAB009
 from fabric_lsp.rules.fab010 import FAB010
 from fabric_lsp.rules.fab011 import FAB011
 from fabric_lsp.rules.pl001 import PL001
+from fabric_lsp.rules.pl002 import PL002
 from fabric_lsp.rules.pl003 import PL003
 from fabric_lsp.rules.pl004 import PL004
 from fabric_lsp.rules.pl005 import PL005
 
 ALL_RULES: list[Rule] = [
     FAB001(), FAB002(), FAB003(), FAB004(), FAB005(), FAB006(), FAB007(), FAB008(), FAB009(), FAB010(), FAB011(),
-    PL001(), PL003(), PL004(), PL005(),
+    PL001(), PL002(), PL003(), PL004(), PL005(),
 ]
 RULES_BY_CODE = {r.code: r for r in ALL_RULES}
 

@@ -27,7 +27,7 @@ from fabric_lsp.engine.lightning.fabric_args import pytorch_base
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Instance, QualRef, Value
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Ctx, Instance, QualRef, Value
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -393,12 +393,37 @@ def logged(inference: Inference, cls: ClassRef) -> Logged:
     """The ``self.log``/``self.log_dict`` calls the hooks of ``cls`` reach (directly or through
     methods of ``self``), with the hook each runs under."""
     out: list[LogCall] = []
-    complete = True
+    complete = _closed(inference, cls)
     for name in facts.LOG_DEFAULTS:
         h = hook(inference, cls, name)
         if h is not None:
             complete = _log_calls(inference, cls, h.node, h.owner.module, name, 0, set(), out) and complete
     return Logged(tuple(out), complete)
+
+
+#: the qualified-name prefixes of bases that define no hook that logs (besides Lightning's own classes)
+_SILENT_BASES = ("builtins.", "abc.", "typing.", "torch.nn.")
+
+
+def _closed(inference: Inference, cls: ClassRef) -> bool:
+    """Whether every class of ``cls``'s MRO is analysed source, one of Lightning's classes or a
+    base that logs nothing (``object``, ``ABC``, ``torch.nn.Module``): no hook of a package's
+    class this analysis does not read can log a key."""
+    def compute() -> bool:
+        for klass in inference.mro(cls):
+            for base in klass.node.bases:
+                values = inference.ev(base, Ctx(klass.module))
+                if not values or not all(_silent_base(v) for v in values):
+                    return False
+        return True
+
+    return _bounded(inference, compute, False)
+
+
+def _silent_base(v: Value) -> bool:
+    if isinstance(v, ClassRef):
+        return True
+    return isinstance(v, QualRef) and (facts.pytorch_class(v.qualname) is not None or v.qualname.startswith(_SILENT_BASES))
 
 
 def _log_calls(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo, hook_name: str, depth: int, seen: set[int], out: list[LogCall]) -> bool:
@@ -504,12 +529,15 @@ def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
 class Scheduler:
     """A learning-rate scheduler ``configure_optimizers`` returns: the ``monitor`` it is given
     (None: none; ``monitor_known`` False: not a literal), whether it is a ``ReduceLROnPlateau``
-    (None: not known)."""
+    (None: not known), and its config's ``interval`` and ``strict`` (None: not a literal;
+    Lightning's defaults ``"epoch"`` and True where not given, ``core/optimizer.py:277-297``)."""
 
     node: ast.AST
     monitor: str | None
     monitor_known: bool
     plateau: bool | None
+    interval: str | None = "epoch"
+    strict: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -610,8 +638,17 @@ def _scheduler(inference: Inference, func: ast.AST, node: ast.AST, monitor: str 
         flag = entries.get("reduce_on_plateau")
         if flag is not None:
             plateau = flag.value if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
-        return Scheduler(value, text, own_known, plateau)
+        interval = _literal(entries.get("interval"), str, "epoch")
+        strict = _literal(entries.get("strict"), bool, True)
+        return Scheduler(value, text, own_known, plateau, interval, strict)
     return Scheduler(value, monitor, known, _plateau(inference, value, m))
+
+
+def _literal(node: ast.AST | None, kind: type, default: T) -> T | None:
+    """A scheduler config entry's literal value (``default`` where absent, None where not a literal)."""
+    if node is None:
+        return default
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, kind) else None
 
 
 def _plateau(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> bool | None:

@@ -1,0 +1,270 @@
+"""PL002: ``ModelCheckpoint(monitor=K)``, ``EarlyStopping(monitor=K)`` or a ``ReduceLROnPlateau``
+scheduler's ``"monitor": K`` where no key the fitted LightningModule logs can be ``K``."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from fabric_lsp import facts
+from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
+from fabric_lsp.engine.program.lightning_modules import LightningClass, MonitorCallback
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import Instance, TrainerInst
+from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.pl002 import keys
+from fabric_lsp.rules.pl002.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.trainer_args import argument_values
+from fabric_lsp.rules.trainer_callbacks import Callbacks, monitor_alternatives
+
+PLATEAU = "ReduceLROnPlateau"
+#: kind → (Lightning's message for ``{key}``, where it raises)
+_RAISES = {
+    facts.MODEL_CHECKPOINT_CLASS: (
+        "MisconfigurationException: `ModelCheckpoint(monitor={key!r})` could not find the monitored key in the"
+        " returned metrics (once a validation loop has run)",
+        "lightning/pytorch/callbacks/model_checkpoint.py:579-587",
+    ),
+    facts.EARLY_STOPPING_CLASS: (
+        "RuntimeError: Early stopping conditioned on metric `{key}` which is not available",
+        "lightning/pytorch/callbacks/early_stopping.py:164-175",
+    ),
+    PLATEAU: (
+        "MisconfigurationException: ReduceLROnPlateau conditioned on metric {key} which is not available",
+        "lightning/pytorch/loops/training_epoch_loop.py:487-499",
+    ),
+}
+#: Trainer arguments that may stop `fit` before a training epoch (or a validation loop) ends, or
+#: move the `EarlyStopping` check to a validation that may not run → whether a value leaves the
+#: check certain (a limit of at least one batch, no step or time limit, validation every epoch)
+_LIMITS = {
+    "limit_train_batches": lambda v: _positive(v),
+    "limit_val_batches": lambda v: _positive(v),
+    "overfit_batches": lambda v: v is None or v == 0,
+    "max_steps": lambda v: v is None or v == -1,
+    "max_time": lambda v: v is None,
+    "val_check_interval": lambda v: v is None or v == 1.0,
+    "check_val_every_n_epoch": lambda v: v is None or v == 1,
+}
+
+
+def _positive(v: object) -> bool:
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
+
+
+#: ``Trainer.fit``'s positional parameters after ``model``
+_FIT_TRAIN, _FIT_VAL, _FIT_DATAMODULE = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """A key a check of ``fit`` monitors: ``certain`` where a missing key certainly raises."""
+
+    key: str
+    kind: str
+    node: ast.AST
+    module: ModuleInfo
+    certain: bool
+
+
+class PL002(Rule):
+    code = "PL002"
+    name = "monitored-metric-never-logged"
+    summary = SUMMARY
+    doc = DOC
+    valid = VALID
+    invalid = INVALID
+    keywords = (".fit(",)
+    prefilter = re.compile(r"\.fit\(")
+
+    def sites(self, model: SemanticModel) -> list[ast.AST]:
+        return list(model.method_calls("fit"))
+
+    def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
+        assert isinstance(site, ast.Call) and isinstance(site.func, ast.Attribute)
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
+            return None  # 1.x also took the metrics an `*_epoch_end` returned
+        classes, unknown = model.entry_point_classes(site)
+        if unknown or not classes or _metrics_written(model):
+            return None
+        logged = [model.logged(lc.cls) for lc in classes]
+        if not all(lg.complete for lg in logged):
+            return None
+        shared = _callback_monitors(model, site, classes)
+        for lc, lg in zip(classes, logged):
+            for m in shared + _scheduler_monitors(model, site, lc):
+                if keys.always_available(m.kind, m.key) or any(keys.may_give(c, m.key) for c in lg.calls):
+                    continue
+                certain = m.certain and all(not any(keys.may_give(c, m.key) for c in other.calls) for other in logged)
+                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), certain)
+        return None
+
+    def _verdict(self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool) -> Verdict:
+        text, where = _RAISES[m.kind]
+        verb = "raises" if certain else "may raise (on some paths)"
+        logged = ", ".join(f"`{n}`" for n in names[:8]) or "nothing"
+        hint = keys.closest(m.key, names)
+        message = (
+            f"`{m.key}` is monitored by {_what(m)} but no key `{lc.name}` logs can be it: `trainer.fit` {verb}"
+            f" {text.format(key=m.key)} ({where}). `{lc.name}` logs {logged}."
+            + (f" Did you mean `{hint}`?" if hint else "")
+        )
+        here = m.module is model.module
+        span = model.span(m.node) if here else model.span(site)
+        related = [Related(f"`{lc.name}` is fitted here", model.span(site), None)] if here else []
+        if not here:
+            related.append(Related(f"{_what(m)} is built here", m.module.span(m.node), m.module.path))
+        finding = self.finding(Certainty.CERTAIN if certain else Certainty.POSSIBLE, message, span, tuple(related), lightning=where)
+        return Verdict(self.code, span, finding, Explanation(f"**Monitored metric never logged** — {message}", (Located(message),), ()))
+
+
+def _what(m: Monitor) -> str:
+    return f"`{m.kind.rsplit('.', 1)[-1]}`" if m.kind != PLATEAU else "the `ReduceLROnPlateau` scheduler"
+
+
+#: a write to ``callback_metrics`` (what the monitors read): an item set, an update, a rebinding
+_WRITES_METRICS = re.compile(r"callback_metrics\s*(?:\[[^\]]*\]\s*=(?!=)|\.\s*(?:update|setdefault|__setitem__)\b|=(?!=))")
+
+
+def _metrics_written(model: SemanticModel) -> bool:
+    """Some module of the workspace may write ``trainer.callback_metrics`` itself."""
+    modules = [model.module, *model.other_modules_mentioning("callback_metrics")]
+    return any(_WRITES_METRICS.search(m.text) for m in modules)
+
+
+# -- the Trainer's callbacks -----------------------------------------------------------------------------
+def _trainers(model: SemanticModel, site: ast.Call) -> list[TrainerInst] | None:
+    assert isinstance(site.func, ast.Attribute)
+    insts = model.values(site.func.value)
+    if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):
+        return None
+    return insts  # type: ignore[return-value]
+
+
+def _callback_monitors(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> list[Monitor]:
+    """The keys the ``ModelCheckpoint``/``EarlyStopping`` callbacks of the fit's Trainer monitor."""
+    insts = _trainers(model, site)
+    if insts is None or any(model.hook(lc.cls, "configure_callbacks") is not None for lc in classes):
+        return []  # `configure_callbacks` replaces the Trainer's callbacks of the same type
+    alternatives: list[Callbacks] = []
+    for inst in insts:
+        assert inst.args is not None
+        alts = monitor_alternatives(model, inst.args.get("callbacks"), inst.args.open)
+        if alts is None:
+            return []
+        alternatives += alts
+    callbacks = {id(mc.call): mc for alt in alternatives for mc in alt.items}
+    out: list[Monitor] = []
+    for mc in callbacks.values():
+        everywhere = all(any(x.call is mc.call for x in alt.items) for alt in alternatives)
+        out += _callback_monitor(model, site, insts, classes, mc, everywhere)
+    return out
+
+
+def _callback_monitor(
+    model: SemanticModel, site: ast.Call, insts: list[TrainerInst], classes: list[LightningClass], mc: MonitorCallback, everywhere: bool
+) -> list[Monitor]:
+    """One monitor per key the callback's ``monitor`` may be (certain only where it is that key
+    on every path)."""
+    values = mc.argument("monitor")
+    if not values or not all(v is None or isinstance(v, str) for v in values):
+        return []
+    gate = _gate(mc, "save_top_k", 0) if mc.kind == facts.MODEL_CHECKPOINT_CLASS else _gate(mc, "strict", False)
+    reached = _callbacks_run(model, insts)
+    if gate is None or reached is None:
+        return []
+    certain = everywhere and len(values) == 1 and gate and reached
+    if mc.kind == facts.MODEL_CHECKPOINT_CLASS:
+        validation = _validation_runs(model, site, classes)
+        if validation is None:
+            return []  # without a validation loop `ModelCheckpoint` only warns
+        certain = certain and validation
+    return [Monitor(key, mc.kind, mc.call, model.module, certain) for key in values if isinstance(key, str)]
+
+
+def _gate(mc: MonitorCallback, name: str, off: object) -> bool | None:
+    """True: the argument never turns the check off; False: on some paths; None: on all, or not known."""
+    values = mc.argument(name)
+    if not values:
+        return None
+    on = [v for v in values if v != off or isinstance(v, bool) != isinstance(off, bool)]
+    return None if not on else len(on) == len(values)
+
+
+def _callbacks_run(model: SemanticModel, insts: list[TrainerInst]) -> bool | None:
+    """True: the callbacks check on every path of the Trainer (no ``fast_dev_run``, no limit that
+    may end ``fit`` first); False: on some; None: on none, or not known."""
+    runs = []
+    for inst in insts:
+        fast = argument_values(model, inst, "fast_dev_run", False)
+        if fast is None:
+            return None
+        runs += [not value or (isinstance(value, int) and not isinstance(value, bool) and value < 0) for value, _ in fast]
+    if not any(runs):
+        return None
+    return all(runs) and _unlimited(model, insts)
+
+
+def _unlimited(model: SemanticModel, insts: list[TrainerInst]) -> bool:
+    """No path of the Trainer sets a limit that may end ``fit`` (or skip validation) first."""
+    for inst in insts:
+        for name, neutral in _LIMITS.items():
+            values = argument_values(model, inst, name, None)
+            if values is None or not all(neutral(v) for v, _ in values):
+                return False
+    return True
+
+
+def _validation_runs(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> bool | None:
+    """True: every class has a ``validation_step`` and validation data is certainly given; False:
+    it may run; None: no class validates (``ModelCheckpoint`` then only warns)."""
+    steps = [model.hook(lc.cls, "validation_step") is not None for lc in classes]
+    if not any(steps):
+        return None
+    return all(steps) and all(_validation_data(model, site, lc) for lc in classes)
+
+
+def _validation_data(model: SemanticModel, site: ast.Call, lc: LightningClass) -> bool:
+    """Validation batches are certainly given: ``val_dataloaders``, a datamodule (also as the second
+    argument) with ``val_dataloader``, or the module's own ``val_dataloader``."""
+    given = _fit_argument(site, "val_dataloaders", _FIT_VAL)
+    if given is not None and not (isinstance(given, ast.Constant) and given.value is None):
+        return True
+    if model.hook(lc.cls, "val_dataloader") is not None:
+        return True
+    for name, index in (("datamodule", _FIT_DATAMODULE), ("train_dataloaders", _FIT_TRAIN)):
+        expr = _fit_argument(site, name, index)
+        values = model.values(expr) if expr is not None else []
+        if values and all(isinstance(v, Instance) and model.hook(v.cls, "val_dataloader") is not None for v in values):
+            return True
+    return False
+
+
+def _fit_argument(site: ast.Call, name: str, index: int) -> ast.expr | None:
+    if len(site.args) > index and not any(isinstance(a, ast.Starred) for a in site.args[: index + 1]):
+        return site.args[index]
+    return next((k.value for k in site.keywords if k.arg == name), None)
+
+
+# -- the module's schedulers ------------------------------------------------------------------------------
+def _scheduler_monitors(model: SemanticModel, site: ast.Call, lc: LightningClass) -> list[Monitor]:
+    """The keys ``ReduceLROnPlateau`` schedulers of ``configure_optimizers`` monitor at the end of
+    each training epoch (under automatic optimisation only: ``training_epoch_loop.py:475``)."""
+    automatic = model.automatic_optimization(lc.cls)
+    configs = model.configure_optimizers(lc.cls)
+    if automatic is False or not configs:
+        return []
+    hook = model.hook(lc.cls, "configure_optimizers")
+    assert hook is not None
+    insts = _trainers(model, site)
+    trainer_certain = insts is not None and _unlimited(model, insts)
+    out: list[Monitor] = []
+    for config in configs:
+        for s in config.schedulers or ():
+            if s.plateau is True and s.monitor is not None and s.monitor_known and s.interval == "epoch" and s.strict is not False:
+                certain = automatic is True and len(configs) == 1 and s.strict is True and trainer_certain
+                out.append(Monitor(s.monitor, PLATEAU, s.node, hook.owner.module, certain))
+    return out
+

@@ -1,0 +1,164 @@
+"""PL002 beyond its examples: Lightning's key rules, when each check is reached, what makes the
+logged keys unknown (silent), and the certainty of each finding."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fabric_lsp.engine.analyzer import Analyzer
+from fabric_lsp.engine.findings import Severity
+from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.rules import RULES_BY_CODE
+
+PL002 = RULES_BY_CODE["PL002"]
+HEAD = """
+import argparse
+import lightning as L
+import torch
+from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
+
+train, val = object(), object()
+"""
+MODULE = """
+class Model(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        self.log("train_loss", 1.0, on_step=True, on_epoch=True)
+        return 1.0
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val_loss", 1.0)
+"""
+
+
+def pl002(body: str, module: str = MODULE, version: str | None = None):
+    source = HEAD + textwrap.dedent(module) + textwrap.dedent(body)
+    analyzer = Analyzer(Workspace(), [PL002], lightning_version=version)
+    return [f for f in analyzer.analyze(source, None) if f.code == "PL002"]
+
+
+def severities(body: str, module: str = MODULE, version: str | None = None) -> list[Severity]:
+    return [f.severity for f in pl002(body, module, version)]
+
+
+def fit(callbacks: str, trainer_args: str = "", fit_args: str = "train, val") -> str:
+    return f"trainer = L.Trainer({trainer_args}callbacks=[{callbacks}])\ntrainer.fit(Model(), {fit_args})\n"
+
+
+def test_a_checkpoint_monitor_nobody_logs_quotes_lightning_and_offers_the_closest_key():
+    (f,) = pl002(fit('ModelCheckpoint(monitor="val_los")'))
+    assert f.severity is Severity.ERROR
+    assert "could not find the monitored key" in f.message and "Did you mean `val_loss`?" in f.message
+    assert f.lightning == "lightning/pytorch/callbacks/model_checkpoint.py:579-587"
+    assert f.span.start.line == HEAD.count("\n") + MODULE.count("\n") and f.fix is None
+
+
+def test_lightning_key_rules():
+    # training_step logs on_step and on_epoch: train_loss, train_loss_step, train_loss_epoch exist
+    for key in ("train_loss", "train_loss_step", "train_loss_epoch", "val_loss"):
+        assert severities(fit(f'EarlyStopping(monitor="{key}")')) == [], key
+    # an evaluation hook never gives a `_step` name; val_loss is not forked at all
+    for key in ("val_loss_step", "val_loss_epoch", "train_acc"):
+        assert severities(fit(f'EarlyStopping(monitor="{key}")')) == [Severity.ERROR], key
+    assert severities(fit('EarlyStopping(monitor="val_loss/dataloader_idx_1")')) == []
+    # "epoch"/"step" are ModelCheckpoint candidates, not EarlyStopping's
+    assert severities(fit('ModelCheckpoint(monitor="step")')) == []
+    assert severities(fit('EarlyStopping(monitor="epoch")')) == [Severity.ERROR]
+
+
+def test_a_validation_key_logged_without_on_epoch_is_never_a_callback_metric():
+    module = MODULE.replace('self.log("val_loss", 1.0)', 'self.log("val_loss", 1.0, on_step=True, on_epoch=False)')
+    assert severities(fit('EarlyStopping(monitor="val_loss")'), module) == [Severity.ERROR]
+
+
+def test_model_checkpoint_raises_only_once_a_validation_loop_ran():
+    no_validation = MODULE.replace("def validation_step", "def other_step")
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")'), no_validation) == []  # it only warns
+    # validation data not certainly given (no val loader, no datamodule seen): possible
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="train")) == [Severity.WARNING]
+    datamodule = MODULE + """
+class Data(L.LightningDataModule):
+    def val_dataloader(self):
+        return []
+"""
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="datamodule=Data()"), datamodule) == [Severity.ERROR]
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="Data()"), datamodule) == [Severity.ERROR]
+
+
+def test_what_turns_a_check_off_or_makes_it_possible():
+    assert severities(fit('ModelCheckpoint(monitor="val_acc", save_top_k=0)')) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc", strict=False)')) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")', "fast_dev_run=True, ")) == []
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")', "fast_dev_run=2, ")) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")', "max_steps=100, ")) == [Severity.WARNING]
+    assert severities(fit('EarlyStopping(monitor="val_acc")', "limit_val_batches=1, max_epochs=3, ")) == [Severity.ERROR]
+    flag = "parser = argparse.ArgumentParser()\nparser.add_argument('--debug', action='store_true')\nargs = parser.parse_args()\n"
+    assert severities(flag + fit('EarlyStopping(monitor="val_acc")', "fast_dev_run=args.debug, ")) == [Severity.WARNING]
+
+
+def test_keys_that_may_be_logged_keep_it_silent():
+    fstring = MODULE.replace('self.log("val_loss", 1.0)', 'self.log(f"val_{self.name}", 1.0)')
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), fstring) == []
+    handed = MODULE.replace('self.log("val_loss", 1.0)', "log_all(self)")
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), handed) == []
+    unknown_dict = MODULE.replace('self.log("val_loss", 1.0)', "self.log_dict(self.metrics())")
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), unknown_dict) == []
+    literal_dict = MODULE.replace('self.log("val_loss", 1.0)', 'self.log_dict({"val_loss": 1.0, "val_acc": 2.0})')
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), literal_dict) == []
+    assert severities(fit('EarlyStopping(monitor="val_f1")'), literal_dict) == [Severity.ERROR]
+    helper = MODULE.replace('self.log("val_loss", 1.0)', "self._log_metrics()") + '\n    def _log_metrics(self):\n        self.log("val_acc", 1.0)\n'
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), helper) == []
+
+
+def test_a_base_class_this_analysis_does_not_read_keeps_it_silent():
+    mixin = "from somewhere import LoggingMixin\n" + MODULE.replace("(L.LightningModule)", "(L.LightningModule, LoggingMixin)")
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), mixin) == []
+    external = "from somewhere import Base\n" + MODULE.replace("(L.LightningModule)", "(Base)")
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), external) == []
+
+
+def test_callbacks_that_log_and_writes_to_callback_metrics_keep_it_silent():
+    logging_cb = MODULE + """
+class Extra(Callback):
+    def on_validation_epoch_end(self, trainer, pl_module):
+        pl_module.log("val_acc", 1.0)
+"""
+    assert severities(fit('Extra(), EarlyStopping(monitor="val_acc")'), logging_cb) == []
+    quiet_cb = MODULE + """
+class Quiet(Callback):
+    def on_validation_epoch_end(self, trainer, pl_module):
+        print(trainer.current_epoch)
+"""
+    assert severities(fit('Quiet(), EarlyStopping(monitor="val_acc")'), quiet_cb) == [Severity.ERROR]
+    assert severities('trainer0 = None  # reads callback_metrics\n' + fit('EarlyStopping(monitor="val_acc")')) == [Severity.ERROR]
+    writes = 'def hook(trainer):\n    trainer.callback_metrics["val_acc"] = 1.0\n'
+    assert severities(writes + fit('EarlyStopping(monitor="val_acc")')) == []
+    replaces = MODULE + "\n    def configure_callbacks(self):\n        return []\n"
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), replaces) == []
+
+
+def test_unknown_model_or_callbacks_are_silent():
+    assert severities('trainer = L.Trainer(callbacks=[EarlyStopping(monitor="val_acc")])\ntrainer.fit(make_model())\n') == []
+    assert severities('cbs = load()\ntrainer = L.Trainer(callbacks=cbs + [EarlyStopping(monitor="val_acc")])\ntrainer.fit(Model())\n') == []
+    assert severities('trainer = L.Trainer(callbacks=[EarlyStopping(monitor=args.monitor)])\ntrainer.fit(Model())\n') == []
+
+
+def test_plateau_schedulers():
+    plateau = MODULE + """
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "monitor": "val_acc"%s}}
+"""
+    (f,) = pl002("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", plateau % "")
+    assert f.severity is Severity.ERROR and "ReduceLROnPlateau conditioned on metric val_acc" in f.message
+    assert f.lightning.startswith("lightning/pytorch/loops/training_epoch_loop.py")
+    for extra in (', "strict": False', ', "interval": "step"'):
+        assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", plateau % extra) == [], extra
+    manual = (plateau % "").replace("    def training_step", "    automatic_optimization = False\n\n    def training_step")
+    assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", manual) == []
+    logged = (plateau % "").replace('"monitor": "val_acc"', '"monitor": "val_loss"')
+    assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", logged) == []
+
+
+def test_lightning_1x_is_not_judged():
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), version="1.9.5") == []

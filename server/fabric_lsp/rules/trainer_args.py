@@ -1,0 +1,26 @@
+"""What the Trainer rules read of a ``Trainer(...)``'s arguments, as the evaluator gives them."""
+
+from __future__ import annotations
+
+from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
+from fabric_lsp.engine.semantic.model import SemanticModel
+
+
+def trainer_constants(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
+    """The values of the Trainer argument ``name`` with their paths (None: not all known; the
+    default where it is certainly not given)."""
+    assert inst.args is not None
+    arg = inst.args.get(name)
+    if arg is None:
+        return None if inst.args.open else [(default, paths.EMPTY)]
+    expr, ctx = arg
+    inf = model.inference
+    inf.start()
+    try:
+        values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
+    except (BudgetExceeded, RecursionError):
+        return None
+    if not values or not all(isinstance(v, Const) for v in values):
+        return None
+    return [(v.value, paths.path_of(v)) for v in values if isinstance(v, Const)]

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from fabric_lsp.engine.analyzer import Analyzer
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.workspace.workspace import Workspace

@@ -104,7 +104,7 @@ def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, chec
     none = [(None, paths.EMPTY)]
     clips = (trainer_constants(model, inst, "gradient_clip_val", None) or [(_UNKNOWN, paths.EMPTY)]) if manual else none
     accs = (trainer_constants(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)]) if manual else [(1, paths.EMPTY)]
-    strategies = strategy_alternatives(model, inst) if several not in ("no", None) else [(False, paths.EMPTY)]
+    strategies = strategy_alternatives(model, inst) if several != "no" else [(False, paths.EMPTY)]
     out: list[object] = []
     for (clip, p1), (acc, p2), (strategy, p3) in product(clips, accs, strategies):
         if _merged(inst.args.path if inst.args else paths.EMPTY, p1, p2, p3) is None:
@@ -131,11 +131,11 @@ def _outcome(cls: ClassRef, inst: TrainerInst, manual: bool, clip: object, acc: 
             return _UNKNOWN
         if acc != 1:
             return Failure("accumulate", acc, cls, inst)
-    if several is None or strategy == _UNKNOWN:
-        return _UNKNOWN
-    if several != "no" and isinstance(strategy, str):
-        return Failure("deepspeed", strategy, cls, inst, certain=several == "all")
-    return _OK
+    if not isinstance(strategy, str) or several == "no":
+        return _OK if strategy is False or several == "no" else _UNKNOWN
+    if strategy == _UNKNOWN or several is None:
+        return _UNKNOWN  # (a DeepSpeed strategy, but how many optimizers is not known)
+    return Failure("deepspeed", strategy, cls, inst, certain=several == "all")
 
 
 def _number(v: object) -> bool:

@@ -174,3 +174,13 @@ def test_one_optimizer_and_one_scheduler_under_deepspeed_is_silent():
 def test_deepspeed_is_reported_from_2_0():
     assert fit(TWO, 'L.Trainer(strategy="deepspeed")')
     assert pl003(TWO + '\nL.Trainer(strategy="deepspeed").fit(Model())\n', version="1.9.5") == []
+
+
+def test_a_partial_and_a_kwargs_dict_are_followed():
+    assert severities("import functools\n" + MANUAL, "functools.partial(L.Trainer, gradient_clip_val=1.0)(max_epochs=1)") == [Severity.ERROR]
+    assert severities(MANUAL + "\nkw = dict(gradient_clip_val=1.0)\n", "L.Trainer(**kw)") == [Severity.ERROR]
+
+
+def test_a_trainer_subclass_whose_arguments_are_not_known_is_silent():
+    sub = "\nclass MyTrainer(L.Trainer):\n    def __init__(self, cfg):\n        super().__init__(**cfg)\n"
+    assert fit(MANUAL + sub, "MyTrainer(load())") == []

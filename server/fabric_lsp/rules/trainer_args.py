@@ -1,4 +1,4 @@
-"""What the Trainer rules read of a ``Trainer(...)``'s arguments, as the evaluator gives them."""
+"""A ``Trainer(...)``'s arguments as the evaluator gives them, one path at a time (for the PL rules)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
-def trainer_constants(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
-    """The values of the Trainer argument ``name`` with their paths (None: not all known; the
-    default where it is certainly not given)."""
+def argument_values(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
+    """The values of the Trainer argument ``name`` with their paths: ``default`` where it is not
+    given; None where some value is not a constant (or ``**kwargs`` may give it)."""
     assert inst.args is not None
     arg = inst.args.get(name)
     if arg is None:

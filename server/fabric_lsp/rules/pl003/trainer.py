@@ -28,7 +28,7 @@ from fabric_lsp.engine.python.values import (
     Value,
 )
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.trainer_args import trainer_constants
+from fabric_lsp.rules.trainer_args import argument_values
 
 _VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
 CLIP = (
@@ -102,8 +102,8 @@ def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, chec
     if not manual and several == "no":
         return [_OK]
     none = [(None, paths.EMPTY)]
-    clips = (trainer_constants(model, inst, "gradient_clip_val", None) or [(_UNKNOWN, paths.EMPTY)]) if manual else none
-    accs = (trainer_constants(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)]) if manual else [(1, paths.EMPTY)]
+    clips = (argument_values(model, inst, "gradient_clip_val", None) or [(_UNKNOWN, paths.EMPTY)]) if manual else none
+    accs = (argument_values(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)]) if manual else [(1, paths.EMPTY)]
     strategies = strategy_alternatives(model, inst) if several != "no" else [(False, paths.EMPTY)]
     out: list[object] = []
     for (clip, p1), (acc, p2), (strategy, p3) in product(clips, accs, strategies):

@@ -16,14 +16,13 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.python import paths
-from fabric_lsp.engine.python.values import Const, TrainerInst
+from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.pl004.rule import _caught
 from fabric_lsp.rules.pl005.callbacks import Callbacks, Checkpoint, callback_alternatives
 from fabric_lsp.rules.pl005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl005.fitted import Fitted, fitted
-from fabric_lsp.rules.trainer_args import trainer_constants
 
 _CONNECTOR = "lightning/pytorch/trainer/connectors/checkpoint_connector.py"
 _METHODS = ("test", "validate", "predict")
@@ -156,8 +155,8 @@ def _model_callbacks(model: SemanticModel) -> bool:
 
 def _outcomes(model: SemanticModel, inst: TrainerInst, fit: Fitted) -> list[str] | None:
     assert inst.args is not None
-    enables = trainer_constants(model, inst, "enable_checkpointing", True)
-    fast = trainer_constants(model, inst, "fast_dev_run", False)
+    enables = _constants(model, inst, "enable_checkpointing", True)
+    fast = _constants(model, inst, "fast_dev_run", False)
     callbacks = callback_alternatives(model, inst.args.get("callbacks"), inst.args.open)
     if enables is None or fast is None or callbacks is None:
         return None
@@ -193,3 +192,21 @@ def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted) -> list[s
     if fit is not Fitted.YES or first.save_top_k is None:
         return [_UNKNOWN]
     return ["top_k" if k == 0 and not isinstance(k, bool) else _OK for k in first.save_top_k]
+
+
+def _constants(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
+    """The values of the Trainer argument ``name`` with their paths (None: not all known)."""
+    assert inst.args is not None
+    arg = inst.args.get(name)
+    if arg is None:
+        return None if inst.args.open else [(default, paths.EMPTY)]
+    expr, ctx = arg
+    inf = model.inference
+    inf.start()
+    try:
+        values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
+    except (BudgetExceeded, RecursionError):
+        return None
+    if not values or not all(isinstance(v, Const) for v in values):
+        return None
+    return [(v.value, paths.path_of(v)) for v in values if isinstance(v, Const)]

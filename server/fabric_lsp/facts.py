@@ -1559,3 +1559,19 @@ TRAINER_CONNECTOR_LINES = {
     "start_method": "lightning/pytorch/strategies/launchers/multiprocessing.py:79",
     "cuda_devices": "lightning/pytorch/accelerators/cuda.py:94",
 }
+
+# --------------------------------------------------------------------------------------------------
+# The Trainer's optimisation contract (PL003's Trainer half)
+# --------------------------------------------------------------------------------------------------
+
+#: The Trainer's ``DeepSpeedStrategy`` (``lightning/pytorch/strategies/deepspeed.py``), every import path.
+TRAINER_DEEPSPEED_CLASSES = tuple(
+    f"{package}.{tail}"
+    for package in ("lightning.pytorch", "pytorch_lightning")
+    for tail in ("strategies.DeepSpeedStrategy", "strategies.deepspeed.DeepSpeedStrategy")
+)
+#: The Trainer's registry names that build a ``DeepSpeedStrategy`` (compared lower-cased).
+TRAINER_DEEPSPEED_NAMES = frozenset(n for n, (c, _) in TRAINER_STRATEGY_REGISTRY.items() if c == "DeepSpeedStrategy")
+#: ``__verify_manual_optimization_support`` (``gradient_clip_val > 0``, ``accumulate_grad_batches
+#: != 1`` under manual optimisation) is in ``trainer/configuration_validator.py`` since 1.4.0.
+MANUAL_OPTIMIZATION_CHECKS_SINCE = (1, 4)

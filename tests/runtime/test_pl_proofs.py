@@ -84,7 +84,6 @@ CASES = [
             " Remove `Trainer(gradient_clip_val=1.0)` or switch to automatic optimization."
         ),
         "trainer/configuration_validator.py:123-124",
-        gap="PL003 does not read the Trainer's arguments yet (gradient_clip_val, accumulate_grad_batches)",
     ),
     Case(
         "PL003",
@@ -113,7 +112,6 @@ CASES = [
         "deepspeed_two_optimizers",
         _exact("MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."),
         "strategies/deepspeed.py:482-484",
-        gap="PL003 does not read the Trainer's strategy yet (several optimizers under DeepSpeed)",
     ),
     # PL004: API removed in 2.0
     Case("PL004", "training_epoch_end", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),

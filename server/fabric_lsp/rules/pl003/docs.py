@@ -5,7 +5,7 @@ from __future__ import annotations
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.rule import Example
 
-SUMMARY = "A LightningModule that optimises in a way `trainer.fit` refuses: `optimizer_idx` in `training_step`, several optimizers under automatic optimisation"
+SUMMARY = "A LightningModule that optimises in a way `trainer.fit` refuses: `optimizer_idx` in `training_step`, several optimizers under automatic optimisation or DeepSpeed, automatic clipping or accumulation under manual optimisation"
 
 DOC = '''
 ## What it does
@@ -18,14 +18,38 @@ Flags the LightningModules whose optimisation `trainer.fit` refuses before the f
   keeps automatic optimisation (`automatic_optimization` not set to `False` anywhere in the
   class or its user bases).
 
-It is an **error** where a `trainer.fit(model)` call certainly runs the class (the model followed
+And the `trainer.fit(model)` calls whose Trainer refuses how the model optimises:
+
+- a module that sets `self.automatic_optimization = False`, fit by a Trainer with
+  `gradient_clip_val` greater than 0 (`None` and `0` do not clip) or with
+  `accumulate_grad_batches` other than 1;
+- a `configure_optimizers` that gives several optimizers or several learning-rate schedulers,
+  fit by a DeepSpeed Trainer: `strategy="deepspeed"` and the other DeepSpeed names of the
+  Trainer's registry (`"deepspeed_stage_1"` … `"deepspeed_stage_3_offload_nvme"`), a
+  `DeepSpeedStrategy(...)` or a subclass of it. (Several optimizers under automatic optimisation
+  fail before, and are reported at `configure_optimizers`.)
+
+The Trainer is followed from the call's receiver to its `Trainer(...)` (through assignments,
+factories, other modules); each path through its arguments counts. The call is an **error** where
+every Trainer it may run on and every model it may fit fail (a literal argument on every path), a
+**warning** where some do (a flag that chooses `gradient_clip_val` or the strategy). Nothing where
+an argument is not known on any path (a value from the command line, `**config`, a Trainer from
+another package's factory), where it is not given (`gradient_clip_val=None`,
+`accumulate_grad_batches=1` and `strategy="auto"` are the defaults: `"auto"` never picks DeepSpeed),
+or where the DeepSpeed config may name an `"optimizer"` (`DeepSpeedStrategy(config=...)` other than
+a literal dict without one: then Lightning never calls `configure_optimizers`). A
+`PL_DEEPSPEED_CONFIG_PATH` variable holding such a config is not seen.
+
+At the module, it is an **error** where a `trainer.fit(model)` call certainly runs the class (the model followed
 through assignments, factories and other modules) and every `return` of `configure_optimizers`
 gives several optimizers; a **warning** where `fit` may run it (on some paths, or no entry point
 of the class is seen at all: a LightningModule is written to be fit), or only some `return`s give
 several optimizers. Nothing where the entry points seen on the class are only
 `validate`/`test`/`predict` (they never call `configure_optimizers`), where the number of
 optimizers or `automatic_optimization` is not known, or where the analysed environment's
-Lightning is older than 2.0 (1.x optimised several optimizers itself).
+Lightning is older than 2.0 (1.x optimised several optimizers itself). The Trainer's checks:
+the manual-optimisation ones exist since 1.4.0 (`trainer/configuration_validator.py` there too);
+DeepSpeed's is reported from 2.0 (1.x raised it as well, under automatic optimisation too).
 
 ## Why is this bad?
 The run fails at the start of `fit`, after the data, the model and the processes are set up —
@@ -42,6 +66,14 @@ optimizer_idx)`).
   manual optimization. Set `self.automatic_optimization = False`, then access your optimizers in
   `training_step` with `opt1, opt2, ... = self.optimizers()`.`
   (`lightning/pytorch/core/optimizer.py:358-363`)
+- clipping under manual optimisation — `MisconfigurationException: Automatic gradient clipping is
+  not supported for manual optimization. Remove `Trainer(gradient_clip_val=1.0)` or switch to
+  automatic optimization.` (`lightning/pytorch/trainer/configuration_validator.py:122-127`)
+- accumulation under manual optimisation — `MisconfigurationException: Automatic gradient
+  accumulation is not supported for manual optimization. Remove `Trainer(accumulate_grad_batches=4)`
+  or switch to automatic optimization.` (`lightning/pytorch/trainer/configuration_validator.py:128-133`)
+- DeepSpeed — `MisconfigurationException: DeepSpeed currently only supports single optimizer,
+  single optional scheduler.` (`lightning/pytorch/strategies/deepspeed.py:482-485`)
 
 ## Example
 ```python
@@ -51,6 +83,18 @@ class GAN(L.LightningModule):
 
     def configure_optimizers(self):
         return [Adam(self.generator.parameters()), Adam(self.discriminator.parameters())]
+
+
+
+class ManualGAN(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+    ...
+
+
+L.Trainer(gradient_clip_val=1.0).fit(ManualGAN())  # the Trainer clips under automatic optimisation only
+L.Trainer(strategy="deepspeed").fit(ManualGAN())  # if ManualGAN returns two optimizers
 ```
 
 ## Use instead
@@ -66,14 +110,23 @@ class GAN(L.LightningModule):
 
     def configure_optimizers(self):
         return [Adam(self.generator.parameters()), Adam(self.discriminator.parameters())]
+
+
+    # clip in `training_step`: `self.clip_gradients(g_opt, gradient_clip_val=1.0)`
+
+
+L.Trainer().fit(GAN())
 ```
 
 ## Fix safety
 No automatic fix: moving to manual optimisation means writing the steps (`manual_backward`,
-`step`, `zero_grad` for each optimizer), which only the author can do.
+`step`, `zero_grad` for each optimizer), which only the author can do; under manual optimisation,
+clipping and accumulation move into `training_step` (`self.clip_gradients`, stepping every N
+batches), and DeepSpeed needs one optimizer (or another strategy).
 
 ## Which strategies
-Every strategy and configuration: the checks are the module's, made by `fit` on every Trainer.
+The module's checks: every strategy and configuration (`fit` makes them on every Trainer). The
+clipping and accumulation checks: every strategy. Several optimizers or schedulers: DeepSpeed.
 '''
 
 _MODULE = """
@@ -133,6 +186,23 @@ VALID = [
         ),
     ),
     Example(
+        "manual optimisation fit by a Trainer that does not clip (gradient_clip_val=0)",
+        _module(
+            """
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            "\nL.Trainer(gradient_clip_val=0, accumulate_grad_batches=1).fit(GAN())\n",
+        ),
+    ),
+    Example(
         "automatic_optimization as a class attribute",
         _module(
             """
@@ -168,6 +238,56 @@ INVALID = [
         return [Adam(self.g.parameters()), Adam(self.d.parameters())]
 """,
             "\nL.Trainer().fit(GAN())\n",
+        ),
+        severity=Severity.ERROR,
+    ),
+    Example(
+        "manual optimisation fit by a Trainer that clips",
+        _module(
+            """
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            "\ntrainer = L.Trainer(max_epochs=1, gradient_clip_val=1.0)\ntrainer.fit(GAN())\n",
+        ),
+        severity=Severity.ERROR,
+    ),
+    Example(
+        "manual optimisation, a Trainer that clips when a flag is set",
+        _module(
+            """
+    automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            "\nL.Trainer(gradient_clip_val=0.5 if args.clip else None).fit(GAN())\n",
+        ),
+        severity=Severity.WARNING,
+    ),
+    Example(
+        "two optimizers under DeepSpeed (manual optimisation)",
+        _module(
+            """
+    automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        g_opt, d_opt = self.optimizers()
+
+    def configure_optimizers(self):
+        return [Adam(self.g.parameters()), Adam(self.d.parameters())]
+""",
+            '\nL.Trainer(strategy="deepspeed_stage_2").fit(GAN())\n',
         ),
         severity=Severity.ERROR,
     ),

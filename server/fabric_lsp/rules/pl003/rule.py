@@ -20,6 +20,7 @@ from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.entry_points import entry_point_related
+from fabric_lsp.rules.pl003 import trainer
 from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
 
 _OPTIMIZER = "lightning/pytorch/core/optimizer.py"
@@ -44,8 +45,8 @@ class PL003(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = ("training_step", "configure_optimizers")
-    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b")
+    keywords = ("training_step", "configure_optimizers", ".fit(")
+    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.fit\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         out: list[ast.AST] = []
@@ -53,9 +54,12 @@ class PL003(Rule):
             if lc.base != facts.LIGHTNING_MODULE_CLASS:
                 continue
             out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in ("training_step", "configure_optimizers")]
+        out += model.method_calls("fit")  # the Trainer half: what the Trainer of the call refuses
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
+        if isinstance(site, ast.Call):
+            return self._trainer(model, site, ctx)
         assert isinstance(site, FUNC_TYPES)
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # Lightning 1.x optimised several optimizers itself, with `optimizer_idx`
@@ -101,6 +105,26 @@ class PL003(Rule):
         )
         return self._verdict(model, model.span(several[0].node), certainty, message, related, _SEVERAL_WHERE)
 
+    def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
+        """``trainer.fit(model)`` whose Trainer refuses how the model optimises (``trainer.py``)."""
+        checks = trainer.checks_of(ctx.lightning_version)
+        if not (checks.manual or checks.deepspeed):
+            return None
+        classes, unknown = model.entry_point_classes(call)
+        if not classes:
+            return None
+        outcomes = trainer.fit_outcomes(model, call, [lc.cls for lc in classes], checks)
+        failures = [o for o in outcomes if isinstance(o, trainer.Failure)]
+        if not failures:
+            return None
+        certain = not unknown and len(failures) == len(outcomes) and all(f.certain for f in failures)
+        certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
+        first = failures[0]
+        text, where, argument = trainer.FAILURES[first.kind]
+        verb = "raises" if certain else "may raise (on some paths)"
+        message = f"`{model.segment(call.func)}(...)` {verb} {text.format(value=first.value)} ({where}): {_why(model, first)}."
+        return self._verdict(model, model.span(call), certainty, message, _trainer_related(model, first, argument), where)
+
     def _verdict(self, model: SemanticModel, span: Span, certainty: Certainty, message: str, related: tuple[Related, ...], where: str) -> Verdict:
         finding = self.finding(certainty, message, span, related, lightning=where)
         return Verdict(self.code, span, finding, Explanation(f"**Optimisation contract** — {message}", (Located(message),), ()))
@@ -127,6 +151,39 @@ def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related,
     certain = [e for e in fits if e.every and not e.conditional]
     related = tuple(entry_point_related(model, e) for e in (certain or fits)[:3])
     return (Certainty.CERTAIN if certain else Certainty.POSSIBLE), related
+
+
+def _why(model: SemanticModel, f: trainer.Failure) -> str:
+    if f.kind == "deepspeed":
+        return f"`{f.cls.name}.configure_optimizers` returns {_how_many(model, f.cls)} and the Trainer's strategy is {f.value}"
+    _, _, argument = trainer.FAILURES[f.kind]
+    return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value}`"
+
+
+def _how_many(model: SemanticModel, cls: ClassRef) -> str:
+    for c in model.configure_optimizers(cls) or []:
+        if c.optimizers is not None and c.optimizers > 1:
+            return f"{c.optimizers} optimizers"
+        if c.schedulers is not None and len(c.schedulers) > 1:
+            return f"{len(c.schedulers)} schedulers"
+    return "several optimizers or schedulers"
+
+
+def _trainer_related(model: SemanticModel, f: trainer.Failure, argument: str) -> tuple[Related, ...]:
+    out: list[Related] = []
+    given = f.inst.args.get(argument) if f.inst.args is not None else None
+    if given is not None:
+        expr, ctx = given
+        out.append(Related(f"`{argument}` is given here", ctx.module.span(expr), None if ctx.module is model.module else ctx.module.path))
+    elif f.inst.origin is not None:
+        origin = f.inst.origin
+        out.append(Related("the Trainer is built here", origin.span, None if origin.path == model.path else origin.path))
+    if f.kind == "deepspeed":
+        configs = model.configure_optimizers(f.cls) or []
+        if configs:
+            m = f.cls.module
+            out.append(Related("`configure_optimizers` returns here", m.span(configs[0].node), None if m is model.module else m.path))
+    return tuple(out)
 
 
 def _fit_raises(certainty: Certainty) -> str:

@@ -1,0 +1,255 @@
+"""PL003's Trainer half: what the Trainer of a ``trainer.fit(model)`` call refuses of how the model
+optimises — automatic clipping or accumulation under manual optimisation
+(``trainer/configuration_validator.py``), several optimizers or schedulers under DeepSpeed
+(``strategies/deepspeed.py``).
+
+Each (LightningModule class, Trainer alternative, consistent path through its arguments) gives an
+outcome, in the order Lightning checks: ``gradient_clip_val``, ``accumulate_grad_batches`` (at the
+start of ``fit``), then DeepSpeed's ``_init_optimizers`` (when the strategy is set up)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from itertools import product
+
+from fabric_lsp import facts
+from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.modules import FUNC_TYPES
+from fabric_lsp.engine.python.values import (
+    BudgetExceeded,
+    ClassRef,
+    Const,
+    Ctx,
+    Instance,
+    QualRef,
+    TrainerInst,
+    Unknown,
+    Value,
+)
+from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.trainer_args import argument_values
+
+_VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
+CLIP = (
+    "MisconfigurationException: Automatic gradient clipping is not supported for manual optimization."
+    " Remove `Trainer(gradient_clip_val={value})` or switch to automatic optimization."
+)
+ACCUMULATE = (
+    "MisconfigurationException: Automatic gradient accumulation is not supported for manual optimization."
+    " Remove `Trainer(accumulate_grad_batches={value})` or switch to automatic optimization."
+)
+DEEPSPEED = "MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."
+#: failure → (Lightning's message, where it is raised, the Trainer argument it reads)
+FAILURES = {
+    "clip": (CLIP, f"{_VALIDATOR}:122-127", "gradient_clip_val"),
+    "accumulate": (ACCUMULATE, f"{_VALIDATOR}:128-133", "accumulate_grad_batches"),
+    "deepspeed": (DEEPSPEED, "lightning/pytorch/strategies/deepspeed.py:482-485", "strategy"),
+}
+#: what a subclass of ``DeepSpeedStrategy`` may override to configure the optimizers otherwise
+_DEEPSPEED_OVERRIDES = frozenset(
+    {"__init__", "setup", "config", "_init_optimizers", "init_deepspeed", "_initialize_deepspeed_train", "_setup_model_and_optimizer", "_load_config"}
+)
+_TRAINER_STRATEGY_PREFIXES = ("lightning.pytorch.strategies.", "pytorch_lightning.strategies.")
+_UNKNOWN = "unknown"
+_OK = "ok"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One way the ``fit`` call fails: ``kind`` a key of :data:`FAILURES`, ``value`` the argument's
+    value (``gradient_clip_val``, ``accumulate_grad_batches``) or how the strategy is written;
+    ``certain`` False where only some ``return`` of ``configure_optimizers`` gives several."""
+
+    kind: str
+    value: object
+    cls: ClassRef
+    inst: TrainerInst
+    certain: bool = True
+
+
+@dataclass(frozen=True)
+class Checks:
+    manual: bool  # the manual-optimisation checks of the analysed version
+    deepspeed: bool  # DeepSpeed's check (reported from 2.0: 1.x also took several optimizers automatically)
+
+
+def checks_of(version: str | None) -> Checks:
+    v = facts.version_tuple(version or facts.LATEST_LIGHTNING)
+    return Checks(v >= facts.MANUAL_OPTIMIZATION_CHECKS_SINCE, facts.has_feature("removed_1x_api", version))
+
+
+def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], checks: Checks) -> list[object]:
+    """The outcomes of ``call`` (a ``Failure``, ``"ok"`` or ``"unknown"``), one per class, Trainer
+    alternative and consistent path."""
+    assert isinstance(call.func, ast.Attribute)
+    insts = model.values(call.func.value)
+    out: list[object] = []
+    for cls, inst in product(classes, insts or [Unknown()]):
+        if not isinstance(inst, TrainerInst) or inst.args is None:
+            out.append(_UNKNOWN)
+            continue
+        out += _class_outcomes(model, cls, inst, checks)
+    return out
+
+
+def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, checks: Checks) -> list[object]:
+    auto = model.automatic_optimization(cls)
+    if auto is None:
+        return [_UNKNOWN]
+    manual = checks.manual and not auto
+    several = several_for_deepspeed(model, cls, auto) if checks.deepspeed else "no"
+    if not manual and several == "no":
+        return [_OK]
+    none = [(None, paths.EMPTY)]
+    clips = (argument_values(model, inst, "gradient_clip_val", None) or [(_UNKNOWN, paths.EMPTY)]) if manual else none
+    accs = (argument_values(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)]) if manual else [(1, paths.EMPTY)]
+    strategies = strategy_alternatives(model, inst) if several != "no" else [(False, paths.EMPTY)]
+    out: list[object] = []
+    for (clip, p1), (acc, p2), (strategy, p3) in product(clips, accs, strategies):
+        if _merged(inst.args.path if inst.args else paths.EMPTY, p1, p2, p3) is None:
+            continue
+        out.append(_outcome(cls, inst, manual, clip, acc, strategy, several))
+    return out or [_UNKNOWN]
+
+
+def _merged(*parts: frozenset) -> frozenset | None:
+    path: frozenset | None = paths.EMPTY
+    for p in parts:
+        path = paths.merge(path, p) if path is not None else None
+    return path
+
+
+def _outcome(cls: ClassRef, inst: TrainerInst, manual: bool, clip: object, acc: object, strategy: object, several: str | None) -> object:
+    """What ``fit`` does on one path, in Lightning's order (the validator, then the strategy's setup)."""
+    if manual:
+        if clip == _UNKNOWN or not (clip is None or _number(clip)):
+            return _UNKNOWN  # not a number: `Trainer(...)` raises TypeError first, or not known
+        if clip is not None and clip > 0:  # type: ignore[operator]
+            return Failure("clip", clip, cls, inst)
+        if acc == _UNKNOWN or not _integer(acc):
+            return _UNKNOWN
+        if acc != 1:
+            return Failure("accumulate", acc, cls, inst)
+    if not isinstance(strategy, str) or several == "no":
+        return _OK if strategy is False or several == "no" else _UNKNOWN
+    if strategy == _UNKNOWN or several is None:
+        return _UNKNOWN  # (a DeepSpeed strategy, but how many optimizers is not known)
+    return Failure("deepspeed", strategy, cls, inst, certain=several == "all")
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _integer(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# -- the class: several optimizers or schedulers ------------------------------------------------------
+def several_for_deepspeed(model: SemanticModel, cls: ClassRef, auto: bool) -> str | None:
+    """Whether ``configure_optimizers`` gives DeepSpeed several optimizers or several schedulers:
+    ``"all"`` on every ``return``, ``"some"`` on some, ``"no"``, None where not known. Several
+    optimizers under automatic optimisation, and ``optimizer_idx``, fail before (PL003's other
+    verdicts): they count as "no"."""
+    step = model.hook(cls, "training_step")
+    if step is not None and _has_optimizer_idx(step.node):
+        return "no"
+    configs = model.configure_optimizers(cls)
+    if configs is None:
+        return None
+    states = [_several(c.optimizers, c.schedulers, auto) for c in configs]
+    if states and all(s is True for s in states):
+        return "all"
+    if any(s is True for s in states):
+        return "some"
+    return None if any(s is None for s in states) else "no"
+
+
+def _several(optimizers: int | None, schedulers: tuple | None, auto: bool) -> bool | None:
+    if optimizers is None:
+        return None
+    if optimizers > 1:
+        return not auto  # automatic: core/optimizer.py refuses several optimizers first
+    if schedulers is None:
+        return None
+    return len(schedulers) > 1
+
+
+def _has_optimizer_idx(func: ast.AST) -> bool:
+    args = getattr(func, "args", None)
+    return args is not None and any(a.arg == "optimizer_idx" for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+
+# -- the Trainer's strategy ----------------------------------------------------------------------------
+def strategy_alternatives(model: SemanticModel, inst: TrainerInst) -> list[tuple[object, frozenset]]:
+    """The Trainer's ``strategy`` on each path: how a DeepSpeed strategy is written (a string),
+    False for another strategy (``"auto"`` never picks DeepSpeed), ``"unknown"``."""
+    assert inst.args is not None
+    arg = inst.args.get("strategy")
+    if arg is None:
+        return [(_UNKNOWN if inst.args.open else False, paths.EMPTY)]
+    expr, ctx = arg
+    inf = model.inference
+    inf.start()
+    try:
+        values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
+        return [(_deepspeed(model, v, expr, ctx), paths.path_of(v)) for v in values] or [(_UNKNOWN, paths.EMPTY)]
+    except (BudgetExceeded, RecursionError):
+        return [(_UNKNOWN, paths.EMPTY)]
+
+
+def _deepspeed(model: SemanticModel, v: Value, expr: ast.AST, ctx: Ctx) -> object:
+    if isinstance(v, Const):
+        if not isinstance(v.value, str):
+            return _UNKNOWN
+        return f'`strategy="{v.value}"`' if v.value.lower() in facts.TRAINER_DEEPSPEED_NAMES else False
+    if isinstance(v, Instance) and v.call is not None:
+        base = _strategy_base(model, v.cls)
+        if base is None or base is _UNKNOWN:
+            return _UNKNOWN
+        if base not in facts.TRAINER_DEEPSPEED_CLASSES:
+            return False
+        return f"`{v.cls.name}(...)` (a `DeepSpeedStrategy`)" if _config_without_optimizer(v.call) else _UNKNOWN
+    if isinstance(v, Unknown) and isinstance(expr, ast.Call):
+        names = [q.qualname for q in model.inference.ev(expr.func, ctx) if isinstance(q, QualRef)]
+        if len(names) != 1 or not names[0].startswith(_TRAINER_STRATEGY_PREFIXES):
+            return _UNKNOWN
+        if names[0] not in facts.TRAINER_DEEPSPEED_CLASSES:
+            return False
+        return "`DeepSpeedStrategy(...)`" if _config_without_optimizer(expr) else _UNKNOWN
+    return _UNKNOWN
+
+
+def _strategy_base(model: SemanticModel, cls: ClassRef) -> str | None:
+    """The Trainer strategy class a user class derives from (None: none seen; ``"unknown"`` where
+    the class overrides what configures DeepSpeed's optimizers)."""
+    inf = model.inference
+    for klass in inf.mro(cls):
+        if any(isinstance(f, (*FUNC_TYPES, ast.Assign)) and _name(f) in _DEEPSPEED_OVERRIDES for f in klass.node.body):
+            return _UNKNOWN
+        for b in klass.node.bases:
+            for q in inf.ev(b, Ctx(klass.module)):
+                if isinstance(q, QualRef) and q.qualname.startswith(_TRAINER_STRATEGY_PREFIXES):
+                    return q.qualname
+    return None
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Assign):
+        return next((t.id for t in node.targets if isinstance(t, ast.Name)), None)
+    return getattr(node, "name", None)
+
+
+def _config_without_optimizer(call: ast.Call) -> bool:
+    """The constructor call certainly gives no DeepSpeed config with an ``"optimizer"`` entry
+    (with one, ``configure_optimizers`` is never called, ``strategies/deepspeed.py:497``)."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > 3:
+        return False
+    config = next((k.value for k in call.keywords if k.arg == "config"), None)
+    if config is None or (isinstance(config, ast.Constant) and config.value is None):
+        return True
+    if not isinstance(config, ast.Dict):
+        return False
+    keys = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in config.keys]
+    return None not in keys and "optimizer" not in keys

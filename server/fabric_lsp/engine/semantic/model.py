@@ -35,7 +35,7 @@ from fabric_lsp.engine.program.model_methods import (
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import ClassRef, FabricInst, Instance, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, FabricInst, Instance, StrategyChoice, Unknown, Value
 from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -165,8 +165,14 @@ class SemanticModel:
         """What Lightning makes of ``fabric`` on each path and kind of machine the code can
         choose: strategy, accelerator, devices, processes, precision, launcher — or the error
         ``Fabric(...)`` raises (see :mod:`fabric_lsp.engine.lightning.configurations`); in a notebook, on
-        those machines in a notebook."""
-        return scenarios(self.inference, fabric, self.interactive)
+        those machines in a notebook. Evaluated under a budget of its own: what an earlier
+        evaluation spent (or a deadline it let pass) never decides them; where this one runs out,
+        the Fabric's configuration is unknown."""
+        self.inference.start()
+        try:
+            return scenarios(self.inference, fabric, self.interactive)
+        except (BudgetExceeded, RecursionError):
+            return [Scenario(None, None, unknown=("the evaluator's budget ran out on its arguments",))]
 
     # -- ranks and launch ----------------------------------------------------------------------
     def rank_guard(self, node: ast.AST) -> RankGuard | None:

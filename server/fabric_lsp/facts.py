@@ -154,6 +154,19 @@ def is_trainer_class(qualname: str) -> bool:
     return pytorch_class(qualname) == TRAINER_CLASS
 
 
+_TRAINER_STRATEGY_PACKAGES = ("lightning.pytorch.strategies.", "pytorch_lightning.strategies.")
+
+
+def trainer_strategy_kind(qualname: str) -> Kind | None:
+    """The kind of one of the Trainer's strategy classes (``lightning.pytorch.strategies.DDPStrategy``,
+    any spelling): that of Fabric's class of the same name (the Trainer's connector reads the
+    class by name, :data:`TRAINER_STRATEGY_CLASS_FACTS`)."""
+    if not qualname.startswith(_TRAINER_STRATEGY_PACKAGES):
+        return None
+    name = qualname.rsplit(".", 1)[-1]
+    return strategy_kind_of_class_name(name) if name in TRAINER_STRATEGY_CLASS_FACTS else None
+
+
 #: The Trainer's entry points, each with the LightningModule hooks removed in 2.0.0 that it
 #: refuses (``NotImplementedError``, ``trainer/configuration_validator.py:76-89`` for ``fit``,
 #: ``:108-116`` for ``validate``/``test``); ``predict`` checks none.

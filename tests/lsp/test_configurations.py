@@ -152,3 +152,30 @@ async def test_inlay_hints_asked_right_after_an_edit_describe_the_new_version(cl
     )
     got = await _hints(client, uri, edited)  # no wait: the server answers once this version is analysed
     assert [h.label for h in got] == ["DDPStrategy · CPU ×2 · 2 processes · 32-true · subprocess script"]
+
+
+TRAINER = (
+    "import argparse\n"
+    "import lightning as L\n"
+    "parser = argparse.ArgumentParser()\n"
+    'parser.add_argument("--fsdp", action="store_true")\n'
+    "args = parser.parse_args()\n"
+    'trainer = L.Trainer(accelerator="cpu", devices=2, strategy="fsdp" if args.fsdp else "ddp")\n'
+    'single = L.Trainer(accelerator="cpu", devices=1)\n'
+    "trainer.fit(model)\n"
+)
+
+
+@pytest.mark.asyncio
+async def test_a_trainer_shows_its_configurations_as_a_fabric_does(client: LanguageClient, tmp_path):
+    uri = _open(client, tmp_path / "train.py", TRAINER)
+    hints = await _hints(client, uri, TRAINER)
+    lines = TRAINER.splitlines()
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (5, len(lines[5]), "2 configurations"),
+        (6, len(lines[6]), "SingleDeviceStrategy · CPU · 1 process · 32-true"),
+    ]
+    value = await _hover(client, uri, 7, 2)  # `trainer` in `trainer.fit(model)`
+    assert "`Trainer` (train.py:6): 2 configurations" in value
+    assert 'strategy: `DDPStrategy` — strategy="ddp" (train.py:6)' in value
+    assert "`Trainer(...)` raises `ValueError`: The strategy `fsdp` requires a GPU accelerator" in value

@@ -92,3 +92,19 @@ def test_strategy_arguments_not_known_statically_are_marked():
     )
     value = _analysis(source).hover(Pos(2, 1))
     assert "strategy: `FSDPStrategy` (use_orig_params=?, sharding_strategy='HYBRID_SHARD')" in value
+
+
+def test_a_trainer_is_resolved_by_the_trainer_connector_on_each_path():
+    source = (
+        "import lightning.pytorch as pl\n"
+        "import pytorch_lightning\n"
+        'a = pl.Trainer(accelerator="gpu", devices=4, precision="bf16-mixed")\n'
+        'b = pytorch_lightning.Trainer(accelerator="cpu", strategy="fsdp")\n'
+        "c = pl.Trainer(strategy=pick())\n"
+    )
+    analysis = _analysis(source)
+    labels = [h.label for h in analysis.hints()]
+    assert labels[0] == "DDPStrategy · CUDA ×4 · 4 processes · bf16-mixed · subprocess script"
+    assert labels[1] == "raises ValueError on CPU"
+    assert labels[2] == "not known statically"
+    assert "`Trainer(...)` raises" in analysis.hover(Pos(3, 1))

@@ -1,4 +1,4 @@
-"""From a ``Fabric(...)`` the evaluator followed to what Lightning makes of it: the bridge between
+"""From a ``Fabric(...)`` (or a ``Trainer(...)``) the evaluator followed to what Lightning makes of it: the bridge between
 abstract argument values (:class:`~fabric_lsp.engine.python.values.ArgumentSet`) and the Lightning adapter
 (:mod:`fabric_lsp.engine.lightning.connector`), which needs plain values.
 
@@ -9,7 +9,8 @@ it (``"cuda"``/``"gpu"`` → a CUDA machine with 8 devices, ``"tpu"`` → 8 TPU 
 (never a TPU machine: code written without a TPU in mind is not judged as if it ran on one).
 Code that runs in a notebook (``interactive``) is resolved on the same machines in a notebook/REPL.
 An argument whose value is not known makes an *unknown* scenario, which rules treat as "may be
-anything": never an error, at most a warning or a hint.
+anything": never an error, at most a warning or a hint. A ``Trainer(...)``'s scenarios are made
+the same way and resolved by the Trainer's connector (:mod:`fabric_lsp.engine.lightning.trainer`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import ast
 import dataclasses
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning import connector as lightning
+from fabric_lsp.engine.lightning import trainer as trainer_connector
 from fabric_lsp.engine.python import conditions, paths
 from fabric_lsp.engine.python.values import (
     AcceleratorInst,
@@ -34,6 +36,7 @@ from fabric_lsp.engine.python.values import (
     QualRef,
     Seq,
     StrategyInst,
+    TrainerInst,
     Unknown,
     Value,
     short,
@@ -70,7 +73,7 @@ class Scenario:
     """One configuration of a Fabric on one kind of machine. ``outcome`` is None when some
     argument is not known (``unknown`` says which and why)."""
 
-    args: lightning.FabricArgs | None
+    args: lightning.FabricArgs | None  # the arguments as the code gives them (a Trainer's too: the same names)
     outcome: lightning.Outcome | None
     #: argument name → where the value of this scenario was written
     origins: tuple[tuple[str, Origin], ...] = ()
@@ -124,7 +127,27 @@ def scenarios(ev: Evaluator, fabric: FabricInst, interactive: bool = False) -> l
     return scenarios_of(ev, fabric.args, interactive)
 
 
-def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) -> list[Scenario]:
+def trainer_scenarios(ev: Evaluator, trainer: TrainerInst, interactive: bool = False) -> list[Scenario]:
+    """What ``trainer`` can be, as :func:`scenarios` for a Fabric, resolved by the Trainer's
+    connector (its ``outcome`` a :class:`~fabric_lsp.engine.lightning.trainer.TrainerOutcome`)."""
+    if trainer.args is None:
+        return [Scenario(None, None, unknown=("a Trainer known only by its type",))]
+    return scenarios_of(ev, trainer.args, interactive, _resolve_trainer)
+
+
+def _resolve_fabric(values: dict[str, Any], host: lightning.Host) -> lightning.Outcome:
+    return lightning.resolve(lightning.FabricArgs(**values), host)
+
+
+def _resolve_trainer(values: dict[str, Any], host: lightning.Host) -> lightning.Outcome:
+    return trainer_connector.resolve(trainer_connector.TrainerArgs(**values), host)
+
+
+#: one combination of values on one machine → what the connector makes of it
+Resolver = Callable[[dict[str, Any], lightning.Host], lightning.Outcome]
+
+
+def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False, resolve: Resolver = _resolve_fabric) -> list[Scenario]:
     """One scenario per *feasible* combination of argument values (their paths agree: values
     the code chooses together go together) and machine."""
     per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
@@ -135,7 +158,7 @@ def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False) ->
         values = tuple((c.value if not isinstance(c.value, (list, dict)) else repr(c.value), c.unknown, c.assumed) for c in combo)
         if _seen(values, seen):
             continue
-        out += _resolved(combo, interactive)
+        out += _resolved(combo, interactive, resolve)
         if len(out) >= MAX_SCENARIOS:
             break
     return out[:MAX_SCENARIOS]
@@ -294,19 +317,19 @@ def _enum_member(values: list[Value]) -> str | None:
     return ".".join(parts[-2:]) if len(parts) == 3 and parts[1] == facts.FSDP_SHARDING_ENUM else None
 
 
-def _resolved(combo: tuple[_Choice, ...], interactive: bool = False) -> list[Scenario]:
+def _resolved(combo: tuple[_Choice, ...], interactive: bool, resolve: Resolver) -> list[Scenario]:
     origins = tuple((c.name, c.origin) for c in combo if c.written and c.origin is not None)
     unknown = tuple(c.unknown for c in combo if c.unknown)
     if unknown:
         return [Scenario(None, None, origins, unknown, tuple((c.name, c.label) for c in combo if c.label), tuple(c.name for c in combo if c.assumed))]
     values = {c.name: c.value for c in combo}
-    args = lightning.FabricArgs(**values)
     labels = tuple((c.name, c.label) for c in combo if c.label)
     assumed = tuple(c.name for c in combo if c.assumed)
     hosts = _sized(_hosts(values["accelerator"], values["strategy"]), values["devices"])
     if interactive:
         hosts = tuple(dataclasses.replace(h, interactive=True) for h in hosts)
-    return [Scenario(args, lightning.resolve(args, host), origins, labels=labels, assumed=assumed) for host in hosts]
+    args = lightning.FabricArgs(**values)
+    return [Scenario(args, resolve(values, host), origins, labels=labels, assumed=assumed) for host in hosts]
 
 
 def _hosts(accelerator: Any, strategy: Any) -> tuple[lightning.Host, ...]:

@@ -890,7 +890,7 @@ class Inference:
             return fabric_args.trainer_instances(self, node, ctx, origin)
         if pytorch == facts.LIGHTNING_CLI_CLASS:
             return [Unknown("a `LightningCLI`: its `.trainer` is built by LightningCLI from the command line/config")]
-        kind = facts.strategy_kind_of_class(q)
+        kind = facts.strategy_kind_of_class(q) or facts.trainer_strategy_kind(q)
         if kind is not None:
             name = q.rsplit(".", 1)[-1]
             return [StrategyInst(kind, name, origin, call=node, ctx=ctx, base=name)]

@@ -648,7 +648,7 @@ def _literal(node: ast.AST | None, kind: type, default: T) -> T | None:
     """A scheduler config entry's literal value (``default`` where absent, None where not a literal)."""
     if node is None:
         return default
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, kind) else None
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, kind) else None  # type: ignore[return-value]
 
 
 def _plateau(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> bool | None:

@@ -1,5 +1,5 @@
-"""The configuration model made visible (rule-free): what Lightning makes of a ``Fabric(...)`` on
-each configuration the code can choose, for hover and inlay hints.
+"""The configuration model made visible (rule-free): what Lightning makes of a ``Fabric(...)`` or a
+``Trainer(...)`` on each configuration the code can choose, for hover and inlay hints.
 
 It reads :class:`~fabric_lsp.engine.lightning.configurations.Scenario` as the semantic model gives it
 (:meth:`~fabric_lsp.engine.semantic.model.SemanticModel.scenarios`) and never computes one itself: each
@@ -18,7 +18,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Pos
 from fabric_lsp.engine.lightning import connector as lightning
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.python.values import FabricInst, Origin, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 #: configurations listed in one hover; the rest are counted
@@ -123,24 +123,26 @@ def _where(origin: Origin | None, document: str | None) -> str:
     return f" ({os.path.basename(path) if path else 'this file'}:{origin.span.start.line + 1})"
 
 
-def _scenario_lines(s: Scenario, document: str | None) -> list[str]:
+def _scenario_lines(s: Scenario, document: str | None, built: str = "Fabric") -> list[str]:
     out = s.outcome
     if out is None:
         return [f"   - not known statically: {'; '.join(s.unknown) or 'an argument fabric-lsp cannot follow'}"]
     if out.error is not None:
         written = ", ".join(f"{label}{_where(s.origin(name), document)}" for name, label in s.labels)
-        return [f"   - `Fabric(...)` raises `{out.error.type}`: {out.error.message}", f"   - from: {written or 'the defaults'}"]
+        return [f"   - `{built}(...)` raises `{out.error.type}`: {out.error.message}", f"   - from: {written or 'the defaults'}"]
     return [f"   - {st.name}: {st.value} — {st.source}{_where(st.origin, document)}" for st in settings(s)]
 
 
-def describe_fabric(fabric: FabricInst, scenarios: list[Scenario], document: str | None) -> str:
-    """Markdown: every configuration of ``fabric``, each setting with where its value came from."""
+def describe_fabric(fabric: FabricInst | TrainerInst, scenarios: list[Scenario], document: str | None) -> str:
+    """Markdown: every configuration of ``fabric`` (or of a Trainer), each setting with where its
+    value came from."""
     n = len(scenarios)
     head = f"**`{fabric.class_name}`{_where(fabric.origin, document)}: {n} configuration{'s' if n != 1 else ''}**"
+    built = "Trainer" if isinstance(fabric, TrainerInst) else "Fabric"
     lines = [head, ""]
     for i, s in enumerate(scenarios[:MAX_LISTED], 1):
         lines.append(f"{i}. {summary(s)}")
-        lines += _scenario_lines(s, document)
+        lines += _scenario_lines(s, document, built)
     if n > MAX_LISTED:
         lines.append(f"\n… and {n - MAX_LISTED} more")
     return "\n".join(lines)
@@ -153,7 +155,7 @@ def _target(model: SemanticModel, node: ast.AST) -> ast.AST | None:
     """The expression whose Fabric hover describes: a ``Fabric(...)`` construction (the call, or
     the class name in it), a name or attribute chain (``fabric``, ``self.fabric``; the receiver of
     ``fabric.launch``)."""
-    constructions = model.fabric_constructions()
+    constructions = model.fabric_constructions() + model.trainer_constructions()
     parent = model.module.parents.get(node)
     if isinstance(parent, ast.Call) and parent.func is node and parent in constructions:
         return parent
@@ -183,13 +185,16 @@ def hover_at(model: SemanticModel, pos: Pos) -> str | None:
         return None
     # the evaluator's answer only (no jedi look-up: hover asks at every name the cursor rests on)
     fabrics = [v for v in model.values(target) if isinstance(v, FabricInst) and v.args is not None]
-    if not fabrics:
+    trainers = [v for v in model.values(target) if isinstance(v, TrainerInst) and v.args is not None]
+    if not fabrics and not trainers:
         return None
-    return "\n\n".join(describe_fabric(f, model.scenarios(f), model.path) for f in fabrics)
+    described = [describe_fabric(f, model.scenarios(f), model.path) for f in fabrics]
+    described += [describe_fabric(t, model.trainer_scenarios(t), model.path) for t in trainers]
+    return "\n\n".join(described)
 
 
 def hints(model: SemanticModel) -> list[Hint]:
-    """One inlay hint after every ``Fabric(...)`` construction of the document."""
+    """One inlay hint after every ``Fabric(...)`` and ``Trainer(...)`` construction of the document."""
     out: list[Hint] = []
     lines = model.module.lines
     for call in model.fabric_constructions():
@@ -199,4 +204,9 @@ def hints(model: SemanticModel) -> list[Hint]:
             found = model.scenarios(fabric)
             out.append(Hint(lines.node_end(call), inlay_label(found), describe_fabric(fabric, found, model.path)))
             break
+    for call in model.trainer_constructions():
+        trainers = [v for v in model.values(call) if isinstance(v, TrainerInst) and v.args is not None]
+        if trainers:
+            found = [s for t in trainers for s in model.trainer_scenarios(t)]
+            out.append(Hint(lines.node_end(call), inlay_label(found), "\n\n".join(describe_fabric(t, model.trainer_scenarios(t), model.path) for t in trainers)))
     return out

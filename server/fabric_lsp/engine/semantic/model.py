@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp.engine.findings import Pos, Span
-from fabric_lsp.engine.lightning.configurations import Scenario, scenarios
+from fabric_lsp.engine.lightning.configurations import Scenario, scenarios, trainer_scenarios
 from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.program.constructions import (
@@ -35,7 +35,16 @@ from fabric_lsp.engine.program.model_methods import (
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, FabricInst, Instance, StrategyChoice, Unknown, Value
+from fabric_lsp.engine.python.values import (
+    BudgetExceeded,
+    ClassRef,
+    FabricInst,
+    Instance,
+    StrategyChoice,
+    TrainerInst,
+    Unknown,
+    Value,
+)
 from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -46,6 +55,15 @@ NOTEBOOK_SUFFIX = ".ipynb"
 
 #: jedi look-ups one analysis may make (the fallback for receivers the evaluator cannot follow)
 MAX_JEDI_LOOKUPS = 8
+
+
+#: why a scenario is unknown where its evaluation ran out of budget
+OUT_OF_BUDGET = "the evaluator's budget ran out on its arguments"
+
+
+def _called_name(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 class SemanticModel:
@@ -172,7 +190,35 @@ class SemanticModel:
         try:
             return scenarios(self.inference, fabric, self.interactive)
         except (BudgetExceeded, RecursionError):
-            return [Scenario(None, None, unknown=("the evaluator's budget ran out on its arguments",))]
+            return [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+
+    def trainer_scenarios(self, trainer: TrainerInst) -> list[Scenario]:
+        """What Lightning's Trainer connector makes of ``trainer`` on each path and kind of machine
+        the code can choose, as :meth:`scenarios` for a Fabric (its own budget too)."""
+        self.inference.start()
+        try:
+            return trainer_scenarios(self.inference, trainer, self.interactive)
+        except (BudgetExceeded, RecursionError):
+            return [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+
+    def trainer_constructions(self) -> list[ast.Call]:
+        """The calls of the document that build a Lightning ``Trainer`` (a project's subclass, a
+        partial of one): a call of a name ending in ``Trainer`` the evaluator makes a Trainer of."""
+        return list(self.asked_once(("trainer_constructions",), self._trainer_constructions))
+
+    def _trainer_constructions(self) -> list[ast.Call]:
+        tree = self.module.tree
+        if tree is None or "Trainer" not in self.module.text:
+            return []
+        out = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _called_name(node).endswith("Trainer") and self._builds_trainer(node):
+                out.append(node)
+        return sorted(out, key=lambda n: (n.lineno, n.col_offset))
+
+    def _builds_trainer(self, call: ast.Call) -> bool:
+        span = self.span(call)
+        return any(isinstance(v, TrainerInst) and v.origin is not None and v.origin.span == span for v in self.values(call))
 
     # -- ranks and launch ----------------------------------------------------------------------
     def rank_guard(self, node: ast.AST) -> RankGuard | None:

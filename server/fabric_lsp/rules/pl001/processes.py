@@ -1,11 +1,12 @@
-"""How many processes the Trainers that run a site start: the one place PL001 decides it.
+"""How many processes the Trainers that run a site start: the one place PL001 decides it, from
+the Trainer's configurations (:meth:`~fabric_lsp.engine.semantic.model.SemanticModel.trainer_scenarios`:
+one per path and kind of machine, resolved by the Trainer's connector).
 
-Until the Trainer's configurations are known by the evaluator, a ``Trainer(...)`` construction is
-read from its literal ``accelerator``, ``devices`` and ``num_nodes``: several processes are certain
-for ``num_nodes >= 2`` or an integer ``devices >= 2`` (a list of several devices too) with an
-explicit accelerator; one process for ``devices=1`` (and one node); anything else written
-literally (``"auto"``, the defaults) depends on the machine: possible. A value that is not a
-literal, or a Trainer that is not visible, is not known: nothing (as FAB002 does for a Fabric).
+Several processes are certain where every configuration that does not raise runs several
+(``num_nodes=2``, ``devices=2`` on each machine the accelerator means); possible where some do
+(``devices="auto"``: one CPU process, eight on a CUDA machine); nothing where every one runs one
+process, or where some configuration is not known (an argument the evaluator cannot follow, an
+assumed value, a Trainer known only by its type), as FAB002 does for a Fabric.
 """
 
 from __future__ import annotations
@@ -13,39 +14,24 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp.engine.findings import Certainty
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import TrainerInst
+from fabric_lsp.engine.semantic.model import SemanticModel
 
 
-def _literal(call: ast.Call, name: str) -> tuple[bool, object]:
-    """(known, value) of keyword ``name`` (absent: known, None)."""
-    for kw in call.keywords:
-        if kw.arg == name:
-            if isinstance(kw.value, ast.Constant):
-                return True, kw.value.value
-            if isinstance(kw.value, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in kw.value.elts):
-                return True, len(kw.value.elts)
-            return False, None
-        if kw.arg is None:
-            return False, None  # **kwargs
-    return True, None
-
-
-def trainer_processes(call: ast.Call) -> Certainty | None:
-    """CERTAIN: several processes on every machine; POSSIBLE: on some machines; None: one process
-    or not known."""
-    known_nodes, nodes = _literal(call, "num_nodes")
-    known_devices, devices = _literal(call, "devices")
-    known_accel, accel = _literal(call, "accelerator")
-    if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes >= 2:
-        return Certainty.CERTAIN
-    if not (known_nodes and known_devices and known_accel) or call.args:
+def trainer_processes(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> Certainty | None:
+    """CERTAIN: several processes on every configuration of the ``Trainer(...)`` call (written in
+    ``module``); POSSIBLE: on some; None: one process, or not known."""
+    values = model.values(call) if module is model.module else model.inference.evaluate(call, module)
+    insts = [v for v in values if isinstance(v, TrainerInst) and v.args is not None]
+    scenarios = [s for t in insts for s in model.trainer_scenarios(t)]
+    runs = [s for s in scenarios if s.outcome is None or s.outcome.error is None]
+    if not runs or any(s.outcome is None or s.assumed for s in runs):
+        return None  # a value not known statically: nothing, as FAB002 does for a Fabric
+    several = [s for s in runs if s.outcome is not None and s.outcome.world_size >= 2]
+    if not several:
         return None
-    if isinstance(devices, int) and not isinstance(devices, bool):
-        if devices == 1 or devices == 0:
-            return None
-        if devices >= 2 and accel not in (None, "auto"):
-            return Certainty.CERTAIN
-        return Certainty.POSSIBLE if devices >= 2 or devices == -1 else None
-    return Certainty.POSSIBLE if devices in (None, "auto", "-1") else None
+    return Certainty.CERTAIN if len(several) == len(runs) else Certainty.POSSIBLE
 
 
 def combined(certainties: list[Certainty | None]) -> Certainty | None:

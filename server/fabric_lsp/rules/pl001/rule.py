@@ -70,21 +70,25 @@ def _is_trainer_call(node: ast.AST) -> bool:
     return (isinstance(func, ast.Name) and func.id == "Trainer") or (isinstance(func, ast.Attribute) and func.attr == "Trainer")
 
 
-def _constructions(module: ModuleInfo, receiver: ast.AST) -> list[ast.Call]:
+#: a ``Trainer(...)`` construction and the module it is written in
+Built = tuple[ast.Call, ModuleInfo]
+
+
+def _constructions(module: ModuleInfo, receiver: ast.AST) -> list[Built]:
     """The ``name = Trainer(...)`` assignments of the name ``receiver`` in its module."""
     if not isinstance(receiver, ast.Name) or module.tree is None:
         return []
-    out: list[ast.Call] = []
+    out: list[Built] = []
     for node in ast.walk(module.tree):
         assigned = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_trainer_call(node.value)
         if assigned and any(isinstance(t, ast.Name) and t.id == receiver.id for t in node.targets):  # type: ignore[attr-defined]
-            out.append(node.value)  # type: ignore[attr-defined]
+            out.append((node.value, module))  # type: ignore[attr-defined]
     return out
 
 
-def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[ast.Call]:
+def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[Built]:
     """The ``Trainer(callbacks=[...])`` constructions of the workspace naming the callback class."""
-    out: list[ast.Call] = []
+    out: list[Built] = []
     for module in [model.module, *model.other_modules_mentioning(cls.name)]:
         if module.tree is None:
             continue
@@ -93,7 +97,7 @@ def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[ast.Call
                 assert isinstance(node, ast.Call)
                 given = [kw.value for kw in node.keywords if kw.arg == "callbacks"]
                 if any(cls.name in module.segment(v) for v in given):
-                    out.append(node)
+                    out.append((node, module))
     return out
 
 
@@ -103,7 +107,7 @@ def _trainer_of(node: ast.AST) -> ast.AST:
     return rcv.value if isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" else rcv
 
 
-def trainers_running(model: SemanticModel, node: ast.AST) -> list[ast.Call] | None:
+def trainers_running(model: SemanticModel, node: ast.AST) -> list[Built] | None:
     """The ``Trainer(...)`` constructions that may run ``node`` (None: some are not visible)."""
     cls = _class_of(model.module, node)
     if cls is None:
@@ -115,7 +119,7 @@ def trainers_running(model: SemanticModel, node: ast.AST) -> list[ast.Call] | No
         return _callback_trainers(model, cls) or None
     if lc.base != facts.LIGHTNING_MODULE_CLASS:
         return None
-    found: list[ast.Call] = []
+    found: list[Built] = []
     for ep in model.entry_points(lc.cls):
         built = _constructions(ep.module, ep.call.func.value) if isinstance(ep.call.func, ast.Attribute) else []
         if not built:
@@ -124,7 +128,7 @@ def trainers_running(model: SemanticModel, node: ast.AST) -> list[ast.Call] | No
     return found or None
 
 
-def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: list[ast.Call]) -> bool:
+def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: list[Built]) -> bool:
     """A site of the script, outside the hooks: before ``fit`` the process group does not exist
     (``barrier``, ``broadcast``, ``log_dir`` do nothing); after it, under a spawning strategy, only
     the launching process runs the script."""
@@ -132,7 +136,7 @@ def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: li
         return False
     if not _after_an_entry_point(model, node):
         return True
-    return any(_may_spawn(kw.value) for call in trainers for kw in call.keywords if kw.arg == "strategy")
+    return any(_may_spawn(kw.value) for call, _ in trainers for kw in call.keywords if kw.arg == "strategy")
 
 
 def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
@@ -192,7 +196,7 @@ class PL001(Rule):
         trainers = trainers_running(model, node)
         if trainers is None or _after_spawn_or_before_fit(model, node, trainers):
             return None
-        certainty = combined([trainer_processes(t) for t in trainers])
+        certainty = combined([trainer_processes(model, call, module) for call, module in trainers])
         if certainty is None:
             return None
         return Verdict(self.code, model.span(node), self._finding(model, node, what, describe_guard(guard), certainty))

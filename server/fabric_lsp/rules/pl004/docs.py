@@ -36,7 +36,10 @@ Nothing is reported where the failing statement is in a `try` whose handler catc
 (`TypeError`, `AttributeError`, `Exception` or a bare `except`): a compatibility shim for 1.x and
 2.x expects it, and so does a test's `with pytest.raises(TypeError):` (or `self.assertRaises`).
 
-Where the analysed environment has an older Lightning installed (or `lightning-version` says so),
+Where the analysed Lightning is older — the `lightning-version` setting, else the version installed
+in the analysed environment, else the newest release the project's requirements allow
+(`requirements*.txt`, `pyproject.toml`, `setup.py`/`setup.cfg`, a conda environment file: a
+project pinning `pytorch-lightning==1.9.5` is judged as 1.9.5) —
 only what that version rejects is reported: nothing before 2.0 for the hooks and the flags,
 nothing before 2.1 for `load_from_checkpoint`.
 

@@ -8,7 +8,10 @@ files, in this order: ``pyproject.toml`` (``[project] dependencies`` and
 list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requires``),
 ``environment.yml``/``environment.yaml`` and other conda files at the root (``env*.yml``, ``conda*.yml``,
 ``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
-``pip:`` section). The distributions: ``lightning``, ``pytorch-lightning``, ``lightning-fabric``.
+``pip:`` section). Where none of them names Lightning, the README's install instructions
+(``pip install pytorch-lightning==1.7.2``) or, failing those, the release its prose names first
+("requires PyTorch Lightning 1.4.4"). The distributions: ``lightning``, ``pytorch-lightning``,
+``lightning-fabric``.
 
 The declared version is the newest release the specifiers allow, as a fresh ``pip install``
 would pick today (an unpinned requirement: the newest the rules know). When several requirements
@@ -331,18 +334,55 @@ def from_environment_yml(root: str) -> Iterator[Found]:
                 yield found
 
 
+#: the README files read where no requirement file names Lightning
+_READMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
+#: a requirement written in a README: ``pip install pytorch-lightning==1.7.2``, ``lightning>=2.1``
+_README_REQUIREMENT = re.compile(
+    r"(?<![\w.\-/])(?:pytorch[-_]lightning|lightning[-_]fabric|lightning)\s*(?:==|~=|>=|<=|<|>)\s*\d[\w.*]*"
+    r"(?:\s*,\s*(?:==|~=|>=|<=|<|>)\s*\d[\w.*]*)*",
+    re.IGNORECASE,
+)
+#: prose naming a release: "PyTorch Lightning 1.4.4", "pytorch-lightning v1.6"
+_README_RELEASE = re.compile(r"pytorch[ _-]lightning\s*(?:version\s*)?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+
+
+def from_readme(root: str) -> Iterator[Found]:
+    """The requirements a README's install instructions write, else the release its prose names."""
+    for name in _READMES:
+        text = _read(os.path.join(root, name))
+        if not text:
+            continue
+        written = [lightning_requirement(m.group(0).replace(" ", ""), name) for m in _README_REQUIREMENT.finditer(text)]
+        found = [f for f in written if f is not None]
+        if not found:
+            releases = [m.group(1) for m in _README_RELEASE.finditer(text)]
+            found = [f for f in (lightning_requirement(f"pytorch-lightning=={_release(r)}", name) for r in releases[:1]) if f is not None]
+        yield from found
+        return
+
+
+def _release(version: str) -> str:
+    """``1.4.4`` as written; ``1.6`` as any of its patches (``1.6.*``)."""
+    return version if version.count(".") >= 2 else version + ".*"
+
+
 SOURCES = (from_pyproject, from_requirements, from_setup_py, from_setup_cfg, from_environment_yml)
 
 
 def read_declared(root: str) -> Declared | None:
-    """The version the project at ``root`` declares, reading its files now."""
+    """The version the project at ``root`` declares, reading its files now (a README only where
+    no requirement file names Lightning)."""
     found: list[Found] = []
     for source in SOURCES:
-        try:
-            found.extend(source(root))
-        except (OSError, ValueError, RecursionError, InvalidSpecifier):
-            continue
-    return decide(found)
+        found.extend(_found(source, root))
+    return decide(found or list(_found(from_readme, root)))
+
+
+def _found(source, root: str) -> list[Found]:
+    try:
+        return list(source(root))
+    except (OSError, ValueError, RecursionError, InvalidSpecifier):
+        return []
 
 
 # -- once per root ----------------------------------------------------------------------------------
@@ -356,6 +396,7 @@ DECLARATION_GLOBS = (
     "**/requirements*.txt",
     "**/requirements/*.txt",
     *(f"**/{pattern}" for pattern in _CONDA_FILES),
+    *(f"**/{name}" for name in _READMES),
 )
 
 
@@ -373,7 +414,7 @@ def forget() -> None:
 
 
 def _stamps(root: str) -> tuple:
-    paths: Iterable[str] = (os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg"))
+    paths: Iterable[str] = (os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", *_READMES))
     out = []
     for path in [*paths, *requirement_files(root), *conda_files(root)]:
         try:

@@ -172,6 +172,28 @@ def test_no_lightning_requirement_declares_nothing(tmp_path):
     assert read_declared(str(tmp_path)) is None
 
 
+@pytest.mark.parametrize(
+    ("readme", "version"),
+    [
+        ("## Install\n```\npip3 install pytorch-lightning==1.7.2\n```\n", "1.7.2"),
+        ("```\ntorch==1.8.1\npytorch_lightning==1.3.8\n```\n", "1.3.8"),
+        ("Our code requires PyTorch 1.11.0 and PyTorch Lightning 1.4.4.\n", "1.4.4"),
+        ("Tested with pytorch-lightning v1.6.\n", "1.6.5"),
+        ('pip install "lightning>=2.1"\n', LATEST_LIGHTNING),
+        ("Built with [Lightning](https://lightning.ai) 2023.\n", None),
+        ("See lightning.ai/docs/pytorch/1.9.0/ for the API.\n", None),
+    ],
+)
+def test_a_readme_is_read_where_no_requirement_file_names_lightning(tmp_path, readme, version):
+    write(tmp_path, {"README.md": readme, "requirements.txt": "torch\n"})
+    assert declared(tmp_path) == version
+
+
+def test_a_requirement_file_wins_over_the_readme(tmp_path):
+    write(tmp_path, {"README.md": "pip install pytorch-lightning==1.7.2\n", "requirements.txt": "lightning>=2.2\n"})
+    assert declared(tmp_path) == LATEST_LIGHTNING
+
+
 # -- several requirements --------------------------------------------------------------------------
 
 

@@ -120,31 +120,30 @@ def _bindings(model: SemanticModel, name: str) -> int:
     return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
 
 
+def _construction(model: SemanticModel, item: ast.AST) -> ast.Call | None:
+    """The call an element of the list is: itself, or the call a name is bound to once."""
+    if isinstance(item, ast.Name):
+        item = _bound_call(model, item.id)  # type: ignore[assignment]
+    return item if isinstance(item, ast.Call) else None
+
+
 def _element(model: SemanticModel, item: ast.AST) -> list[Checkpoint] | None:
     """The checkpoint callback an element of the list is ([] for another callback), None where
     not known."""
-    if isinstance(item, ast.Name):
-        item = _bound_call(model, item.id)  # type: ignore[assignment]
-    if not isinstance(item, ast.Call):
-        return None
-    mc = model.monitor_callback(item)
-    if mc is not None:
-        if mc.kind == facts.MODEL_CHECKPOINT_CLASS:
-            return [Checkpoint(item, True, mc.argument("save_top_k"))]
-        return []
-    return _by_class(model, item)
+    call = _construction(model, item)
+    mc = model.monitor_callback(call) if call is not None else None
+    if call is None or mc is None:
+        return None if call is None else _by_class(model, call)
+    return [Checkpoint(call, True, mc.argument("save_top_k"))] if mc.kind == facts.MODEL_CHECKPOINT_CLASS else []
 
 
 def _monitor_element(model: SemanticModel, item: ast.AST) -> list[MonitorCallback] | None:
     """The monitoring callback an element is ([] for a callback that neither monitors nor logs)."""
-    if isinstance(item, ast.Name):
-        item = _bound_call(model, item.id)  # type: ignore[assignment]
-    if not isinstance(item, ast.Call):
-        return None
-    mc = model.monitor_callback(item)
-    if mc is not None:
-        return [mc]
-    callees = model.values(item.func)
+    call = _construction(model, item)
+    mc = model.monitor_callback(call) if call is not None else None
+    if call is None or mc is not None:
+        return None if call is None else [mc]  # type: ignore[list-item]
+    callees = model.values(call.func)
     if not callees or not all(_kind(model, v) == "other" for v in callees):
         return None
     return None if any(isinstance(v, ClassRef) and _may_log(v) for v in callees) else []

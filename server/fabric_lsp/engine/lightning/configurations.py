@@ -132,7 +132,7 @@ def trainer_scenarios(ev: Evaluator, trainer: TrainerInst, interactive: bool = F
     connector (its ``outcome`` a :class:`~fabric_lsp.engine.lightning.trainer.TrainerOutcome`)."""
     if trainer.args is None:
         return [Scenario(None, None, unknown=("a Trainer known only by its type",))]
-    return scenarios_of(ev, trainer.args, interactive, _resolve_trainer)
+    return scenarios_of(ev, trainer.args, interactive, _resolve_trainer, for_trainer=True)
 
 
 def _resolve_fabric(values: dict[str, Any], host: lightning.Host) -> lightning.Outcome:
@@ -147,10 +147,13 @@ def _resolve_trainer(values: dict[str, Any], host: lightning.Host) -> lightning.
 Resolver = Callable[[dict[str, Any], lightning.Host], lightning.Outcome]
 
 
-def scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool = False, resolve: Resolver = _resolve_fabric) -> list[Scenario]:
+def scenarios_of(
+    ev: Evaluator, args: ArgumentSet, interactive: bool = False, resolve: Resolver = _resolve_fabric, for_trainer: bool = False
+) -> list[Scenario]:
     """One scenario per *feasible* combination of argument values (their paths agree: values
-    the code chooses together go together) and machine."""
-    per_arg = [_alternatives(ev, args, name) for name in CONNECTOR_ARGS]
+    the code chooses together go together) and machine (``for_trainer``: the arguments of a
+    ``Trainer(...)``, whose strategy objects are the Trainer's classes)."""
+    per_arg = [_alternatives(ev, args, name, for_trainer) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
     seen: set = set()
     for combo in itertools.islice(_feasible(per_arg, args.path), MAX_COMBINATIONS):
@@ -213,7 +216,7 @@ class _Choice:
 _DEFAULTS = {"accelerator": "auto", "strategy": "auto", "devices": "auto", "num_nodes": 1, "precision": None, "plugins": None}
 
 
-def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
+def _alternatives(ev: Evaluator, args: ArgumentSet, name: str, for_trainer: bool = False) -> list[_Choice]:
     arg = args.get(name)
     if arg is None:
         if args.open:
@@ -222,7 +225,7 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str) -> list[_Choice]:
     expr, ctx = arg
     out = []
     for v in ev.reached(ev.ev(expr, ctx), ctx.module.stmt_of(expr), ctx):
-        value, why = concrete(ev, v)
+        value, why = concrete(ev, v, for_trainer)
         origin = getattr(v, "origin", None) or Origin(ctx.module.span(expr), short(ctx.module.segment(expr)), ctx.module.path)
         path = paths.path_of(v)
         if why is None:
@@ -259,8 +262,10 @@ def _label(name: str, v: Value, value: Any, origin: Origin | None) -> str:
     return f"`{origin.text}`" if origin is not None else f"{name}=..."
 
 
-def concrete(ev: Evaluator, v: Value) -> tuple[Any, str | None]:
-    """The plain value the adapter takes for ``v`` (value, None), or (None, why not)."""
+def concrete(ev: Evaluator, v: Value, for_trainer: bool = False) -> tuple[Any, str | None]:
+    """The plain value the adapter takes for ``v`` (value, None), or (None, why not); a strategy
+    object of the other side (a Trainer's strategy given to a Fabric, or Fabric's to a Trainer) is
+    not known."""
     if isinstance(v, Const):
         return v.value, None
     if isinstance(v, Seq):
@@ -271,6 +276,8 @@ def concrete(ev: Evaluator, v: Value) -> tuple[Any, str | None]:
                 return None, "a list with items not known statically"
             items.append(values[0].value)
         return items, None
+    if isinstance(v, StrategyInst) and v.trainer != for_trainer:
+        return None, f"`{v.class_name}` is a strategy of the {'Trainer' if v.trainer else 'Fabric'}'s"
     if isinstance(v, StrategyInst):
         known, unknown = _constructor_args(ev, v)
         return lightning.Obj(v.class_name, known, base=v.base if v.base != v.class_name else None, unknown=unknown), None

@@ -890,10 +890,11 @@ class Inference:
             return fabric_args.trainer_instances(self, node, ctx, origin)
         if pytorch == facts.LIGHTNING_CLI_CLASS:
             return [Unknown("a `LightningCLI`: its `.trainer` is built by LightningCLI from the command line/config")]
-        kind = facts.strategy_kind_of_class(q) or facts.trainer_strategy_kind(q)
-        if kind is not None:
+        kind = facts.strategy_kind_of_class(q)
+        trainer_kind = facts.trainer_strategy_kind(q)
+        if kind is not None or trainer_kind is not None:
             name = q.rsplit(".", 1)[-1]
-            return [StrategyInst(kind, name, origin, call=node, ctx=ctx, base=name)]
+            return [StrategyInst(kind or trainer_kind, name, origin, call=node, ctx=ctx, base=name, trainer=kind is None)]
         if facts.is_xla_accelerator_class(q):
             return [AcceleratorInst(True, origin, "XLAAccelerator", "XLAAccelerator")]
         if q.startswith("lightning.fabric.accelerators."):

@@ -153,6 +153,8 @@ class StrategyInst(Value):
     call: ast.Call | None = None
     ctx: Ctx | None = None
     base: str | None = None
+    #: one of the Trainer's strategy classes (``lightning.pytorch.strategies``): Fabric takes none
+    trainer: bool = False
 
 
 @dataclass(eq=False)

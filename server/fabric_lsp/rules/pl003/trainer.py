@@ -23,6 +23,7 @@ from fabric_lsp.engine.python.values import (
     Ctx,
     Instance,
     QualRef,
+    StrategyInst,
     TrainerInst,
     Unknown,
     Value,
@@ -211,6 +212,10 @@ def _deepspeed(model: SemanticModel, v: Value, expr: ast.AST, ctx: Ctx) -> objec
         if base not in facts.TRAINER_DEEPSPEED_CLASSES:
             return False
         return f"`{v.cls.name}(...)` (a `DeepSpeedStrategy`)" if _config_without_optimizer(v.call) else _UNKNOWN
+    if isinstance(v, StrategyInst) and v.trainer and v.call is not None:  # `DDPStrategy(...)` of lightning.pytorch
+        if not any(q.rsplit(".", 1)[-1] == v.class_name for q in facts.TRAINER_DEEPSPEED_CLASSES):
+            return False
+        return "`DeepSpeedStrategy(...)`" if _config_without_optimizer(v.call) else _UNKNOWN
     if isinstance(v, Unknown) and isinstance(expr, ast.Call):
         names = [q.qualname for q in model.inference.ev(expr.func, ctx) if isinstance(q, QualRef)]
         if len(names) != 1 or not names[0].startswith(_TRAINER_STRATEGY_PREFIXES):

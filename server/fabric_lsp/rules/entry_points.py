@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from fabric_lsp import facts
 from fabric_lsp.engine.findings import Related
 from fabric_lsp.engine.program.lightning_modules import EntryPoint
+from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
@@ -11,3 +13,20 @@ def entry_point_related(model: SemanticModel, e: EntryPoint) -> Related:
     """The entry-point call, as related information of a finding in ``model``'s document."""
     path = None if e.module is model.module else e.module.path
     return Related(f"`Trainer.{e.method}` runs it here", e.module.span(e.call), path)
+
+
+def runs_only_others(model: SemanticModel, cls: ClassRef) -> bool:
+    """No entry point of the workspace runs ``cls``, while its own module runs LightningModules
+    through entry points whose models are all known and all of other classes (a test module's
+    helper model the tests never fit, a base next to the class a script fits): the class is
+    visibly not what this code runs, not merely unseen."""
+    if cls.module is not model.module or model.entry_points(cls):
+        return False
+    calls = [c for method in facts.TRAINER_ENTRY_POINTS for c in model.method_calls(method)]
+    runs_some = False
+    for call in calls:
+        classes, unknown = model.entry_point_classes(call)
+        if unknown:
+            return False
+        runs_some = runs_some or bool(classes)
+    return runs_some

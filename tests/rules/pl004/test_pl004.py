@@ -59,6 +59,13 @@ def test_no_entry_point_seen_is_a_warning_that_names_them():
     assert "`trainer.fit` or `trainer.validate` raises NotImplementedError" in finding.message
 
 
+def test_a_class_its_module_never_runs_while_it_runs_others_is_not_reported():
+    other = "\nclass Other(L.LightningModule):\n    pass\n\n\ndef test_other():\n    L.Trainer().fit(Other())\n"
+    assert pl004(MODEL + other) == []  # the module fits `Other` only: `Model` is visibly not run here
+    unknown = "\ndef test_other():\n    L.Trainer().fit(make())\n"
+    assert [f.severity for f in pl004(MODEL + unknown)] == [Severity.WARNING]  # `make()` may be a `Model`
+
+
 @pytest.mark.parametrize("version", ["1.9.5", "1.8.0"])
 def test_lightning_1_accepts_the_1x_api(version):
     src = MODEL + "L.Trainer(gpus=1).fit(Model())\nm = Model()\nm.load_from_checkpoint('x')\n"

@@ -19,7 +19,7 @@ from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.entry_points import entry_point_related
+from fabric_lsp.rules.entry_points import entry_point_related, runs_only_others
 from fabric_lsp.rules.pl003 import trainer
 from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
 
@@ -146,7 +146,7 @@ def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related,
     the entry points seen on it never fit it (only ``validate``/``test``/``predict``)."""
     seen = model.entry_points(cls)
     fits = [e for e in seen if e.method == "fit"]
-    if seen and not fits:
+    if (seen and not fits) or runs_only_others(model, cls):
         return None
     certain = [e for e in fits if e.every and not e.conditional]
     related = tuple(entry_point_related(model, e) for e in (certain or fits)[:3])

@@ -18,7 +18,7 @@ from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.entry_points import entry_point_related
+from fabric_lsp.rules.entry_points import entry_point_related, runs_only_others
 from fabric_lsp.rules.pl004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl004.fix import gpus_fix, hook_fix, load_fix
 
@@ -77,6 +77,8 @@ class PL004(Rule):
         checked_by = _CHECKED_BY[func.name]
         seen = model.entry_points(cls)
         checking = [e for e in seen if e.method in checked_by]
+        if runs_only_others(model, cls):
+            return Verdict(self.code, model.span(func), None, _explain(f"no call seen runs `{cls.name}`; its module runs other LightningModules"))
         if seen and not checking:
             return Verdict(self.code, model.span(func), None, _explain(f"`{func.name}` is checked only by {_methods(checked_by)}, which no call seen runs on `{cls.name}`"))
         certain = [e for e in checking if e.every and not e.conditional]

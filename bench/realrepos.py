@@ -15,6 +15,10 @@ each timed as the wall time of the whole process, best of ``--runs``::
     .venv/bin/python bench/realrepos.py --snapshots DIR                # the six repositories of the speed issue
     .venv/bin/python bench/realrepos.py --snapshots DIR --all          # every corpus repository
     .venv/bin/python bench/realrepos.py --snapshots DIR litgpt --slowest 10 --runs 3 --json out.json
+    .venv/bin/python bench/realrepos.py --snapshots DIR --without PL     # + the cold run without the PL rules
+
+``--without CODES`` also times the cold check with ``--ignore CODES``: what a family of rules costs
+a tree (the Trainer rules on a repository that does not use the Trainer should cost nothing).
 """
 
 from __future__ import annotations
@@ -95,8 +99,9 @@ def server_seconds(root: Path) -> float:
     return time.perf_counter() - t0
 
 
-def measure(root: Path, runs: int, server: bool) -> dict:
-    samples: dict[str, list[float]] = {k: [] for k in (*TIMES, "server")} if server else {k: [] for k in TIMES}
+def measure(root: Path, runs: int, server: bool, without: str | None = None) -> dict:
+    kinds = (*TIMES, *(("server",) if server else ()), *(("without",) if without else ()))
+    samples: dict[str, list[float]] = {k: [] for k in kinds}
     files = 0
     for _ in range(runs):
         seconds, out = timed([sys.executable, "-W", "ignore", "-c", PARSE_FLOOR], root)
@@ -108,6 +113,10 @@ def measure(root: Path, runs: int, server: bool) -> dict:
         samples["second"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
         if server:
             samples["server"].append(server_seconds(root))
+        if without:
+            shutil.rmtree(root / CACHE, ignore_errors=True)
+            samples["without"].append(timed([FABRIC_LSP, "check", "--ignore", without, "."], root, ok=(0, 1))[0])
+            shutil.rmtree(root / CACHE, ignore_errors=True)
     return {"files": files, **{k: min(v) for k, v in samples.items()}, "samples": samples}
 
 
@@ -137,16 +146,18 @@ def row(name: str, m: dict) -> str:
         f"| {m['fabric'] / m['ruff']:.1f}× | {m['fabric'] / budget:.2f}× | {m['second']:.2f} s "
         f"| {m['second'] / m['fabric']:.2f} | {load} |"
         + (f" {m['server']:.2f} s ({m['server'] / m['fabric']:.2f}×) |" if "server" in m else "")
+        + (f" {m['without']:.2f} s ({m['fabric'] / m['without']:.2f}×) |" if "without" in m else "")
     )
 
 
-def table(results: dict[str, dict], cold: list[str], runs: int) -> str:
+def table(results: dict[str, dict], cold: list[str], runs: int, without: str | None = None) -> str:
     second = "second run (cached)" if cold else "second run (no cache yet)"
     server = any("server" in m for m in results.values())
     head = (
         f"| repository | .py files | fabric-lsp | ruff ALL | parse floor | × ruff | × (3·floor+0.5 s) | {second} "
         "| second/first | load before (1/5/15 min) |" + (" workspace/diagnostic (× CLI) |" if server else "")
-        + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if server else "")
+        + (f" without {without}, cold (all ÷ without) |" if without else "")
+        + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if server else "") + ("--:|" if without else "")
     )
     note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
     return "\n".join([head, *(row(n, m) for n, m in results.items())]) + note
@@ -169,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slowest", type=int, default=0, metavar="K", help="also check each file that mentions Fabric alone (--jobs 1) and print the K slowest")
     p.add_argument("--json", metavar="FILE", help="also write every time to FILE")
     p.add_argument("--server", action="store_true", help="also time the server's workspace/diagnostic over the tree (cold)")
+    p.add_argument("--without", metavar="CODES", help="also time the cold check with --ignore CODES (e.g. PL: what the Trainer rules cost)")
     args = p.parse_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
@@ -185,13 +197,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         load = os.getloadavg()
-        results[repo.name] = {"load": load, **measure(root, args.runs, args.server)}
+        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without)}
         print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
         if args.slowest:
             results[repo.name]["slowest"] = top = slowest(root, args.slowest)
             print(f"\n{repo.name}: the {len(top)} slowest files checked alone (--jobs 1, start-up included)")
             print("\n".join(f"  {s:6.2f} s  {name}" for s, name in top))
-    print("\n" + table(results, cold, args.runs))
+    print("\n" + table(results, cold, args.runs, args.without))
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "results": results}, indent=1))
     return 0

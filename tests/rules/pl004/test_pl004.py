@@ -92,6 +92,13 @@ def test_an_unknown_keyword_is_a_type_error_and_every_one_is_named():
     assert "`weights_summary` (removed in 2.0; use" in finding.message and "`max_epoch`" in finding.message
 
 
+def test_a_keyword_the_known_signature_lacks_is_a_warning_a_later_release_may_take_it():
+    # pytorch-lightning's own tests pass `suggest_integrations=`, a parameter newer than 2.6.6
+    (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False)\n")
+    assert finding.severity is Severity.WARNING
+    assert "a later release may take it" in finding.message
+
+
 def test_a_trainer_subclass_forwarding_kwargs_is_checked():
     src = """
     import pytorch_lightning as pl

@@ -162,3 +162,16 @@ def test_plateau_schedulers():
 
 def test_lightning_1x_is_not_judged():
     assert severities(fit('EarlyStopping(monitor="val_acc")'), version="1.9.5") == []
+
+
+def test_a_lightning_cli_trainer_is_silent_but_a_hint_with_report_unknown():
+    body = (
+        "from lightning.pytorch.cli import LightningCLI\n"
+        "cli = LightningCLI(Model, run=False)\n"
+        "cli.trainer.fit(Model(), train, val)\n"
+    )
+    assert severities(body) == []
+    source = HEAD + textwrap.dedent(MODULE) + body
+    analyzer = Analyzer(Workspace(), [PL002], report_unknown=True)
+    (hint,) = [f for f in analyzer.analyze(source, None) if f.code == "PL002"]
+    assert hint.severity is Severity.HINT and "The callbacks of `cli.trainer` are not known statically" in hint.message

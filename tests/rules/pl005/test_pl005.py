@@ -176,3 +176,11 @@ def test_an_assigned_fit_counts():
 def test_lightning_1x_is_not_checked():
     source = HEAD + "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
     assert Analyzer(Workspace(), [PL005], lightning_version="1.9.5").analyze(source, None) == []
+
+
+def test_a_trainer_not_known_statically_is_silent_but_a_hint_with_report_unknown():
+    body = "from lightning.pytorch.cli import LightningCLI\ncli = LightningCLI(Model, run=False)\ncli.trainer.test(model, ckpt_path='best')\n"
+    assert severities(body) == []
+    analyzer = Analyzer(Workspace(), [PL005], report_unknown=True)
+    (hint,) = [f for f in analyzer.analyze(HEAD + body, None) if f.code == "PL005"]
+    assert hint.severity is Severity.HINT and "`cli.trainer` is not known statically" in hint.message

@@ -35,7 +35,7 @@ validation first, validation data not certainly given). Nothing is reported wher
 logged that this analysis cannot read: a key it cannot compute (an f-string's known ends still
 count: `f"val_{name}"` may be `val_acc`), `self` handed to other code, a base class it does not
 read, a project's callback that logs, code writing `callback_metrics`, a `configure_callbacks`
-that replaces the Trainer's callbacks, a model whose class is not known; nor under
+that replaces the Trainer's callbacks, a model whose class is not known, a Trainer not known statically (built by `LightningCLI`, from a config: a hint with `report-unknown`); nor under
 `fast_dev_run` (neither callback checks then), nor where the analysed Lightning is older than 2.0
 (1.x also took the metrics an `*_epoch_end` hook returned).
 

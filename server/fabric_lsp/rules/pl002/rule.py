@@ -11,7 +11,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
 from fabric_lsp.engine.program.lightning_modules import LightningClass, MonitorCallback
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import Instance, TrainerInst
+from fabric_lsp.engine.python.values import Instance, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.pl002 import keys
@@ -92,6 +92,8 @@ class PL002(Rule):
         logged = [model.logged(lc.cls) for lc in classes]
         if not all(lg.complete for lg in logged):
             return None
+        if _trainers(model, site) is None and not _scheduler_monitors_of(model, site, classes):
+            return self._unknown(model, site, classes)
         shared = _callback_monitors(model, site, classes)
         for lc, lg in zip(classes, logged):
             for m in shared + _scheduler_monitors(model, site, lc):
@@ -100,6 +102,20 @@ class PL002(Rule):
                 certain = m.certain and all(not any(keys.may_give(c, m.key) for c in other.calls) for other in logged)
                 return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), certain)
         return None
+
+    def _unknown(self, model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> Verdict | None:
+        """The hint (``report-unknown``) where the Trainer is not known statically (a
+        ``LightningCLI``'s, one from a config): its monitoring callbacks are not checked."""
+        assert isinstance(site.func, ast.Attribute)
+        reasons = [v.reason for v in model.values(site.func.value) if isinstance(v, Unknown) and v.reason]
+        if not reasons:
+            return None
+        rcv = model.segment(site.func.value)
+        message = (
+            f"The callbacks of `{rcv}` are not known statically ({reasons[0]}): the keys their `monitor`s"
+            f" name are not checked against what `{classes[0].name}` logs."
+        )
+        return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
     def _verdict(self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool) -> Verdict:
         text, where = _RAISES[m.kind]
@@ -246,6 +262,10 @@ def _fit_argument(site: ast.Call, name: str, index: int) -> ast.expr | None:
     if len(site.args) > index and not any(isinstance(a, ast.Starred) for a in site.args[: index + 1]):
         return site.args[index]
     return next((k.value for k in site.keywords if k.arg == name), None)
+
+
+def _scheduler_monitors_of(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> list[Monitor]:
+    return [m for lc in classes for m in _scheduler_monitors(model, site, lc)]
 
 
 # -- the module's schedulers ------------------------------------------------------------------------------

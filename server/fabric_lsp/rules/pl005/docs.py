@@ -27,7 +27,7 @@ model is connected, that is after a `fit` on the same Trainer: it is checked the
 The Trainer is followed to its `Trainer(...)` call (one configuration per path). It is an
 **error** where every path of the receiver fails, a **warning** where some fails and the others
 are known to work (`Trainer(fast_dev_run=args.debug)` with a `store_true` option), and nothing
-where something is not known: a Trainer known only by its type (a parameter annotated
+where something is not known (a hint with `report-unknown` for a Trainer not known statically, such as a `LightningCLI`'s): a Trainer known only by its type (a parameter annotated
 `Trainer`), `callbacks=` not fully known (a list built in a loop, appended to, `**kwargs`), a
 `fit` that may or may not run before (in a branch, in another function, the Trainer passed to a
 function, a module's Trainer used inside a function), a `fit(ckpt_path=...)` that resumes

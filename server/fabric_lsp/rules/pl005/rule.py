@@ -16,7 +16,7 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.python import paths
-from fabric_lsp.engine.python.values import Const, TrainerInst
+from fabric_lsp.engine.python.values import Const, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.pl004.rule import _caught
@@ -76,7 +76,7 @@ class PL005(Rule):
             return None
         insts = model.values(site.func.value)
         if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):
-            return None
+            return self._unknown(model, site, insts) if mode == "best" else None
         results = [_path_state(model, site, v, mode) for v in insts]  # type: ignore[arg-type]
         if any(state == _UNKNOWN for state, _ in results):
             return None
@@ -85,6 +85,17 @@ class PL005(Rule):
             return None
         certain = all(state == "fail" for state, _ in results)
         return self._verdict(model, site, insts[0], failures[0], mode, certain)  # type: ignore[arg-type]
+
+    def _unknown(self, model: SemanticModel, site: ast.Call, values: list) -> Verdict | None:
+        """The hint (``report-unknown``) where the Trainer is not known statically (a
+        ``LightningCLI``'s, one from a config): whether it has a best checkpoint is not checked."""
+        assert isinstance(site.func, ast.Attribute)
+        reasons = [v.reason for v in values if isinstance(v, Unknown) and v.reason]
+        if not reasons:
+            return None
+        rcv = model.segment(site.func.value)
+        message = f'`{rcv}` is not known statically ({reasons[0]}): whether it has a best checkpoint for `ckpt_path="best"` is not checked.'
+        return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
     def _verdict(self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, mode: str, certain: bool) -> Verdict:
         assert isinstance(site.func, ast.Attribute)

@@ -9,7 +9,8 @@ list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requi
 ``environment.yml``/``environment.yaml`` and other conda files at the root (``env*.yml``, ``conda*.yml``,
 ``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
 ``pip:`` section). Where none of them names Lightning, the README's install instructions
-(``pip install pytorch-lightning==1.7.2``) or, failing those, the release its prose names first
+(``pip install pytorch-lightning==1.7.2``, or a requirement alone on its line, as in a list of
+requirements in a code block; not one named in a sentence) or, failing those, the release its prose names first
 ("requires PyTorch Lightning 1.4.4"). The distributions: ``lightning``, ``pytorch-lightning``,
 ``lightning-fabric``.
 
@@ -352,13 +353,29 @@ def from_readme(root: str) -> Iterator[Found]:
         text = _read(os.path.join(root, name))
         if not text:
             continue
-        written = [lightning_requirement(m.group(0).replace(" ", ""), name) for m in _README_REQUIREMENT.finditer(text)]
+        written = [lightning_requirement(m.group(0).replace(" ", ""), name) for line in _install_lines(text) for m in _README_REQUIREMENT.finditer(line)]
         found = [f for f in written if f is not None]
         if not found:
             releases = [m.group(1) for m in _README_RELEASE.finditer(text)]
             found = [f for f in (lightning_requirement(f"pytorch-lightning=={_release(r)}", name) for r in releases[:1]) if f is not None]
         yield from found
         return
+
+
+#: a README line that installs: ``pip install …``, ``conda install …``
+_INSTALLS = re.compile(r"\b(?:pip3?|conda|mamba|uv\s+pip|poetry)\s+(?:install|add)\b", re.IGNORECASE)
+
+
+def _install_lines(text: str) -> list[str]:
+    """The README lines that install something, or that are a requirement on their own (a
+    requirements list in a code block): a version named in a sentence (an example, a changelog)
+    is not what the project runs."""
+    out = []
+    for line in text.splitlines():
+        bare = line.strip().lstrip("-*$> ").strip("`'\" ")
+        if _INSTALLS.search(line) or (bare and _README_REQUIREMENT.fullmatch(bare)):
+            out.append(line)
+    return out
 
 
 def _release(version: str) -> str:

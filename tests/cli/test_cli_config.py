@@ -108,7 +108,8 @@ def test_lightning_version_default_is_installed_else_latest(tmp_path):
     assert Config(environment_path=str(venv)).effective_lightning_version == "2.3.1"
     empty = tmp_path / "empty"
     (empty / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
-    assert Config(environment_path=str(empty)).effective_lightning_version == LATEST_LIGHTNING
+    # the project root (the current folder without a pyproject.toml) declares nothing either
+    assert Config(environment_path=str(empty), project_root=str(empty)).effective_lightning_version == LATEST_LIGHTNING
 
 
 def test_all_keys(tmp_path):

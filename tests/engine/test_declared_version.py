@@ -182,6 +182,7 @@ def test_no_lightning_requirement_declares_nothing(tmp_path):
         ('pip install "lightning>=2.1"\n', LATEST_LIGHTNING),
         ("Built with [Lightning](https://lightning.ai) 2023.\n", None),
         ("See lightning.ai/docs/pytorch/1.9.0/ for the API.\n", None),
+        ("A project pinning `pytorch-lightning==1.5.10` gets 1.x's rules.\n", None),  # a sentence, not an install
     ],
 )
 def test_a_readme_is_read_where_no_requirement_file_names_lightning(tmp_path, readme, version):

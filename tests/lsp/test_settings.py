@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from ci_env import in_ci
 from fabric_lsp.facts import installed_lightning_version
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -214,19 +215,29 @@ pl.Trainer().fit(Model())
 """
 
 
+def _needs_no_installed_lightning() -> None:
+    """The installed Lightning comes before the declared one: these tests need none beside the
+    server. Under CI that is a failure, never a skip (the test venv has none)."""
+    if installed_lightning_version() is not None:
+        message = "a Lightning is installed beside the server: the declared version is not read"
+        if in_ci():
+            pytest.fail("CI=true and " + message, pytrace=False)
+        pytest.skip(message)
+
+
 @pytest.mark.asyncio
-@pytest.mark.skipif(installed_lightning_version() is not None, reason="the installed Lightning comes before the declared one")
 @pytest.mark.parametrize(("requirements", "codes"), [("pytorch-lightning==1.9.0\n", []), ("pytorch-lightning>=2\n", ["PL004"])])
 async def test_the_workspace_declares_its_lightning_version(client: LanguageClient, tmp_path, requirements, codes):
     """No Lightning installed beside the server: the workspace's requirements.txt gives the version."""
+    _needs_no_installed_lightning()
     project = write(tmp_path / "proj", {"train.py": EPOCH_END, "requirements.txt": requirements})
     await start(client, project)
     assert [d.code for d in await diagnostics(client, open_file(client, project / "train.py"))] == codes
 
 
 @pytest.mark.asyncio
-@pytest.mark.skipif(installed_lightning_version() is not None, reason="the installed Lightning comes before the declared one")
 async def test_a_saved_requirements_file_gives_a_fresh_verdict(client: LanguageClient, tmp_path):
+    _needs_no_installed_lightning()
     project = write(tmp_path / "proj", {"train.py": EPOCH_END, "requirements.txt": "pytorch-lightning>=2\n"})
     await start(client, project)
     uri = open_file(client, project / "train.py")

@@ -12,6 +12,9 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 def entry_point_related(model: SemanticModel, e: EntryPoint) -> Related:
     """The entry-point call, as related information of a finding in ``model``'s document."""
     path = None if e.module is model.module else e.module.path
+    if e.cli:
+        when = "" if not e.conditional else f" when its command line says `{e.method}`"
+        return Related(f"this `LightningCLI` runs `Trainer.{e.method}` on it{when}", e.module.span(e.call), path)
     return Related(f"`Trainer.{e.method}` runs it here", e.module.span(e.call), path)
 
 

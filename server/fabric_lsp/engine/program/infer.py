@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from fabric_lsp import facts
-from fabric_lsp.engine.lightning import fabric_args
+from fabric_lsp.engine.lightning import fabric_args, lightning_cli
 from fabric_lsp.engine.python import calls, conditions, paths
 from fabric_lsp.engine.python import program_options as cli_sources
 from fabric_lsp.engine.python.bindings import (
@@ -55,6 +55,7 @@ from fabric_lsp.engine.python.values import (
     FuncRef,
     Instance,
     KwargsVal,
+    LightningCLIInst,
     ModuleRef,
     Origin,
     PartialVal,
@@ -685,6 +686,8 @@ class Inference:
             return self.class_attribute(base, attr, ctx)
         if isinstance(base, ArgNamespace):
             return cli_sources.cli_option(self, base.module, attr, ctx)
+        if isinstance(base, LightningCLIInst):
+            return lightning_cli.attribute(base, attr)
         if isinstance(base, FabricInst) and attr in ("strategy", "_strategy"):
             return [Unknown("strategy of a Fabric")]
         return [Unknown(f"attribute `{attr}`")]
@@ -889,7 +892,7 @@ class Inference:
         if pytorch == facts.TRAINER_CLASS:
             return fabric_args.trainer_instances(self, node, ctx, origin)
         if pytorch == facts.LIGHTNING_CLI_CLASS:
-            return [Unknown("a `LightningCLI`: its `.trainer` is built by LightningCLI from the command line/config")]
+            return [lightning_cli.cli_instance(self, node, ctx, origin)]
         kind = facts.strategy_kind_of_class(q)
         trainer_kind = facts.trainer_strategy_kind(q)
         if kind is not None or trainer_kind is not None:
@@ -912,8 +915,11 @@ class Inference:
     def class_call(self, callee: ClassRef, node: ast.Call, ctx: Ctx, origin: Origin) -> list[Value]:
         """A call of a class of analysed source: a subclass of one of Lightning's classes, or an
         instance to follow attributes of."""
-        if fabric_args.pytorch_base(self, callee) == facts.TRAINER_CLASS:
+        pytorch = fabric_args.pytorch_base(self, callee)
+        if pytorch == facts.TRAINER_CLASS:
             return fabric_args.trainer_instances(self, node, ctx, origin, callee)
+        if pytorch == facts.LIGHTNING_CLI_CLASS:
+            return [lightning_cli.cli_instance(self, node, ctx, origin)]
         lineage = fabric_args.lightning_base(self, callee)
         if lineage is not None:
             if facts.is_fabric_class(lineage):

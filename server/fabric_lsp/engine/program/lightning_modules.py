@@ -23,11 +23,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from fabric_lsp import facts
-from fabric_lsp.engine.lightning.fabric_args import pytorch_base
+from fabric_lsp.engine.lightning import lightning_cli
+from fabric_lsp.engine.lightning.fabric_args import pytorch_base, pytorch_class_of
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Ctx, Instance, QualRef, Value
+from fabric_lsp.engine.python.values import (
+    BudgetExceeded,
+    ClassRef,
+    Const,
+    Ctx,
+    Instance,
+    LightningCLIInst,
+    QualRef,
+    Value,
+)
 
 if TYPE_CHECKING:
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -64,13 +74,16 @@ class Hook:
 class EntryPoint:
     """A ``trainer.<method>(model, ...)`` call in ``module`` whose model may be an instance of the
     class asked about: ``every`` when every alternative of the model is one (of the class or a
-    subclass), ``conditional`` when the call runs only on some paths of its function."""
+    subclass), ``conditional`` when the call runs only on some paths of its function. A
+    ``LightningCLI(Model, ...)`` construction is one per subcommand it may run (``cli`` set):
+    conditional unless the code writes the subcommand."""
 
     method: str
     call: ast.Call
     module: ModuleInfo
     every: bool
     conditional: bool
+    cli: bool = False
 
 
 def _bounded(inference: Inference, compute: Callable[[], T], default: T) -> T:
@@ -177,22 +190,76 @@ def _is_self_attr(node: ast.AST, me: str, attr: str) -> bool:
 def entry_points(inference: Inference, workspace: Workspace | None, cls: ClassRef) -> list[EntryPoint]:
     """The ``trainer.fit/validate/test/predict(model, ...)`` calls (``model=`` too) of the
     workspace whose model may be an instance of ``cls`` or of a subclass, in this module and in
-    the modules that mention one of their names."""
+    the modules that mention one of their names; and the subcommands of the ``LightningCLI(...)``
+    constructions that may run it (given the class, a subclass, or a base in subclass mode)."""
     none: list[ClassRef] = []
     hierarchy = [cls, *_bounded(inference, lambda: inference.subclasses(cls), none)]
+    supers = [k for k in (_mro(inference, cls) or [cls]) if _class_key(k) != _class_key(cls)]
     nodes = {_class_key(k) for k in hierarchy}
-    modules = {id(cls.module): cls.module}
-    if workspace is not None and cls.module.path:
-        for k in hierarchy:
-            for m in workspace.modules_mentioning(k.name, exclude=cls.module.path):
-                modules.setdefault(id(m), m)
+    modules = _modules_mentioning(workspace, cls, hierarchy)
     out: list[EntryPoint] = []
-    for m in modules.values():
+    for m in modules:
         for method in facts.TRAINER_ENTRY_POINTS:
             for call in m.calls_by_name.get(method, []):
                 found = _entry_point(inference, m, call, method, nodes)
                 if found is not None:
                     out.append(found)
+    names = {k.name for k in (*hierarchy, *supers)}
+    for m in _modules_mentioning(workspace, cls, [*hierarchy, *supers]):
+        out += _cli_entry_points(inference, m, names, nodes, {_class_key(k) for k in supers})
+    return out
+
+
+def _modules_mentioning(workspace: Workspace | None, cls: ClassRef, classes: list[ClassRef]) -> list[ModuleInfo]:
+    modules = {id(cls.module): cls.module}
+    if workspace is not None and cls.module.path:
+        for k in classes:
+            for m in workspace.modules_mentioning(k.name, exclude=cls.module.path):
+                modules.setdefault(id(m), m)
+    return list(modules.values())
+
+
+def _cli_entry_points(inference: Inference, m: ModuleInfo, names: set[str], nodes: set[tuple], supers: set[tuple]) -> list[EntryPoint]:
+    """The subcommands of the ``LightningCLI(...)`` calls of ``m`` given one of the classes
+    ``names`` as their model class, that may run a class of ``nodes``."""
+    out: list[EntryPoint] = []
+    seen: set[int] = set()
+    for name in sorted(names):
+        for call in _calls_given(m, name):
+            if id(call) in seen:
+                continue
+            seen.add(id(call))
+            if not _is_cli(inference, call, m):
+                continue
+            for cli in inference.evaluate(call, m):
+                if not isinstance(cli, LightningCLIInst):
+                    continue
+                may, every = lightning_cli.runs(cli, nodes, _class_key, supers)
+                if may:
+                    conditional = not cli.written or _conditional(m, call)
+                    out += [EntryPoint(s, call, m, every, conditional, cli=True) for s in cli.subcommands]
+    return out
+
+
+def _is_cli(inference: Inference, call: ast.Call, m: ModuleInfo) -> bool:
+    """Whether ``call`` calls ``LightningCLI`` or a project subclass of it (evaluated on its own
+    before the call is)."""
+    return any(pytorch_class_of(inference, v) == facts.LIGHTNING_CLI_CLASS for v in inference.evaluate(call.func, m))
+
+
+def _calls_given(m: ModuleInfo, name: str) -> list[ast.Call]:
+    """The calls of ``m`` whose first argument (or ``model_class=``) reads ``name``."""
+    out = []
+    for load in m.name_loads.get(name, []):
+        parent = m.parents.get(load)
+        if isinstance(parent, ast.Attribute):
+            load, parent = parent, m.parents.get(parent)
+        if isinstance(parent, ast.keyword) and parent.arg == "model_class":
+            parent = m.parents.get(parent)
+        elif not (isinstance(parent, ast.Call) and parent.args and parent.args[0] is load):
+            continue
+        if isinstance(parent, ast.Call):
+            out.append(parent)
     return out
 
 
@@ -253,6 +320,8 @@ def _conditional(m: ModuleInfo, node: ast.AST) -> bool:
 
 
 def _first_part(branch: ast.AST, child: ast.AST) -> bool:
+    if isinstance(branch, ast.If) and _is_main_guard(branch.test):
+        return child is branch.test or child in branch.body  # what runs when the script is run
     if isinstance(branch, (ast.If, ast.IfExp, ast.While)):
         return child is branch.test
     if isinstance(branch, ast.Try):
@@ -260,6 +329,16 @@ def _first_part(branch: ast.AST, child: ast.AST) -> bool:
     if isinstance(branch, ast.BoolOp):
         return child is branch.values[0]
     return False
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
 
 
 # -- Trainer constructions ------------------------------------------------------------------------

@@ -260,6 +260,26 @@ class Instance(Value):
 
 
 @dataclass(eq=False)
+class LightningCLIInst(Value):
+    """``LightningCLI(Model, DataModule, ...)``: the classes it instantiates from the command line
+    (their arguments filled there: the defaults as shipped, a ``Literal``'s choices) and the
+    Trainer entry points it may run. Its Trainer is built from the command line/config."""
+
+    origin: Origin
+    call: ast.Call
+    #: the ``model_class``/``datamodule_class`` alternatives (empty: any, chosen by the config)
+    models: tuple[Value, ...]
+    datamodules: tuple[Value, ...]
+    #: whether the config may pick a subclass of each (``subclass_mode_*=True``, or no class given)
+    model_subclasses: bool
+    datamodule_subclasses: bool
+    #: the entry points the CLI may run (``fit``, ``validate``, ``test``, ``predict``; none with
+    #: ``run=False``) and whether the one it runs is written in the code (``args=["fit", ...]``)
+    subcommands: tuple[str, ...]
+    written: bool
+
+
+@dataclass(eq=False)
 class DataclassParser(Value):
     """``HfArgumentParser((A, B))``: it fills instances of its classes from the command line."""
 

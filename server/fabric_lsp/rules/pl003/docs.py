@@ -43,7 +43,8 @@ a literal dict without one: then Lightning never calls `configure_optimizers`). 
 At the module, it is an **error** where a `trainer.fit(model)` call certainly runs the class (the model followed
 through assignments, factories and other modules) and every `return` of `configure_optimizers`
 gives several optimizers; a **warning** where `fit` may run it (on some paths, or no entry point
-of the class is seen at all: a LightningModule is written to be fit), or only some `return`s give
+of the class is seen at all: a LightningModule is written to be fit; a `LightningCLI(Model)`, whose
+command line picks the subcommand), or only some `return`s give
 several optimizers. Nothing where the entry points seen on the class are only
 `validate`/`test`/`predict` (they never call `configure_optimizers`), where the number of
 optimizers or `automatic_optimization` is not known, or where the analysed environment's

@@ -18,7 +18,12 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   it, followed through assignments, factories and other modules); a **warning** where it runs
   it on some paths only, or where no `fit`/`validate`/`test` call on the class is seen (the
   message says which entry points refuse it); nothing where the calls seen on the class never
-  check the hook (a `test_epoch_end` on a class that is only ever `fit`);
+  check the hook (a `test_epoch_end` on a class that is only ever `fit`). A `LightningCLI(Model)`
+  runs the class with the subcommand its command line names, so each of `fit`/`validate`/`test`
+  is a run on some paths (a **warning**), unless the code writes it (`args=["fit", ...]`) or
+  says `run=False` (then `cli.trainer.fit(cli.model)` is the entry point); with
+  `subclass_mode_model=True` it may run any subclass of the class it is given. The body of
+  `if __name__ == "__main__":` is what runs when the script is run;
 - a `Trainer(...)` keyword that `Trainer.__init__` does not take — it is keyword-only and has no
   `**kwargs`, so `gpus=`, `tpu_cores=`, `resume_from_checkpoint=`, `progress_bar_refresh_rate=`,
   `weights_summary=` and the other 1.x flags are a `TypeError`; the message names what replaced

@@ -116,6 +116,9 @@ CASES = [
     # PL004: API removed in 2.0
     Case("PL004", "training_epoch_end", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
          "trainer/configuration_validator.py:76-78 (fit only)"),
+    # a LightningCLI that fits the model (its subcommand written in `args`; jsonargparse in the venv)
+    Case("PL004", "lightning_cli_fit", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
+         "cli.py:750 (_run_subcommand) -> trainer/configuration_validator.py:76-78"),
     Case("PL004", "test_epoch_end", _exact(EPOCH_END.format(hook="test_epoch_end")),
          "trainer/configuration_validator.py:110-112 (Trainer.test only)"),
     # the fixed form (accelerator="gpu", devices=1) needs a GPU: the VALID form runs it on CPU

@@ -1,0 +1,38 @@
+"""PL004 INVALID: training_epoch_end (removed in 2.0) on the model a LightningCLI fits."""
+
+import torch
+from lightning.pytorch import LightningModule
+from lightning.pytorch.cli import LightningCLI
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Model(LightningModule):
+    def __init__(self, lr: float = 0.1):
+        super().__init__()
+        self.lr = lr
+        self.layer = nn.Linear(4, 1)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return nn.functional.mse_loss(self.layer(x), y)
+
+    def training_epoch_end(self, outputs):
+        self.print("epoch done")
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
+
+    def train_dataloader(self):
+        return DataLoader(TensorDataset(torch.randn(8, 4), torch.randn(8, 1)), batch_size=4)
+
+
+cli = LightningCLI(
+    Model,
+    save_config_callback=None,
+    args=[
+        "fit", "--trainer.accelerator=cpu", "--trainer.devices=1", "--trainer.max_epochs=1", "--trainer.logger=false",
+        "--trainer.enable_progress_bar=false", "--trainer.enable_model_summary=false", "--trainer.enable_checkpointing=false",
+    ],
+)
+print(f"RUNTIME-OK rank={cli.trainer.global_rank}")

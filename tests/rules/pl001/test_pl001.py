@@ -162,3 +162,35 @@ def test_script_collectives_before_and_after_fit(site, fit_first, flagged):
     body = fit + guarded if fit_first else guarded + fit
     source = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2)\n' + body
     assert bool(pl001(source)) is flagged
+
+
+SAVE = 'def on_train_end(self):\n    if self.trainer.is_global_zero:\n        self.trainer.save_checkpoint("last.ckpt")\n'
+
+
+def test_a_trainer_from_a_factory_is_followed():
+    factory = 'def make_trainer(n):\n    return L.Trainer(accelerator="cpu", devices=n)\n\ntrainer = make_trainer(2)\ntrainer.fit(Model())\n'
+    (finding,) = pl001(module(SAVE, factory))
+    assert finding.severity is Severity.ERROR
+    assert pl001(module(SAVE, factory.replace("make_trainer(2)", "make_trainer(1)"))) == []
+
+
+def test_a_trainer_passed_through_an_alias_is_followed():
+    aliased = 'built = L.Trainer(accelerator="cpu", devices=2)\ntrainer = built\ntrainer.fit(Model())\n'
+    (finding,) = pl001(module(SAVE, aliased))
+    assert finding.severity is Severity.ERROR
+
+
+def test_a_script_site_after_fit_under_a_spawning_strategy_is_silent():
+    script = (
+        "import lightning as L\n\nclass Model(L.LightningModule):\n    pass\n\n"
+        'trainer = L.Trainer(accelerator="cpu", devices=2, strategy=STRATEGY)\ntrainer.fit(Model())\n'
+        'if trainer.is_global_zero:\n    trainer.save_checkpoint("last.ckpt")\n'
+    )
+    assert pl001(script.replace("STRATEGY", '"ddp_spawn"')) == []  # only the launching process runs on
+    (finding,) = pl001(script.replace("STRATEGY", '"ddp"'))  # every process re-runs the script
+    assert finding.severity is Severity.ERROR
+
+
+def test_a_lightning_cli_trainer_is_not_known():
+    cli = "from lightning.pytorch.cli import LightningCLI\nLightningCLI(Model)\n"
+    assert pl001(module(SAVE, cli)) == []

@@ -32,8 +32,10 @@ It is an **error** when every Trainer that may run the module (the `trainer.fit(
 the workspace, the Trainers given the Callback) runs several processes on every machine
 (`devices=2, accelerator="cpu"`, `num_nodes=2`), a **warning** when one of them may
 (`devices="auto"`, the default, takes the machine's GPUs), and nothing when each runs one process
-(`devices=1`) or a Trainer is not visible (built elsewhere, from a variable, a config file): like
-FAB002 for a Fabric it cannot see.
+(`devices=1`) or a Trainer is not known statically (from a config file, a `LightningCLI`'s): like
+FAB002 for a Fabric it cannot see. The Trainer is followed through assignments, factories and
+other modules, with the configurations of each path; a script's site after `fit` is silent
+where a configuration spawns its processes (only the launching process runs on).
 
 ## Why is this bad?
 Every process of the group must enter a collective. `Trainer.save_checkpoint` ends in

@@ -11,27 +11,40 @@ assumed value, a Trainer known only by its type), as FAB002 does for a Fabric.
 
 from __future__ import annotations
 
-import ast
-
+from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.lightning.configurations import Scenario
 from fabric_lsp.engine.python.values import TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
-def trainer_processes(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> Certainty | None:
-    """CERTAIN: several processes on every configuration of the ``Trainer(...)`` call (written in
-    ``module``); POSSIBLE: on some; None: one process, or not known."""
-    values = model.values(call) if module is model.module else model.inference.evaluate(call, module)
-    insts = [v for v in values if isinstance(v, TrainerInst) and v.args is not None]
-    scenarios = [s for t in insts for s in model.trainer_scenarios(t)]
-    runs = [s for s in scenarios if s.outcome is None or s.outcome.error is None]
-    if not runs or any(s.outcome is None or s.assumed for s in runs):
+def trainer_processes(model: SemanticModel, trainer: TrainerInst) -> Certainty | None:
+    """CERTAIN: several processes on every configuration of ``trainer``; POSSIBLE: on some;
+    None: one process, or not known."""
+    runs = _runs(model, trainer)
+    if runs is None:
         return None  # a value not known statically: nothing, as FAB002 does for a Fabric
     several = [s for s in runs if s.outcome is not None and s.outcome.world_size >= 2]
     if not several:
         return None
     return Certainty.CERTAIN if len(several) == len(runs) else Certainty.POSSIBLE
+
+
+def may_spawn(model: SemanticModel, trainer: TrainerInst) -> bool:
+    """Whether some configuration of ``trainer`` starts its processes by spawning/forking (or is
+    not known): after ``fit`` only the launching process then runs the rest of the script."""
+    runs = _runs(model, trainer)
+    return runs is None or any(s.outcome is not None and s.outcome.launcher is not None and s.outcome.launcher.value in facts.FUNCTION_LAUNCHERS for s in runs)
+
+
+def _runs(model: SemanticModel, trainer: TrainerInst) -> list[Scenario] | None:
+    """The configurations of ``trainer`` that do not raise; None where one is not known."""
+    if trainer.args is None:
+        return None
+    runs = [s for s in model.trainer_scenarios(trainer) if s.outcome is None or s.outcome.error is None]
+    if not runs or any(s.outcome is None or s.assumed for s in runs):
+        return None
+    return runs
 
 
 def combined(certainties: list[Certainty | None]) -> Certainty | None:

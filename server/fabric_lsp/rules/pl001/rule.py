@@ -11,12 +11,12 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
 from fabric_lsp.engine.python.flow import enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import ClassRef
+from fabric_lsp.engine.python.values import ClassRef, TrainerInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab002.rule import describe_guard
 from fabric_lsp.rules.pl001.docs import DOC, INVALID, SUMMARY, VALID
-from fabric_lsp.rules.pl001.processes import combined, trainer_processes
+from fabric_lsp.rules.pl001.processes import combined, may_spawn, trainer_processes
 
 #: collectives of the Trainer's strategy, and whether they matter outside a hook (barrier and
 #: broadcast do nothing before the process group exists: ``strategies/ddp.py``)
@@ -70,25 +70,17 @@ def _is_trainer_call(node: ast.AST) -> bool:
     return (isinstance(func, ast.Name) and func.id == "Trainer") or (isinstance(func, ast.Attribute) and func.attr == "Trainer")
 
 
-#: a ``Trainer(...)`` construction and the module it is written in
-Built = tuple[ast.Call, ModuleInfo]
+def _trainers(model: SemanticModel, expr: ast.AST, module: ModuleInfo) -> list[TrainerInst] | None:
+    """The Trainers ``expr`` (written in ``module``) may be, each with its arguments: through
+    assignments, factories, other modules. None where some alternative is not one."""
+    values = model.values(expr) if module is model.module else model.inference.evaluate(expr, module)
+    found = [v for v in values if isinstance(v, TrainerInst) and v.args is not None]
+    return found if found and len(found) == len(values) else None
 
 
-def _constructions(module: ModuleInfo, receiver: ast.AST) -> list[Built]:
-    """The ``name = Trainer(...)`` assignments of the name ``receiver`` in its module."""
-    if not isinstance(receiver, ast.Name) or module.tree is None:
-        return []
-    out: list[Built] = []
-    for node in ast.walk(module.tree):
-        assigned = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_trainer_call(node.value)
-        if assigned and any(isinstance(t, ast.Name) and t.id == receiver.id for t in node.targets):  # type: ignore[attr-defined]
-            out.append((node.value, module))  # type: ignore[attr-defined]
-    return out
-
-
-def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[Built]:
+def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[TrainerInst]:
     """The ``Trainer(callbacks=[...])`` constructions of the workspace naming the callback class."""
-    out: list[Built] = []
+    out: list[TrainerInst] = []
     for module in [model.module, *model.other_modules_mentioning(cls.name)]:
         if module.tree is None:
             continue
@@ -97,7 +89,7 @@ def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[Built]:
                 assert isinstance(node, ast.Call)
                 given = [kw.value for kw in node.keywords if kw.arg == "callbacks"]
                 if any(cls.name in module.segment(v) for v in given):
-                    out.append((node, module))
+                    out += _trainers(model, node, module) or []
     return out
 
 
@@ -107,11 +99,12 @@ def _trainer_of(node: ast.AST) -> ast.AST:
     return rcv.value if isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" else rcv
 
 
-def trainers_running(model: SemanticModel, node: ast.AST) -> list[Built] | None:
-    """The ``Trainer(...)`` constructions that may run ``node`` (None: some are not visible)."""
+def trainers_running(model: SemanticModel, node: ast.AST) -> list[TrainerInst] | None:
+    """The Trainers that may run ``node`` (None: some are not visible): the receiver's in the
+    script, those of the entry points that run a LightningModule's hook, those a callback is given to."""
     cls = _class_of(model.module, node)
     if cls is None:
-        return _constructions(model.module, _trainer_of(node)) or None
+        return _trainers(model, _trainer_of(node), model.module)
     lc = model.lightning_class(ClassRef(cls, model.module))
     if lc is None:
         return None
@@ -119,16 +112,18 @@ def trainers_running(model: SemanticModel, node: ast.AST) -> list[Built] | None:
         return _callback_trainers(model, cls) or None
     if lc.base != facts.LIGHTNING_MODULE_CLASS:
         return None
-    found: list[Built] = []
+    found: list[TrainerInst] = []
     for ep in model.entry_points(lc.cls):
-        built = _constructions(ep.module, ep.call.func.value) if isinstance(ep.call.func, ast.Attribute) else []
-        if not built:
+        if ep.cli or not isinstance(ep.call.func, ast.Attribute):
+            return None  # a LightningCLI's Trainer is built from the command line
+        built = _trainers(model, ep.call.func.value, ep.module)
+        if built is None:
             return None
         found += built
     return found or None
 
 
-def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: list[Built]) -> bool:
+def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: list[TrainerInst]) -> bool:
     """A site of the script, outside the hooks: before ``fit`` the process group does not exist
     (``barrier``, ``broadcast``, ``log_dir`` do nothing); after it, under a spawning strategy, only
     the launching process runs the script."""
@@ -136,7 +131,7 @@ def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: li
         return False
     if not _after_an_entry_point(model, node):
         return True
-    return any(_may_spawn(kw.value) for call, _ in trainers for kw in call.keywords if kw.arg == "strategy")
+    return any(may_spawn(model, t) for t in trainers)
 
 
 def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
@@ -151,23 +146,6 @@ def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
             if before and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
                 return True
     return False
-
-
-def _may_spawn(strategy: ast.AST) -> bool:
-    """Whether a ``strategy=`` value may start its processes by spawning (or is not known):
-    ``"ddp_spawn"``, ``"ddp_notebook"``, ``DDPStrategy(start_method="spawn")``, a variable."""
-    if isinstance(strategy, ast.Constant) and isinstance(strategy.value, str):
-        if strategy.value == "auto":
-            return False
-        registered = facts.STRATEGY_REGISTRY.get(strategy.value)
-        return registered is None or registered[1].get("start_method") in facts.FUNCTION_LAUNCHERS
-    if isinstance(strategy, ast.Call) and isinstance(strategy.func, (ast.Name, ast.Attribute)):
-        return any(kw.arg is None or (kw.arg == "start_method" and _start_method(kw.value)) for kw in strategy.keywords)
-    return True
-
-
-def _start_method(value: ast.AST) -> bool:
-    return not (isinstance(value, ast.Constant) and value.value not in facts.FUNCTION_LAUNCHERS)
 
 
 class PL001(Rule):
@@ -196,7 +174,7 @@ class PL001(Rule):
         trainers = trainers_running(model, node)
         if trainers is None or _after_spawn_or_before_fit(model, node, trainers):
             return None
-        certainty = combined([trainer_processes(model, call, module) for call, module in trainers])
+        certainty = combined([trainer_processes(model, t) for t in trainers])
         if certainty is None:
             return None
         return Verdict(self.code, model.span(node), self._finding(model, node, what, describe_guard(guard), certainty))

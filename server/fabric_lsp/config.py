@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
-from fabric_lsp.declared_version import declared_lightning_version
+from fabric_lsp.declared_version import declared_lightning_version, declaring_folder
 from fabric_lsp.engine.findings import Finding, Severity, resolve_severity
 from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
@@ -347,6 +347,9 @@ class Config:
     #: The checked folder (the command line's root, the editor's workspace): where the project's
     #: requirements are read when no pyproject.toml of ours gives the root.
     project_root: str | None = None
+    #: For the file this configuration was made for (:meth:`for_file`): the folder under the root,
+    #: nearest the file, whose requirement files name Lightning (a sub-project's); None for none.
+    declared_folder: str | None = None
 
     @classmethod
     def build(cls, layers: Iterable[Layer], source: str | None = None, project_root: str | None = None) -> Config:
@@ -379,17 +382,26 @@ class Config:
         return [r for r in ALL_RULES if self.is_enabled(r.code)]
 
     def for_file(self, path: str | None) -> Config:
-        """This configuration with ``per-file-ignores`` applied for ``path``."""
-        if not path or not self.per_file_ignores:
+        """This configuration for ``path``: ``per-file-ignores`` applied, and the sub-project folder
+        whose requirements declare its Lightning version (see :attr:`declared_folder`)."""
+        if not path:
             return self
-        root = self.root or os.getcwd()
         path = os.path.abspath(path)
+        out = self
+        ignored = self._ignored_for(path)
+        if ignored:
+            out = replace(out, file_ignores=frozenset(ignored))
+        folder = declaring_folder(os.path.dirname(path), self.requirements_root) if not self.lightning_version else None
+        return replace(out, declared_folder=folder) if folder else out
+
+    def _ignored_for(self, path: str) -> set[str]:
         ignored: set[str] = set()
+        root = self.root or os.getcwd()
         for pattern, selectors in self.per_file_ignores:
             negated = pattern.startswith("!")
             if _matches(pattern.lstrip("!"), path, root) != negated:
                 ignored |= {c for c in rule_codes() if _specificity(selectors, c) >= 0}
-        return replace(self, file_ignores=frozenset(ignored)) if ignored else self
+        return ignored
 
     def severity_override(self, code: str) -> Severity | None:
         """The configured severity for ``code`` (the most specific entry), or None."""
@@ -440,9 +452,10 @@ class Config:
         installed = installed_lightning_version(self.environment_path)
         if installed:
             return installed, f"installed ({self.environment_path or sys.prefix})"
-        declared = declared_lightning_version(self.requirements_root)
+        declared = declared_lightning_version(self.declared_folder or self.requirements_root)
         if declared is not None:
-            return declared.version, f"declared ({declared.where})"
+            folder = os.path.relpath(self.declared_folder, self.requirements_root) if self.declared_folder else ""
+            return declared.version, f"declared ({os.path.join(folder, declared.where) if folder else declared.where})"
         return LATEST_LIGHTNING, "default"
 
     @property

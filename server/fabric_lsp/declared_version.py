@@ -461,3 +461,23 @@ def declared_lightning_version(root: str) -> Declared | None:
     with _LOCK:
         _CACHE[root] = (now, stamps, declared)
     return declared
+
+
+def declaring_folder(start: str, root: str) -> str | None:
+    """The deepest folder from ``start`` up to ``root`` (not included) whose own requirement files
+    (not its README) name Lightning: a sub-project of a repository (``week_1/requirements.txt``
+    pinning ``pytorch-lightning==1.2.10``) declares its own version for the files under it. None
+    where no such folder declares one, or ``start`` is not under ``root``."""
+    start, root = os.path.abspath(start), os.path.abspath(root)
+    if not start.startswith(root + os.sep):
+        return None
+    folder = start
+    while folder != root:
+        declared = declared_lightning_version(folder)
+        if declared is not None and os.path.basename(declared.file) not in _READMES:
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None

@@ -358,3 +358,32 @@ def test_show_settings_says_where_the_version_comes_from(tmp_path):
     shown = json.loads(proc.stdout)
     assert shown["lightning-version"] == "1.5.10"
     assert shown["lightning-version-source"] == "declared (requirements.txt: pytorch-lightning==1.5.10)"
+
+
+# -- sub-projects ----------------------------------------------------------------------------------
+
+
+def test_a_sub_project_declares_its_own_version(tmp_path):
+    write(tmp_path, {"week_1/requirements.txt": "pytorch-lightning==1.2.10\n", "week_1/src/train.py": HOOK, "top.py": HOOK})
+    empty = str(_empty_venv(tmp_path / ".venv"))
+    resolver = Resolver([{"environment-path": empty}], project_root=str(tmp_path))
+    inner = resolver.for_file(str(tmp_path / "week_1" / "src" / "train.py"))
+    assert inner.lightning_version_and_source == ("1.2.10", f"declared ({os.path.join('week_1', 'requirements.txt')}: pytorch-lightning==1.2.10)")
+    assert resolver.for_file(str(tmp_path / "top.py")).lightning_version_and_source == (LATEST_LIGHTNING, "default")
+
+
+def test_a_sub_folder_readme_does_not_declare(tmp_path):
+    write(tmp_path, {"requirements.txt": "lightning>=2.1\n", "docs/README.md": "pip install pytorch-lightning==1.5.10\n"})
+    assert declared_version.declaring_folder(str(tmp_path / "docs"), str(tmp_path)) is None
+
+
+def test_the_setting_wins_over_a_sub_project(tmp_path):
+    write(tmp_path, {"sub/requirements.txt": "pytorch-lightning==1.2.10\n"})
+    config = Resolver([{"lightning-version": "2.6.6"}], project_root=str(tmp_path)).for_file(str(tmp_path / "sub" / "x.py"))
+    assert config.lightning_version_and_source == ("2.6.6", "setting")
+
+
+def test_the_command_line_checks_each_sub_project_with_its_version(tmp_path):
+    write(tmp_path, {"old/requirements.txt": "pytorch-lightning==1.9.0\n", "old/train.py": HOOK, "new/train.py": HOOK})
+    proc = check(tmp_path, "--environment", str(_empty_venv(tmp_path / ".venv")), "--format", "json", ".")
+    assert sorted((f["code"], Path(f["filename"]).parent.name) for f in json.loads(proc.stdout)) == [("PL004", "new")], proc.stdout

@@ -153,8 +153,36 @@ def _monitor_element(model: SemanticModel, item: ast.AST) -> list[MonitorCallbac
 _METRIC_WRITERS = frozenset(facts.LOG_METHODS) | {"callback_metrics", "logged_metrics"}
 
 
+#: receivers whose ``.log(...)`` is not a LightningModule's: a logger's experiment (W&B, TensorBoard
+#: through ``trainer.logger.experiment``), tracking and math libraries (``torch.log(x)``)
+_NOT_MODULES = frozenset({"logger", "loggers", "experiment", "wandb", "mlflow", "neptune", "comet_ml", "logging",
+                          "torch", "np", "numpy", "math", "F", "jnp", "scipy"})
+
+
 def _may_log(cls: ClassRef) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr in _METRIC_WRITERS for n in ast.walk(cls.node))
+    """Whether a project callback may feed ``callback_metrics``: a ``.log(name, value)``/``.log_dict(d)``
+    on what may be the LightningModule (``pl_module.log``), or a write of the metrics dicts."""
+    for n in ast.walk(cls.node):
+        if isinstance(n, ast.Attribute) and n.attr in _METRIC_WRITERS and not (n.attr in facts.LOG_METHODS and _not_a_module_log(n, cls)):
+            return True
+    return False
+
+
+def _not_a_module_log(attr: ast.Attribute, cls: ClassRef) -> bool:
+    """A ``.log``/``.log_dict`` that cannot be the LightningModule's: not called with a key and a
+    value (a tensor's ``x.log()``), or on a logger, an experiment, a tracking or math library."""
+    call = cls.module.parents.get(attr)
+    if not (isinstance(call, ast.Call) and call.func is attr):
+        return False  # the method handed on: may be anything
+    given = len(call.args) + len(call.keywords)
+    if given < (2 if attr.attr == "log" else 1):
+        return True
+    rcv = attr.value
+    while isinstance(rcv, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(rcv, ast.Attribute) and rcv.attr in _NOT_MODULES:
+            return True
+        rcv = rcv.value if not isinstance(rcv, ast.Call) else rcv.func
+    return isinstance(rcv, ast.Name) and rcv.id in _NOT_MODULES
 
 
 def _bound_call(model: SemanticModel, name: str) -> ast.AST | None:

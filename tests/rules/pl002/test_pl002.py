@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from fabric_lsp.engine.analyzer import Analyzer
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -134,6 +135,35 @@ class Quiet(Callback):
     assert severities(writes + fit('EarlyStopping(monitor="val_acc")')) == []
     replaces = MODULE + "\n    def configure_callbacks(self):\n        return []\n"
     assert severities(fit('EarlyStopping(monitor="val_acc")'), replaces) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'trainer.logger.experiment.log({"examples": 1})',  # W&B through the logger: not a callback metric
+        'trainer.loggers[0].experiment.log({"examples": 1})',
+        'wandb.log({"val_acc": 1.0})',
+        "x = torch.log(torch.tensor(2.0)) + torch.tensor(1.0).log()",
+        'logging.log(20, "done")',
+    ],
+)
+def test_a_callback_logging_elsewhere_does_not_feed_callback_metrics(line: str):
+    cb = MODULE + f"""
+class Samples(Callback):
+    def on_validation_end(self, trainer, pl_module):
+        {line}
+"""
+    assert severities(fit('Samples(), EarlyStopping(monitor="val_acc")'), cb) == [Severity.ERROR]
+
+
+def test_a_callback_handing_the_module_log_on_keeps_it_silent():
+    cb = MODULE + """
+class Handed(Callback):
+    def on_validation_epoch_end(self, trainer, pl_module):
+        write = pl_module.log
+        write("val_acc", 1.0)
+"""
+    assert severities(fit('Handed(), EarlyStopping(monitor="val_acc")'), cb) == []
 
 
 def test_unknown_model_or_callbacks_are_silent():

@@ -194,3 +194,54 @@ def test_a_script_site_after_fit_under_a_spawning_strategy_is_silent():
 def test_a_lightning_cli_trainer_is_not_known():
     cli = "from lightning.pytorch.cli import LightningCLI\nLightningCLI(Model)\n"
     assert pl001(module(SAVE, cli)) == []
+
+
+CALLBACK = """
+import lightning as L
+
+class Sync(L.Callback):
+    def on_train_epoch_end(self, trainer, pl_module):
+        if trainer.global_rank != 0:
+            return
+        SITE
+
+class Model(L.LightningModule):
+    pass
+
+trainer = L.Trainer(accelerator="cpu", devices=2, callbacks=[Sync()])
+trainer.fit(Model())
+"""
+
+
+@pytest.mark.parametrize("site", ['pl_module.log("loss", 1.0, sync_dist=True)', "pl_module.all_gather(1.0)", 'pl_module.log_dict({"a": 1.0}, sync_dist=True)'])
+def test_the_module_of_a_callback_hook(site: str):
+    (finding,) = pl001(CALLBACK.replace("SITE", site))
+    assert finding.severity is Severity.ERROR and "`pl_module." in finding.message
+
+
+def test_the_module_of_a_callback_hook_is_the_third_parameter_only():
+    assert pl001(CALLBACK.replace("SITE", 'trainer.log("x", 1.0, sync_dist=True)')) == []
+    assert pl001(CALLBACK.replace("SITE", 'pl_module.log("loss", 1.0, sync_dist=True, rank_zero_only=True)')) == []
+
+
+OPTION = """
+import argparse
+import lightning as L
+
+class Model(L.LightningModule):
+    def on_train_end(self):
+        if self.trainer.is_global_zero:
+            self.trainer.save_checkpoint("last.ckpt")
+
+p = argparse.ArgumentParser()
+p.add_argument("--devices", type=int, default=DEFAULT)
+args = p.parse_args()
+trainer = L.Trainer(accelerator="cpu", devices=args.devices)
+trainer.fit(Model())
+"""
+
+
+def test_an_option_whose_default_runs_several_processes_is_a_warning():
+    (finding,) = pl001(OPTION.replace("DEFAULT", "2"))
+    assert finding.severity is Severity.WARNING
+    assert pl001(OPTION.replace("DEFAULT", "1")) == []  # other values are not known: nothing

@@ -18,9 +18,10 @@ runs several processes:
 
 - `trainer.save_checkpoint(...)` (on `self.trainer`, a Callback hook's `trainer`, a `Trainer(...)`
   variable of the script);
-- `self.all_gather(...)` in a LightningModule;
-- `self.log(..., sync_dist=True)` / `self.log_dict(..., sync_dist=True)` (not with
-  `rank_zero_only=True`, which does not sync);
+- `self.all_gather(...)` in a LightningModule, `pl_module.all_gather(...)` in a Callback hook
+  (its third parameter);
+- `self.log(..., sync_dist=True)` / `self.log_dict(..., sync_dist=True)`, and the same on a
+  Callback hook's `pl_module` (not with `rank_zero_only=True`, which does not sync);
 - `trainer.strategy.barrier()`, `broadcast(...)`, `reduce(...)` and the property `trainer.log_dir`
   (it broadcasts), in a LightningModule or Callback hook, or in the script after `fit`.
 
@@ -31,7 +32,8 @@ decorated with `@rank_zero_only`, a helper whose every call is so guarded.
 It is an **error** when every Trainer that may run the module (the `trainer.fit(model)` calls of
 the workspace, the Trainers given the Callback) runs several processes on every machine
 (`devices=2, accelerator="cpu"`, `num_nodes=2`), a **warning** when one of them may
-(`devices="auto"`, the default, takes the machine's GPUs), and nothing when each runs one process
+(`devices="auto"`, the default, takes the machine's GPUs; a command-line option whose default is
+`devices=2`), and nothing when each runs one process
 (`devices=1`) or a Trainer is not known statically (from a config file, a `LightningCLI`'s): like
 FAB002 for a Fabric it cannot see. The Trainer is followed through assignments, factories and
 other modules, with the configurations of each path; a script's site after `fit` is silent

@@ -4,9 +4,10 @@ one per path and kind of machine, resolved by the Trainer's connector).
 
 Several processes are certain where every configuration that does not raise runs several
 (``num_nodes=2``, ``devices=2`` on each machine the accelerator means); possible where some do
-(``devices="auto"``: one CPU process, eight on a CUDA machine); nothing where every one runs one
-process, or where some configuration is not known (an argument the evaluator cannot follow, an
-assumed value, a Trainer known only by its type), as FAB002 does for a Fabric.
+(``devices="auto"``: one CPU process, eight on a CUDA machine, or a known configuration among
+others not known: an option's default ``devices=2``); nothing where every known one runs one
+process (an argument the evaluator cannot follow, an assumed value, a Trainer known only by its
+type decide nothing), as FAB002 does for a Fabric.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty
 from fabric_lsp.engine.lightning.configurations import Scenario
+from fabric_lsp.engine.lightning.connector import Launcher
 from fabric_lsp.engine.python.values import TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -23,18 +25,34 @@ def trainer_processes(model: SemanticModel, trainer: TrainerInst) -> Certainty |
     None: one process, or not known."""
     runs = _runs(model, trainer)
     if runs is None:
-        return None  # a value not known statically: nothing, as FAB002 does for a Fabric
+        return _visibly_several(model, trainer)
     several = [s for s in runs if s.outcome is not None and s.outcome.world_size >= 2]
     if not several:
         return None
     return Certainty.CERTAIN if len(several) == len(runs) else Certainty.POSSIBLE
 
 
+def _visibly_several(model: SemanticModel, trainer: TrainerInst) -> Certainty | None:
+    """Where some configuration is not known (``devices=args.devices``): POSSIBLE when one the code
+    visibly chooses — every argument known, none assumed (the option's default ``2``) — runs
+    several processes; else nothing."""
+    if trainer.args is None:
+        return None
+    known = [s for s in model.trainer_scenarios(trainer) if s.outcome is not None and s.outcome.error is None and not s.assumed]
+    return Certainty.POSSIBLE if any(s.outcome is not None and s.outcome.world_size >= 2 for s in known) else None
+
+
 def may_spawn(model: SemanticModel, trainer: TrainerInst) -> bool:
     """Whether some configuration of ``trainer`` starts its processes by spawning/forking (or is
     not known): after ``fit`` only the launching process then runs the rest of the script."""
-    runs = _runs(model, trainer)
-    return runs is None or any(s.outcome is not None and s.outcome.launcher is not None and s.outcome.launcher.value in facts.FUNCTION_LAUNCHERS for s in runs)
+    if trainer.args is None:
+        return True
+    runs = [s for s in model.trainer_scenarios(trainer) if s.outcome is None or s.outcome.error is None]
+    return not runs or any(s.outcome is None or _spawns(s.outcome.launcher) for s in runs)
+
+
+def _spawns(launcher: Launcher | None) -> bool:
+    return launcher is not None and launcher.value in facts.FUNCTION_LAUNCHERS
 
 
 def _runs(model: SemanticModel, trainer: TrainerInst) -> list[Scenario] | None:

@@ -34,7 +34,7 @@ def _keyword_true(call: ast.Call, name: str) -> bool:
     return any(kw.arg == name and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in call.keywords)
 
 
-def _what(node: ast.AST) -> str | None:
+def _what(node: ast.AST, module: ModuleInfo) -> str | None:
     """What kind of Trainer collective ``node`` is (None: not one)."""
     if isinstance(node, ast.Attribute) and node.attr == "log_dir" and _is_trainer_text(node.value):
         return "`trainer.log_dir` broadcasts the folder from rank 0"
@@ -45,12 +45,25 @@ def _what(node: ast.AST) -> str | None:
         return "`save_checkpoint` is a collective every process must call (the strategy ends it in `barrier()`)"
     if method in STRATEGY_COLLECTIVES and isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" and _is_trainer_text(rcv.value):
         return f"`strategy.{method}` is a collective every process must call"
-    is_self = isinstance(rcv, ast.Name) and rcv.id == "self"
-    if is_self and method == "all_gather":
-        return "`self.all_gather` is a collective every process must call"
-    if is_self and method in LOG_METHODS and _keyword_true(node, "sync_dist") and not _keyword_true(node, "rank_zero_only"):
-        return f"`self.{method}(..., sync_dist=True)` reduces the value across every process"
+    lightning_module = _lightning_module_text(rcv, node, module)
+    if lightning_module and method == "all_gather":
+        return f"`{lightning_module}.all_gather` is a collective every process must call"
+    if lightning_module and method in LOG_METHODS and _keyword_true(node, "sync_dist") and not _keyword_true(node, "rank_zero_only"):
+        return f"`{lightning_module}.{method}(..., sync_dist=True)` reduces the value across every process"
     return None
+
+
+def _lightning_module_text(rcv: ast.AST, node: ast.AST, module: ModuleInfo) -> str | None:
+    """``self`` (a LightningModule's own method), or the module parameter of a Callback hook
+    (``def on_train_epoch_end(self, trainer, pl_module)``: the third positional parameter)."""
+    if not isinstance(rcv, ast.Name):
+        return None
+    if rcv.id == "self":
+        return "self"
+    func = enclosing_function(module, node)
+    params = func.args.args if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    in_class = func is not None and module.enclosing_class(func) is not None
+    return rcv.id if in_class and len(params) >= 3 and params[2].arg == rcv.id and params[1].arg.lstrip("_").endswith("trainer") else None
 
 
 def _class_of(module: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:
@@ -162,12 +175,12 @@ class PL001(Rule):
         tree = model.module.tree
         if tree is None:
             return []
-        found: list[ast.AST] = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Attribute)) and _what(n) is not None]
+        found: list[ast.AST] = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Attribute)) and _what(n, model.module) is not None]
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         return found
 
     def verdict(self, model: SemanticModel, node: ast.AST, ctx: RuleContext) -> Verdict | None:
-        what = _what(node)
+        what = _what(node, model.module)
         guard = model.rank_guard(node)
         if what is None or guard is None:
             return None

@@ -1,5 +1,6 @@
 """PL003: what ``trainer.fit`` refuses about how a LightningModule optimises — an ``optimizer_idx``
-parameter of ``training_step``, several optimizers under automatic optimisation."""
+parameter of ``training_step``, several optimizers under automatic optimisation; what the Trainer
+of a ``fit`` call refuses (``trainer.py``)."""
 
 from __future__ import annotations
 
@@ -156,8 +157,10 @@ def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related,
 def _why(model: SemanticModel, f: trainer.Failure) -> str:
     if f.kind == "deepspeed":
         return f"`{f.cls.name}.configure_optimizers` returns {_how_many(model, f.cls)} and the Trainer's strategy is {f.value}"
+    if f.kind == "by_value":
+        return f"the Trainer clips by value (`gradient_clip_algorithm=\"value\"`) and its strategy is {f.value}"
     _, _, argument = trainer.FAILURES[f.kind]
-    return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value}`"
+    return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value!r}`"
 
 
 def _how_many(model: SemanticModel, cls: ClassRef) -> str:

@@ -120,6 +120,12 @@ CASES = [
         _exact("MisconfigurationException: DeepSpeed does not support clipping gradients by value."),
         "strategies/deepspeed.py:470-471",
     ),
+    Case(
+        "PL003",
+        "deepspeed_clip_by_value_validate",
+        _exact("MisconfigurationException: DeepSpeed does not support clipping gradients by value."),
+        "strategies/deepspeed.py:470-471 (setup, :373, runs init_deepspeed for validate too)",
+    ),
     # 2.x stores accumulate_grad_batches unchecked (trainer/trainer.py:443): None != 1
     Case(
         "PL003",

@@ -275,3 +275,18 @@ def test_clipping_by_value_is_reported_from_2_0():
     src = AUTOMATIC + '\nL.Trainer(strategy="deepspeed", gradient_clip_algorithm="value").fit(Model())\n'
     assert [f.severity for f in pl003(src)] == [Severity.ERROR]
     assert pl003(src, version="1.9.5") == []
+
+
+@pytest.mark.parametrize("method", ["validate", "test", "predict"])
+def test_clipping_by_value_under_deepspeed_fails_the_other_entry_points_too(method):
+    # strategies/deepspeed.py:373: `setup` calls `init_deepspeed` whatever the Trainer function
+    src = AUTOMATIC + f'\ntrainer = L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value")\ntrainer.{method}(Model())\n'
+    (finding,) = pl003(src)
+    assert finding.severity is Severity.ERROR and BY_VALUE in finding.message and f"`trainer.{method}(...)` raises" in finding.message
+
+
+@pytest.mark.parametrize("method", ["validate", "test", "predict"])
+def test_the_other_entry_points_check_nothing_else(method):
+    # the validator's optimisation checks and `configure_optimizers` run in `fit` only
+    src = TWO + f'\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, accumulate_grad_batches=4).{method}(Model())\n'
+    assert pl003(src) == []

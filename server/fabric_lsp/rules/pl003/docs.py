@@ -57,8 +57,9 @@ Lightning is older than 2.0 (1.x optimised several optimizers itself). The Train
 the manual-optimisation ones exist since 1.4.0 (`trainer/configuration_validator.py` there too);
 DeepSpeed's are reported from 2.0 (1.x raised the optimizers one as well, under automatic
 optimisation too); `accumulate_grad_batches` other than an int, from 2.0 (1.x took `None`, its
-default, as 1). Clipping by value under DeepSpeed also fails `validate`/`test`/`predict` (the
-strategy's setup runs for them); only `fit` calls are checked.
+default, as 1). Clipping by value under DeepSpeed also fails `trainer.validate`/`test`/`predict`
+(the strategy's setup runs `init_deepspeed` for them, `strategies/deepspeed.py:373`): those calls
+are checked for it alone (the other checks run in `fit` only).
 
 ## Why is this bad?
 The run fails at the start of `fit`, after the data, the model and the processes are set up —

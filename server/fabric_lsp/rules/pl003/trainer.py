@@ -93,9 +93,11 @@ def checks_of(version: str | None) -> Checks:
     return Checks(v >= facts.MANUAL_OPTIMIZATION_CHECKS_SINCE, facts.has_feature("removed_1x_api", version))
 
 
-def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], checks: Checks) -> list[object]:
+def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], checks: Checks, fitting: bool = True) -> list[object]:
     """The outcomes of ``call`` (a ``Failure``, ``"ok"`` or ``"unknown"``), one per class, Trainer
-    alternative and consistent path."""
+    alternative and consistent path; not ``fitting`` (``validate``/``test``/``predict``), only
+    DeepSpeed's clipping by value is checked (``init_deepspeed`` runs in every setup, the
+    validator's optimisation checks and ``configure_optimizers`` only in ``fit``)."""
     assert isinstance(call.func, ast.Attribute)
     insts = model.values(call.func.value)
     out: list[object] = []
@@ -103,16 +105,16 @@ def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], 
         if not isinstance(inst, TrainerInst) or inst.args is None:
             out.append(_UNKNOWN)
             continue
-        out += _class_outcomes(model, cls, inst, checks)
+        out += _class_outcomes(model, cls, inst, checks, fitting)
     return out
 
 
-def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, checks: Checks) -> list[object]:
-    auto = model.automatic_optimization(cls)
+def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, checks: Checks, fitting: bool) -> list[object]:
+    auto = model.automatic_optimization(cls) if fitting else True
     if auto is None:
         return [_UNKNOWN]
-    manual = checks.manual and not auto
-    several = several_for_deepspeed(model, cls, auto) if checks.deepspeed else "no"
+    manual = fitting and checks.manual and not auto
+    several = several_for_deepspeed(model, cls, auto) if checks.deepspeed and fitting else "no"
     by_value = by_value_alternatives(model, inst) if checks.deepspeed else [(False, paths.EMPTY)]
     deepspeed = several != "no" or any(v is not False for v, _ in by_value)
     if not manual and not deepspeed:

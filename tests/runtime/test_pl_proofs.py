@@ -113,6 +113,29 @@ CASES = [
         _exact("MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."),
         "strategies/deepspeed.py:482-484",
     ),
+    # clipping by value: DeepSpeed's setup refuses it before it calls configure_optimizers (one optimizer here)
+    Case(
+        "PL003",
+        "deepspeed_clip_by_value",
+        _exact("MisconfigurationException: DeepSpeed does not support clipping gradients by value."),
+        "strategies/deepspeed.py:470-471",
+    ),
+    Case(
+        "PL003",
+        "deepspeed_clip_by_value_validate",
+        _exact("MisconfigurationException: DeepSpeed does not support clipping gradients by value."),
+        "strategies/deepspeed.py:470-471 (setup, :373, runs init_deepspeed for validate too)",
+    ),
+    # 2.x stores accumulate_grad_batches unchecked (trainer/trainer.py:443): None != 1
+    Case(
+        "PL003",
+        "manual_accumulate_none",
+        _exact(
+            "MisconfigurationException: Automatic gradient accumulation is not supported for manual optimization."
+            " Remove `Trainer(accumulate_grad_batches=None)` or switch to automatic optimization."
+        ),
+        "trainer/configuration_validator.py:128-133",
+    ),
     # PL004: API removed in 2.0
     Case("PL004", "training_epoch_end", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
          "trainer/configuration_validator.py:76-78 (fit only)"),
@@ -132,6 +155,15 @@ CASES = [
             " on the class type and make sure the return value is used."
         ),
         "utilities/model_helpers.py:126-128",
+    ),
+    Case(
+        "PL004",
+        "load_from_checkpoint_through_parameter",
+        _exact(
+            "TypeError: The classmethod `Model.load_from_checkpoint` cannot be called on an instance. Please call it"
+            " on the class type and make sure the return value is used."
+        ),
+        "utilities/model_helpers.py:126-128 (the instance a caller passes)",
     ),
     Case("PL004", "hparams_assignment", _exact("AttributeError: property 'hparams' of 'Model' object has no setter"),
          "Python's, core/mixins/hparams_mixin.py:166-167 (a property without a setter)"),

@@ -184,3 +184,109 @@ def test_a_partial_and_a_kwargs_dict_are_followed():
 def test_a_trainer_subclass_whose_arguments_are_not_known_is_silent():
     sub = "\nclass MyTrainer(L.Trainer):\n    def __init__(self, cfg):\n        super().__init__(**cfg)\n"
     assert fit(MANUAL + sub, "MyTrainer(load())") == []
+
+
+# -- accumulate_grad_batches of another type -----------------------------------------------------------
+@pytest.mark.parametrize("value, shown", [("None", "None"), ("2.0", "2.0"), ('"2"', "2"), ("False", "False")])
+def test_accumulate_grad_batches_of_another_type_under_manual_optimisation_is_an_error(value, shown):
+    # `Trainer.__init__` stores it unchecked (trainer.py:443); the validator's `!= 1` refuses it
+    (finding,) = fit(MANUAL, f"L.Trainer(accumulate_grad_batches={value})")
+    assert finding.severity is Severity.ERROR
+    assert f"Remove `Trainer(accumulate_grad_batches={shown})`" in finding.message
+
+
+@pytest.mark.parametrize("value", ["1.0", "True"])
+def test_accumulate_grad_batches_equal_to_1_is_silent(value):
+    assert fit(MANUAL, f"L.Trainer(accumulate_grad_batches={value})") == []
+
+
+def test_accumulate_grad_batches_none_under_automatic_optimisation_is_silent():
+    # only the first training batch fails (`batch_idx % None`, loops/optimization/automatic.py:220): not certain
+    assert fit(AUTOMATIC, "L.Trainer(accumulate_grad_batches=None)") == []
+
+
+def test_accumulate_grad_batches_none_was_the_default_in_1_x():
+    src = MANUAL + "\nL.Trainer(accumulate_grad_batches=None).fit(Model())\n"
+    assert pl003(src, version="1.9.5") == []
+    assert [f.severity for f in pl003(src.replace("None", "4"), version="1.9.5")] == [Severity.ERROR]
+
+
+# -- DeepSpeed clipping by value -------------------------------------------------------------------------
+BY_VALUE = "MisconfigurationException: DeepSpeed does not support clipping gradients by value."
+
+
+@pytest.mark.parametrize("module", [AUTOMATIC, MANUAL])
+def test_clipping_by_value_under_deepspeed_is_an_error(module):
+    (finding,) = fit(module, 'L.Trainer(strategy="deepspeed_stage_2", gradient_clip_algorithm="value")')
+    assert finding.severity is Severity.ERROR
+    assert BY_VALUE in finding.message and "lightning/pytorch/strategies/deepspeed.py:470-471" in finding.message
+    assert finding.related and "`gradient_clip_algorithm` is given here" in finding.related[0].message
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        'L.Trainer(strategy=DeepSpeedStrategy(stage=3), gradient_clip_val=1.0, gradient_clip_algorithm="VALUE")',  # lowered
+        'L.Trainer(strategy=DeepSpeedStrategy(config=args.ds_config), gradient_clip_algorithm="value")',  # any config
+    ],
+)
+def test_clipping_by_value_under_any_deepspeed_is_an_error(trainer):
+    assert severities(AUTOMATIC, trainer) == [Severity.ERROR]
+
+
+def test_clipping_by_value_is_checked_before_deepspeeds_optimizers():
+    (finding,) = fit(TWO, 'L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value")')
+    assert BY_VALUE in finding.message and "single optimizer" not in finding.message
+
+
+def test_manual_clipping_is_checked_before_clipping_by_value():
+    (finding,) = fit(MANUAL, 'L.Trainer(strategy="deepspeed", gradient_clip_val=1.0, gradient_clip_algorithm="value")')
+    assert "Automatic gradient clipping" in finding.message
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        'L.Trainer(strategy="deepspeed" if args.ds else "ddp", gradient_clip_algorithm="value")',
+        'L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value" if args.v else "norm")',
+    ],
+)
+def test_clipping_by_value_under_deepspeed_on_some_paths_is_a_warning(trainer):
+    assert severities(AUTOMATIC, trainer) == [Severity.WARNING]
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        'L.Trainer(strategy="deepspeed", gradient_clip_algorithm="norm")',
+        'L.Trainer(strategy="deepspeed", gradient_clip_val=1.0)',
+        'L.Trainer(strategy="ddp", gradient_clip_algorithm="value")',
+        'L.Trainer(gradient_clip_algorithm="value")',
+        'L.Trainer(strategy=args.strategy, gradient_clip_algorithm="value")',  # the strategy is not known
+        'L.Trainer(strategy="deepspeed", gradient_clip_algorithm=args.algorithm)',  # not known
+        'L.Trainer(strategy="deepspeed", gradient_clip_algorithm="values")',  # Trainer(...) raises first
+    ],
+)
+def test_clipping_by_value_without_deepspeed_or_unknown_is_silent(trainer):
+    assert fit(AUTOMATIC, trainer) == []
+
+
+def test_clipping_by_value_is_reported_from_2_0():
+    src = AUTOMATIC + '\nL.Trainer(strategy="deepspeed", gradient_clip_algorithm="value").fit(Model())\n'
+    assert [f.severity for f in pl003(src)] == [Severity.ERROR]
+    assert pl003(src, version="1.9.5") == []
+
+
+@pytest.mark.parametrize("method", ["validate", "test", "predict"])
+def test_clipping_by_value_under_deepspeed_fails_the_other_entry_points_too(method):
+    # strategies/deepspeed.py:373: `setup` calls `init_deepspeed` whatever the Trainer function
+    src = AUTOMATIC + f'\ntrainer = L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value")\ntrainer.{method}(Model())\n'
+    (finding,) = pl003(src)
+    assert finding.severity is Severity.ERROR and BY_VALUE in finding.message and f"`trainer.{method}(...)` raises" in finding.message
+
+
+@pytest.mark.parametrize("method", ["validate", "test", "predict"])
+def test_the_other_entry_points_check_nothing_else(method):
+    # the validator's optimisation checks and `configure_optimizers` run in `fit` only
+    src = TWO + f'\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, accumulate_grad_batches=4).{method}(Model())\n'
+    assert pl003(src) == []

@@ -252,3 +252,50 @@ def test_a_test_that_expects_the_type_error_is_not_reported(context):
     src = f"import pytest\nfrom lightning.pytorch import Trainer\n\ndef test(self):\n    with {context}:\n        Trainer(gpus=1)\n"
     assert pl004(src) == []
     assert [f.severity for f in pl004(src.replace(context, "open('log')"))] == [Severity.ERROR]
+
+
+# -- load_from_checkpoint on an instance reached through a parameter -----------------------------------
+RESTORE = HEAD + "\ndef restore(model, path):\n    model = model.load_from_checkpoint(path)\n    return model\n\n"
+
+
+def test_an_instance_passed_by_every_caller_is_an_error_without_a_fix():
+    (finding,) = pl004(RESTORE + "restore(M(), 'x.ckpt')\nm = M()\nrestore(m, 'y.ckpt')\n")
+    assert finding.severity is Severity.ERROR and finding.fix is None
+    assert "`model` is a parameter of `restore`" in finding.message and "model_helpers.py:126" in finding.message
+    assert [r.message for r in finding.related] == ["an instance of `M` is made here"] * 2
+    assert [r.span.start.line for r in finding.related] == [8, 9]  # 0-based: `restore(M(), ...)`, `m = M()`
+
+
+def test_an_instance_passed_by_keyword_to_a_method_is_an_error():
+    src = HEAD + "class Runner:\n    def restore(self, model, path):\n        return model.load_from_checkpoint(path)\n\nRunner().restore(model=M(), path='x')\n"
+    (finding,) = pl004(src)
+    assert finding.severity is Severity.ERROR and finding.fix is None
+
+
+@pytest.mark.parametrize("other", ["restore(M, 'y.ckpt')", "restore(args.model, 'y.ckpt')"])
+def test_an_instance_passed_by_some_callers_is_a_warning(other):
+    (finding,) = pl004(RESTORE + f"restore(M(), 'x.ckpt')\n{other}\n")
+    assert finding.severity is Severity.WARNING and finding.fix is None
+
+
+@pytest.mark.parametrize("calls", ["restore(M, 'x.ckpt')\n", "", "run(restore)\n"])
+def test_the_class_passed_or_no_caller_in_view_is_silent(calls):
+    assert pl004(RESTORE + calls) == []
+
+
+def test_a_caller_in_another_module_is_seen(tmp_path):
+    ws = _workspace(tmp_path, {"lib.py": RESTORE + "restore(M(), 'x.ckpt')\n", "main.py": "from lib import restore, M\nrestore(M, 'y.ckpt')\n"})
+    (finding,) = pl004((tmp_path / "lib.py").read_text(), str(tmp_path / "lib.py"), ws)
+    assert finding.severity is Severity.WARNING
+
+
+def test_a_parameter_rebound_before_the_call_keeps_the_fix():
+    src = HEAD + "\ndef restore(model, path):\n    model = M()\n    best = model.load_from_checkpoint(path)\n    return best\n"
+    (finding,) = pl004(src)
+    assert finding.severity is Severity.ERROR and finding.fix is not None and "parameter" not in finding.message
+
+
+def test_self_in_a_method_keeps_the_fix():
+    src = "import lightning as L\nclass M(L.LightningModule):\n    def best(self, path):\n        return self.load_from_checkpoint(path)\n\nM().best('x')\n"
+    (finding,) = pl004(src)
+    assert finding.fix is not None and "parameter" not in finding.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.rule import Example
 
-SUMMARY = "A LightningModule that optimises in a way `trainer.fit` refuses: `optimizer_idx` in `training_step`, several optimizers under automatic optimisation or DeepSpeed, automatic clipping or accumulation under manual optimisation"
+SUMMARY = "A LightningModule that optimises in a way `trainer.fit` refuses: `optimizer_idx` in `training_step`, several optimizers under automatic optimisation or DeepSpeed, clipping by value under DeepSpeed, automatic clipping or accumulation under manual optimisation"
 
 DOC = '''
 ## What it does
@@ -22,7 +22,12 @@ And the `trainer.fit(model)` calls whose Trainer refuses how the model optimises
 
 - a module that sets `self.automatic_optimization = False`, fit by a Trainer with
   `gradient_clip_val` greater than 0 (`None` and `0` do not clip) or with
-  `accumulate_grad_batches` other than 1;
+  `accumulate_grad_batches` other than 1 (any value that is not equal to 1: `None`, `2.0`, `"2"`
+  too — `Trainer.__init__` stores it unchecked and the check is `!= 1`; under automatic
+  optimisation `None` fails only at the first training batch, and is not reported);
+- a Trainer that clips by value (`gradient_clip_algorithm="value"`, in any case: the Trainer
+  lowers it), fit with a DeepSpeed strategy (any config): DeepSpeed's setup refuses it before it
+  calls `configure_optimizers`, under either optimisation;
 - a `configure_optimizers` that gives several optimizers or several learning-rate schedulers,
   fit by a DeepSpeed Trainer: `strategy="deepspeed"` and the other DeepSpeed names of the
   Trainer's registry (`"deepspeed_stage_1"` … `"deepspeed_stage_3_offload_nvme"`), a
@@ -32,7 +37,8 @@ And the `trainer.fit(model)` calls whose Trainer refuses how the model optimises
 The Trainer is followed from the call's receiver to its `Trainer(...)` (through assignments,
 factories, other modules); each path through its arguments counts. The call is an **error** where
 every Trainer it may run on and every model it may fit fail (a literal argument on every path), a
-**warning** where some do (a flag that chooses `gradient_clip_val` or the strategy). Nothing where
+**warning** where some do (a flag that chooses `gradient_clip_val`, `gradient_clip_algorithm` or the
+strategy). Nothing where
 an argument is not known on any path (a value from the command line, `**config`, a Trainer from
 another package's factory), where it is not given (`gradient_clip_val=None`,
 `accumulate_grad_batches=1` and `strategy="auto"` are the defaults: `"auto"` never picks DeepSpeed),
@@ -50,7 +56,11 @@ several optimizers. Nothing where the entry points seen on the class are only
 optimizers or `automatic_optimization` is not known, or where the analysed environment's
 Lightning is older than 2.0 (1.x optimised several optimizers itself). The Trainer's checks:
 the manual-optimisation ones exist since 1.4.0 (`trainer/configuration_validator.py` there too);
-DeepSpeed's is reported from 2.0 (1.x raised it as well, under automatic optimisation too).
+DeepSpeed's are reported from 2.0 (1.x raised the optimizers one as well, under automatic
+optimisation too); `accumulate_grad_batches` other than an int, from 2.0 (1.x took `None`, its
+default, as 1). Clipping by value under DeepSpeed also fails `trainer.validate`/`test`/`predict`
+(the strategy's setup runs `init_deepspeed` for them, `strategies/deepspeed.py:373`): those calls
+are checked for it alone (the other checks run in `fit` only).
 
 ## Why is this bad?
 The run fails at the start of `fit`, after the data, the model and the processes are set up —
@@ -75,6 +85,8 @@ optimizer_idx)`).
   or switch to automatic optimization.` (`lightning/pytorch/trainer/configuration_validator.py:128-133`)
 - DeepSpeed — `MisconfigurationException: DeepSpeed currently only supports single optimizer,
   single optional scheduler.` (`lightning/pytorch/strategies/deepspeed.py:482-485`)
+- DeepSpeed, clipping by value — `MisconfigurationException: DeepSpeed does not support clipping
+  gradients by value.` (`lightning/pytorch/strategies/deepspeed.py:470-471`)
 
 ## Example
 ```python
@@ -96,6 +108,7 @@ class ManualGAN(L.LightningModule):
 
 L.Trainer(gradient_clip_val=1.0).fit(ManualGAN())  # the Trainer clips under automatic optimisation only
 L.Trainer(strategy="deepspeed").fit(ManualGAN())  # if ManualGAN returns two optimizers
+L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value").fit(GAN())  # DeepSpeed clips by norm only
 ```
 
 ## Use instead
@@ -123,11 +136,13 @@ L.Trainer().fit(GAN())
 No automatic fix: moving to manual optimisation means writing the steps (`manual_backward`,
 `step`, `zero_grad` for each optimizer), which only the author can do; under manual optimisation,
 clipping and accumulation move into `training_step` (`self.clip_gradients`, stepping every N
-batches), and DeepSpeed needs one optimizer (or another strategy).
+batches), DeepSpeed needs one optimizer (or another strategy) and clips by norm only
+(`gradient_clip_algorithm="norm"`).
 
 ## Which strategies
 The module's checks: every strategy and configuration (`fit` makes them on every Trainer). The
-clipping and accumulation checks: every strategy. Several optimizers or schedulers: DeepSpeed.
+clipping and accumulation checks: every strategy. Several optimizers or schedulers, clipping by
+value: DeepSpeed.
 '''
 
 _MODULE = """
@@ -201,6 +216,19 @@ VALID = [
         return Adam(self.parameters())
 """,
             "\nL.Trainer(gradient_clip_val=0, accumulate_grad_batches=1).fit(GAN())\n",
+        ),
+    ),
+    Example(
+        "DeepSpeed clipping by norm",
+        _module(
+            """
+    def training_step(self, batch, batch_idx):
+        return self(batch).sum()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            '\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, gradient_clip_algorithm="norm").fit(GAN())\n',
         ),
     ),
     Example(
@@ -289,6 +317,36 @@ INVALID = [
         return [Adam(self.g.parameters()), Adam(self.d.parameters())]
 """,
             '\nL.Trainer(strategy="deepspeed_stage_2").fit(GAN())\n',
+        ),
+        severity=Severity.ERROR,
+    ),
+    Example(
+        "DeepSpeed clipping by value",
+        _module(
+            """
+    def training_step(self, batch, batch_idx):
+        return self(batch).sum()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            '\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, gradient_clip_algorithm="value").fit(GAN())\n',
+        ),
+        severity=Severity.ERROR,
+    ),
+    Example(
+        "manual optimisation, accumulate_grad_batches=None (2.x compares it with 1)",
+        _module(
+            """
+    automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+
+    def configure_optimizers(self):
+        return Adam(self.parameters())
+""",
+            "\nL.Trainer(accumulate_grad_batches=None).fit(GAN())\n",
         ),
         severity=Severity.ERROR,
     ),

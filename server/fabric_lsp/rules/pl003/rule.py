@@ -1,5 +1,6 @@
 """PL003: what ``trainer.fit`` refuses about how a LightningModule optimises — an ``optimizer_idx``
-parameter of ``training_step``, several optimizers under automatic optimisation."""
+parameter of ``training_step``, several optimizers under automatic optimisation; what the Trainer
+of a ``fit`` call refuses (``trainer.py``)."""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ class PL003(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = ("training_step", "configure_optimizers", ".fit(")
-    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.fit\(")
+    keywords = ("training_step", "configure_optimizers", ".fit(", ".validate(", ".test(", ".predict(")
+    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.(?:fit|validate|test|predict)\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         out: list[ast.AST] = []
@@ -54,7 +55,8 @@ class PL003(Rule):
             if lc.base != facts.LIGHTNING_MODULE_CLASS:
                 continue
             out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in ("training_step", "configure_optimizers")]
-        out += model.method_calls("fit")  # the Trainer half: what the Trainer of the call refuses
+        for method in facts.TRAINER_ENTRY_POINTS:  # the Trainer half: what the Trainer of the call refuses
+            out += model.method_calls(method)
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
@@ -106,14 +108,17 @@ class PL003(Rule):
         return self._verdict(model, model.span(several[0].node), certainty, message, related, _SEVERAL_WHERE)
 
     def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
-        """``trainer.fit(model)`` whose Trainer refuses how the model optimises (``trainer.py``)."""
+        """``trainer.fit(model)`` whose Trainer refuses how the model optimises (``trainer.py``);
+        ``validate``/``test``/``predict``: only DeepSpeed's clipping by value (its setup runs for them)."""
+        assert isinstance(call.func, ast.Attribute)
         checks = trainer.checks_of(ctx.lightning_version)
-        if not (checks.manual or checks.deepspeed):
+        fitting = call.func.attr == "fit"
+        if not (checks.deepspeed or (fitting and checks.manual)):
             return None
         classes, unknown = model.entry_point_classes(call)
         if not classes:
             return None
-        outcomes = trainer.fit_outcomes(model, call, [lc.cls for lc in classes], checks)
+        outcomes = trainer.fit_outcomes(model, call, [lc.cls for lc in classes], checks, fitting)
         failures = [o for o in outcomes if isinstance(o, trainer.Failure)]
         if not failures:
             return None
@@ -156,8 +161,10 @@ def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related,
 def _why(model: SemanticModel, f: trainer.Failure) -> str:
     if f.kind == "deepspeed":
         return f"`{f.cls.name}.configure_optimizers` returns {_how_many(model, f.cls)} and the Trainer's strategy is {f.value}"
+    if f.kind == "by_value":
+        return f"the Trainer clips by value (`gradient_clip_algorithm=\"value\"`) and its strategy is {f.value}"
     _, _, argument = trainer.FAILURES[f.kind]
-    return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value}`"
+    return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value!r}`"
 
 
 def _how_many(model: SemanticModel, cls: ClassRef) -> str:

@@ -34,7 +34,11 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   `pl.Trainer`, `MyTrainer`; an alias such as `import Trainer as T` is not looked at);
 - `model.load_from_checkpoint(...)` on an instance of a LightningModule or LightningDataModule
   (a `TypeError` since 2.1.0): an **error** where the receiver is certainly an instance, a
-  **warning** where it may be;
+  **warning** where it may be. A receiver that is a parameter of the enclosing function is
+  followed to the function's call sites (in the workspace): an **error** where every caller passes
+  an instance, a **warning** where some do (another passes the class, or a value not known);
+  nothing where the callers pass the class, or where the function is not called in view (only
+  passed around, decorated, or not called at all);
 - `self.hparams = ...` in a LightningModule or LightningDataModule: an **error** (`hparams` is a
   read-only property).
 
@@ -103,7 +107,10 @@ Safe fixes, offered only where the rewrite means the same on every configuration
   2.x), only where neither `accelerator=` nor `devices=` nor `**kwargs` is given;
 - `model.load_from_checkpoint(p)` → `Model.load_from_checkpoint(p)` (or `type(model)` where the
   class's name is not certainly bound to it there), assigned back to `model` where the result was
-  dropped — it never loaded the instance in place;
+  dropped — it never loaded the instance in place. No fix where the receiver is a parameter of the
+  enclosing function: its callers choose it, and no rewrite in the function is right for every
+  caller (`Model.` is wrong for one that passes another class's instance, `type(model).` for one
+  that passes the class); the finding points at where the instances are made;
 - `def validation_epoch_end(self, outputs)` → `def on_validation_epoch_end(self)`, only where
   `outputs` is not used, the new hook is not defined already and the old name is used nowhere
   else in the workspace. A hook that uses its outputs needs them collected by hand (see above):
@@ -150,6 +157,20 @@ class Model(L.LightningModule):
     pass
 
 model = Model.load_from_checkpoint("best.ckpt")
+""",
+    ),
+    Example(
+        "load_from_checkpoint on a class passed as an argument",
+        """
+import lightning as L
+
+class Model(L.LightningModule):
+    pass
+
+def restore(cls, path):
+    return cls.load_from_checkpoint(path)
+
+restore(Model, "best.ckpt")
 """,
     ),
     Example(
@@ -260,6 +281,21 @@ class Model(L.LightningModule):
 model = Model()
 model = Model.load_from_checkpoint("best.ckpt")
 """,
+    ),
+    Example(
+        "load_from_checkpoint on an instance every caller passes (no fix: the callers choose it)",
+        """
+import lightning as L
+
+class Model(L.LightningModule):
+    pass
+
+def restore(model, path):
+    return model.load_from_checkpoint(path)
+
+restore(Model(), "best.ckpt")
+""",
+        severity=Severity.ERROR,
     ),
     Example(
         "self.hparams = ...",

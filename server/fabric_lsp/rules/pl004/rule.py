@@ -11,6 +11,7 @@ from fabric_lsp.engine.findings import (
     Explanation,
     Located,
     Pos,
+    Related,
     Span,
     Verdict,
 )
@@ -148,9 +149,18 @@ class PL004(Rule):
         )
         if not every:
             message = message.replace("is called on an instance", "may be called on an instance", 1)
-        fix = load_fix(model, call, next(iter(classes.values()))) if every and len(classes) == 1 else None
+        param = _receiver_parameter(model, call)
+        related: tuple[Related, ...] = ()
+        if param is not None:
+            # the callers choose the receiver: no rewrite here is right for every caller (`Cls.` breaks
+            # one that passes another class, `type(x).` one that passes the class)
+            message += f" No automatic fix: `{receiver}` is a parameter of `{param}`; call it on the class where the instance is made."
+            related = _constructions(model, instances)
+            fix = None
+        else:
+            fix = load_fix(model, call, next(iter(classes.values()))) if every and len(classes) == 1 else None
         certainty = Certainty.CERTAIN if every else Certainty.POSSIBLE
-        finding = self.finding(certainty, message, model.span(call), (), fix, _LOAD_WHERE)
+        finding = self.finding(certainty, message, model.span(call), related, fix, _LOAD_WHERE)
         return Verdict(self.code, model.span(call), finding, _explain(message))
 
     # -- self.hparams = ... ----------------------------------------------------------------------------
@@ -169,6 +179,39 @@ class PL004(Rule):
         )
         finding = self.finding(Certainty.CERTAIN, message, model.span(stmt), (), None, _HPARAMS_WHERE)
         return Verdict(self.code, model.span(stmt), finding, _explain(message))
+
+def _receiver_parameter(model: SemanticModel, call: ast.Call) -> str | None:
+    """The name of the function whose parameter the receiver of ``call`` is (a plain name, not
+    rebound in the function before the call; a method's ``self`` does not count)."""
+    assert isinstance(call.func, ast.Attribute)
+    receiver = call.func.value
+    if not isinstance(receiver, ast.Name):
+        return None
+    func = model.module.parents.get(call)
+    while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        func = model.module.parents.get(func)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
+    if receiver.id not in params or (params[0] == receiver.id and _owner_class(model, call) is not None):
+        return None
+    rebound = any(
+        isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Store) and n.lineno < call.lineno
+        for stmt in func.body for n in ast.walk(stmt)
+    )
+    return None if rebound else func.name
+
+
+def _constructions(model: SemanticModel, instances: list[Instance]) -> tuple[Related, ...]:
+    """Where the instances that reach the receiver are made (the callers' arguments)."""
+    out: list[Related] = []
+    for v in instances:
+        if v.call is None or v.ctx is None or len(out) == 3:
+            continue
+        m = v.ctx.module
+        out.append(Related(f"an instance of `{v.cls.name}` is made here", m.span(v.call), None if m is model.module else m.path))
+    return tuple(out)
+
 
 def _methods(methods: tuple[str, ...]) -> str:
     return " or ".join(f"`trainer.{m}`" for m in methods)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fabric_lsp import facts
-from fabric_lsp.engine.findings import Related
+from fabric_lsp.engine.findings import Certainty, Related
 from fabric_lsp.engine.program.lightning_modules import EntryPoint
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -33,3 +35,30 @@ def runs_only_others(model: SemanticModel, cls: ClassRef) -> bool:
             return False
         runs_some = runs_some or bool(classes)
     return runs_some
+
+
+@dataclass(frozen=True)
+class HowRun:
+    """How certainly an entry point of ``methods`` runs a class: ``certainty`` None where the
+    entry points seen never do (``why_not`` says why, with ``{what}`` for what is checked);
+    ``entries`` the entry points to cite (the certain ones where there are)."""
+
+    certainty: Certainty | None
+    entries: tuple[EntryPoint, ...] = ()
+    why_not: str = ""
+
+
+def how_run(model: SemanticModel, cls: ClassRef, methods: tuple[str, ...]) -> HowRun:
+    """CERTAIN where an entry point of ``methods`` (``fit``…) certainly runs an instance of
+    ``cls`` on every path of its function; POSSIBLE where one may, or where the workspace shows
+    no entry point of the class at all (a LightningModule is written to be run); None where the
+    entry points seen on it are all of other methods, or the class is visibly not run here."""
+    if runs_only_others(model, cls):
+        return HowRun(None, why_not=f"no call seen runs `{cls.name}`; its module runs other LightningModules")
+    seen = model.entry_points(cls)
+    running = [e for e in seen if e.method in methods]
+    if seen and not running:
+        names = " or ".join(f"`trainer.{m}`" for m in methods)
+        return HowRun(None, why_not=f"{{what}} is checked only by {names}, which no call seen runs on `{cls.name}`")
+    certain = [e for e in running if e.every and not e.conditional]
+    return HowRun(Certainty.CERTAIN if certain else Certainty.POSSIBLE, tuple(certain or running))

@@ -20,7 +20,7 @@ from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.entry_points import entry_point_related, runs_only_others
+from fabric_lsp.rules.entry_points import entry_point_related, how_run
 from fabric_lsp.rules.pl003 import trainer
 from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
 
@@ -145,17 +145,11 @@ def _parameter(func: ast.AST, name: str) -> ast.arg | None:
 
 
 def _fit(model: SemanticModel, cls: ClassRef) -> tuple[Certainty, tuple[Related, ...]] | None:
-    """How certainly ``trainer.fit`` runs ``cls``: certain where a ``fit`` call certainly runs an
-    instance of it on every path of its function; possible where one may, or where the workspace
-    shows no entry point of the class at all (a LightningModule is made to be fit); None where
-    the entry points seen on it never fit it (only ``validate``/``test``/``predict``)."""
-    seen = model.entry_points(cls)
-    fits = [e for e in seen if e.method == "fit"]
-    if (seen and not fits) or runs_only_others(model, cls):
+    """How certainly ``trainer.fit`` runs ``cls`` (:func:`how_run`), with the calls to cite."""
+    run = how_run(model, cls, ("fit",))
+    if run.certainty is None:
         return None
-    certain = [e for e in fits if e.every and not e.conditional]
-    related = tuple(entry_point_related(model, e) for e in (certain or fits)[:3])
-    return (Certainty.CERTAIN if certain else Certainty.POSSIBLE), related
+    return run.certainty, tuple(entry_point_related(model, e) for e in run.entries[:3])
 
 
 def _why(model: SemanticModel, f: trainer.Failure) -> str:

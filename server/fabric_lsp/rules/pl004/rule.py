@@ -19,7 +19,8 @@ from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.entry_points import entry_point_related, runs_only_others
+from fabric_lsp.rules.entry_points import entry_point_related, how_run
+from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl004.fix import gpus_fix, hook_fix, load_fix
 
@@ -76,39 +77,33 @@ class PL004(Rule):
             return None
         cls = ClassRef(owner, model.module)
         checked_by = _CHECKED_BY[func.name]
-        seen = model.entry_points(cls)
-        checking = [e for e in seen if e.method in checked_by]
-        if runs_only_others(model, cls):
-            return Verdict(self.code, model.span(func), None, _explain(f"no call seen runs `{cls.name}`; its module runs other LightningModules"))
-        if seen and not checking:
-            return Verdict(self.code, model.span(func), None, _explain(f"`{func.name}` is checked only by {_methods(checked_by)}, which no call seen runs on `{cls.name}`"))
-        certain = [e for e in checking if e.every and not e.conditional]
+        run = how_run(model, cls, checked_by)
+        if run.certainty is None:
+            return Verdict(self.code, model.span(func), None, _explain(run.why_not.format(what=f"`{func.name}`")))
         replacement = facts.REMOVED_EPOCH_END_HOOKS[func.name]
         raised = f"NotImplementedError: Support for `{func.name}` has been removed in v2.0.0"
         where = f"{_VALIDATOR}{_HOOK_LINES[func.name]}"
-        if certain:
-            e = certain[0]
+        if run.certainty is Certainty.CERTAIN:
+            e = run.entries[0]
             why = f"`{model.segment(e.call.func)}(...)` runs `{cls.name}`, and `Trainer.{e.method}` raises {raised}"
-            certainty = Certainty.CERTAIN
-        elif checking:
-            why = f"`Trainer.{checking[0].method}` may run `{cls.name}` (on some paths), and raises {raised}"
-            certainty = Certainty.POSSIBLE
+        elif run.entries:
+            why = f"`Trainer.{run.entries[0].method}` may run `{cls.name}` (on some paths), and raises {raised}"
         else:
             why = f"{_methods(checked_by)} raises {raised} when it runs `{cls.name}` (no such call on it is seen)"
-            certainty = Certainty.POSSIBLE
+        certainty = run.certainty
         message = f"`{cls.name}` defines `{func.name}`, removed in Lightning 2.0: {why} ({where}). Use `{replacement}` and keep the outputs in an attribute."
         fix = hook_fix(model, cls, func, replacement)
         if fix is None:
             message += " No automatic fix: the hook uses its `outputs` (or its name is used elsewhere)."
         span = _def_name_span(model, func)
-        related = tuple(entry_point_related(model, e) for e in (certain or checking)[:3])
+        related = tuple(entry_point_related(model, e) for e in run.entries[:3])
         finding = self.finding(certainty, message, span, related, fix, where)
         return Verdict(self.code, span, finding, _explain(message))
 
     # -- Trainer(...) keywords -----------------------------------------------------------------------
     def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
         rejected = _rejected_keywords(call, ctx.lightning_version)
-        if not rejected or _caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
+        if not rejected or caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
             return None
         names = [k.arg for k in rejected if k.arg]
         parts = []
@@ -132,7 +127,7 @@ class PL004(Rule):
         if not facts.has_feature("restricted_load_from_checkpoint", ctx.lightning_version):
             return None
         assert isinstance(call.func, ast.Attribute)
-        if _caught(model, call, "TypeError"):
+        if caught(model, call, "TypeError"):
             return None
         values = model.values(call.func.value)
         instances = [v for v in values if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls)]
@@ -168,7 +163,7 @@ class PL004(Rule):
         if not facts.has_feature("no_hparams_setter", ctx.lightning_version):
             return None
         owner = _owner_class(model, stmt)
-        if owner is None or _caught(model, stmt, "AttributeError"):
+        if owner is None or caught(model, stmt, "AttributeError"):
             return None
         cls = ClassRef(owner, model.module)
         if not _is_module_or_datamodule(model, cls) or model.defines_attribute(cls, "hparams"):
@@ -230,45 +225,6 @@ def _def_name_span(model: SemanticModel, func: ast.AST) -> Span:
     if m is None:
         return model.span(func)
     return Span(Pos(start.line, m.start(1)), Pos(start.line, m.end(1)))
-
-
-_CATCH_ALL = ("Exception", "BaseException")
-
-
-def _caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
-    """Whether ``node`` is in the body of a ``try`` of its function whose handlers catch
-    ``exception`` (by name, ``Exception``, ``BaseException`` or a bare ``except``): the code
-    expects the failure (a 1.x/2.x compatibility shim)."""
-    prev, cur = node, model.module.parents.get(node)
-    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-        if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
-            return True
-        if isinstance(cur, (ast.With, ast.AsyncWith)) and prev in cur.body and any(_expects(i.context_expr, exception) for i in cur.items):
-            return True
-        prev, cur = cur, model.module.parents.get(cur)
-    return False
-
-
-#: context managers of test frameworks that expect their body to raise their first argument
-_EXPECTING = ("raises", "assertRaises", "assertRaisesRegex")
-
-
-def _expects(node: ast.expr, exception: str) -> bool:
-    """``pytest.raises(TypeError)``, ``self.assertRaises(TypeError)``: a test that expects it."""
-    if not isinstance(node, ast.Call) or not node.args:
-        return False
-    f = node.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-    return name in _EXPECTING and _catches(node.args[0], exception)
-
-
-def _catches(node: ast.expr | None, exception: str) -> bool:
-    if node is None:
-        return True
-    if isinstance(node, ast.Tuple):
-        return any(_catches(e, exception) for e in node.elts)
-    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-    return name == exception or name in _CATCH_ALL
 
 
 def _is_module_or_datamodule(model: SemanticModel, cls: ClassRef) -> bool:

@@ -19,7 +19,7 @@ from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.values import Const, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
-from fabric_lsp.rules.pl004.rule import _caught
+from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl005.fitted import Fitted, fitted
 from fabric_lsp.rules.trainer_args import argument_values
@@ -72,7 +72,7 @@ class PL005(Rule):
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # 1.x chose and reported the checkpoint otherwise (`trainer.test()` loaded "best" by default)
         mode = _mode(model, site)
-        if mode is None or _caught(model, site, "ValueError"):
+        if mode is None or caught(model, site, "ValueError"):
             return None
         insts = model.values(site.func.value)
         if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):

@@ -57,6 +57,16 @@ CASES = [
         ),
         "callbacks/model_checkpoint.py:582-587",
     ),
+    # the callbacks of a LightningCLI's trainer_defaults (its fit subcommand written in `args`)
+    Case(
+        "PL002",
+        "lightning_cli_early_stopping",
+        _exact(
+            "RuntimeError: Early stopping conditioned on metric `val_loss` which is not available. Pass in or"
+            " modify your `EarlyStopping` callback to use any of the following: `val/loss`"
+        ),
+        "cli.py:632-655 (trainer_defaults callbacks) -> callbacks/early_stopping.py:168-175",
+    ),
     Case(
         "PL002",
         "early_stopping_step_key",

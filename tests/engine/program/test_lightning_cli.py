@@ -174,3 +174,54 @@ def test_the_cli_value(call: str, models: int, subclasses: bool):
 def test_the_subcommands(keywords: str, subcommands: tuple, written: bool):
     (cli,) = _values(MODEL + f"cli = LightningCLI(Model{keywords})\ncli")
     assert (cli.subcommands, cli.written) == (subcommands, written)
+
+
+LOGGING = """
+import torch
+import lightning as L
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.cli import LightningCLI
+
+class Model(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", batch.sum())
+
+"""
+
+
+@pytest.mark.parametrize(
+    "call, reported",
+    [
+        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', True),
+        ('LightningCLI(Model, trainer_defaults={"callbacks": [ModelCheckpoint(monitor="val_loss")]})', True),
+        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val/loss")]})', False),
+        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss", strict=False)]})', False),
+        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")], "limit_val_batches": 0})', False),
+        ('LightningCLI(Model, subclass_mode_model=True, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
+        ('LightningCLI(Model, args=["test"], trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
+        ('LightningCLI(Model, run=False, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
+        ("LightningCLI(Model, trainer_defaults=defaults)", False),
+        ("LightningCLI(Model)", False),
+    ],
+)
+def test_pl002_the_callbacks_of_trainer_defaults(call: str, reported: bool):
+    findings = _pl("PL002", LOGGING + f"defaults = make()\n{call}\n")
+    assert [f.severity for f in findings] == ([Severity.WARNING] if reported else [])
+    if reported:
+        assert "its `fit` subcommand may raise" in findings[0].message
+        assert "Did you mean `val/loss`?" in findings[0].message
+
+
+def test_pl002_a_plateau_monitor_of_the_model_a_cli_fits():
+    src = LOGGING + """
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": torch.optim.lr_scheduler.ReduceLROnPlateau(opt), "monitor": "val_acc"}}
+
+LightningCLI(Model)
+"""
+    (finding,) = _pl("PL002", src)
+    assert finding.severity is Severity.WARNING and "`val_acc`" in finding.message

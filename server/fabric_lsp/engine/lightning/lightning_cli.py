@@ -20,6 +20,7 @@ from fabric_lsp.engine.python.values import (
     ClassRef,
     Const,
     Ctx,
+    DictVal,
     Evaluator,
     Instance,
     LightningCLIInst,
@@ -52,6 +53,7 @@ def cli_instance(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin) -> Lig
         data_any or _maybe_true(ev, _keyword(call, "subclass_mode_data"), ctx),
         subcommands,
         written,
+        _dict(ev, _keyword(call, "trainer_defaults"), ctx),
     )
 
 
@@ -123,3 +125,40 @@ def _subcommands(ev: Evaluator, call: ast.Call, ctx: Ctx) -> tuple[tuple[str, ..
     if isinstance(first, ast.Constant) and first.value in SUBCOMMANDS and run is None:
         return (first.value,), True
     return SUBCOMMANDS, False
+
+
+def _dict(ev: Evaluator, node: ast.expr | None, ctx: Ctx) -> Value | None:
+    """The one dict display ``node`` is (written there, or bound once to a name); None for no
+    ``node``, an ``Unknown`` for anything else."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Dict):
+        return DictVal(node, ctx)
+    values = ev.ev(node, ctx)
+    return values[0] if len(values) == 1 and isinstance(values[0], DictVal) else Unknown("`trainer_defaults` not known")
+
+
+def default_argument(cli: LightningCLIInst, name: str) -> tuple[ast.expr, Ctx] | None:
+    """The expression ``trainer_defaults`` gives the Trainer argument ``name`` (None: none, or
+    ``**`` spreads that may give it)."""
+    if not isinstance(cli.trainer_defaults, DictVal):
+        return None
+    found = None
+    for key, value in zip(cli.trainer_defaults.node.keys, cli.trainer_defaults.node.values):
+        if key is None:
+            return None
+        if isinstance(key, ast.Constant) and key.value == name:
+            found = (value, cli.trainer_defaults.ctx)
+    return found
+
+
+def defaults_written(cli: LightningCLIInst) -> set[str] | None:
+    """The Trainer arguments ``trainer_defaults`` writes (None: not known)."""
+    if cli.trainer_defaults is None:
+        return set()
+    if not isinstance(cli.trainer_defaults, DictVal):
+        return None
+    keys = cli.trainer_defaults.node.keys
+    if any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in keys):
+        return None
+    return {k.value for k in keys}  # type: ignore[union-attr]

@@ -277,6 +277,10 @@ class LightningCLIInst(Value):
     #: ``run=False``) and whether the one it runs is written in the code (``args=["fit", ...]``)
     subcommands: tuple[str, ...]
     written: bool
+    #: ``trainer_defaults={...}``: the Trainer's arguments as shipped (its ``callbacks`` are always
+    #: there; every other one the command line may override): a dict display, an ``Unknown``
+    #: where it is something else, None where none is given
+    trainer_defaults: Value | None = None
 
 
 @dataclass(eq=False)

@@ -34,10 +34,15 @@ on some paths, a limit such as `max_steps` or `limit_val_batches` that may end `
 validation first, validation data not certainly given). Nothing is reported where a key may be
 logged that this analysis cannot read: a key it cannot compute (an f-string's known ends still
 count: `f"val_{name}"` may be `val_acc`), `self` handed to other code, a base class it does not
-read, a project's callback that logs, code writing `callback_metrics`, a `configure_callbacks`
+read, a project's callback that may log through the LightningModule (`pl_module.log`; a logger's `experiment.log` does not count), code writing `callback_metrics`, a `configure_callbacks`
 that replaces the Trainer's callbacks, a model whose class is not known, a Trainer not known statically (built by `LightningCLI`, from a config: a hint with `report-unknown`); nor under
 `fast_dev_run` (neither callback checks then), nor where the analysed Lightning is older than 2.0
 (1.x also took the metrics an `*_epoch_end` hook returned).
+
+A `LightningCLI(Model, trainer_defaults={"callbacks": [...]})` is checked too: the callbacks of
+`trainer_defaults` are always its Trainer's and `configure_optimizers` is `Model`'s, so their
+monitors are compared with what `Model` logs — a **warning** at most, since its command line picks
+the subcommand and may set any other Trainer argument (a limit, `fast_dev_run`).
 
 ## Why is this bad?
 The run fails after its first epoch — or, for `ModelCheckpoint`, after its first validation —

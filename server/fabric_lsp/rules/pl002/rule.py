@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
+from fabric_lsp.engine.lightning import lightning_cli
 from fabric_lsp.engine.program.lightning_modules import LightningClass, MonitorCallback
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import Instance, TrainerInst, Unknown
+from fabric_lsp.engine.python.values import ClassRef, Instance, LightningCLIInst, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.pl002 import keys
@@ -76,16 +77,19 @@ class PL002(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = (".fit(",)
-    prefilter = re.compile(r"\.fit\(")
+    keywords = (".fit(", "CLI(")
+    prefilter = re.compile(r"\.fit\(|CLI\(")
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        return list(model.method_calls("fit"))
+        return [*model.method_calls("fit"), *_cli_calls(model)]
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
-        assert isinstance(site, ast.Call) and isinstance(site.func, ast.Attribute)
+        assert isinstance(site, ast.Call)
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # 1.x also took the metrics an `*_epoch_end` returned
+        if not isinstance(site.func, ast.Attribute) or site.func.attr != "fit":
+            cli = _cli(model, site)
+            return self._cli_verdict(model, site, cli) if cli is not None else None
         classes, unknown = model.entry_point_classes(site)
         if unknown or not classes or _metrics_written(model):
             return None
@@ -95,12 +99,33 @@ class PL002(Rule):
         if _trainers(model, site) is None and not _scheduler_monitors_of(model, site, classes):
             return self._unknown(model, site, classes)
         shared = _callback_monitors(model, site, classes)
+        insts = _trainers(model, site)
+        trainer_certain = insts is not None and _unlimited(model, insts)
         for lc, lg in zip(classes, logged):
-            for m in shared + _scheduler_monitors(model, site, lc):
+            for m in shared + _scheduler_monitors(model, lc, trainer_certain):
                 if keys.always_available(m.kind, m.key) or any(keys.may_give(c, m.key) for c in lg.calls):
                     continue
                 certain = m.certain and all(not any(keys.may_give(c, m.key) for c in other.calls) for other in logged)
                 return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), certain)
+        return None
+
+    def _cli_verdict(self, model: SemanticModel, site: ast.Call, cli: LightningCLIInst) -> Verdict | None:
+        """A ``LightningCLI(Model, trainer_defaults={"callbacks": [...]})`` whose ``fit`` subcommand
+        monitors a key ``Model`` never logs: the callbacks given there are always the Trainer's,
+        ``configure_optimizers`` is the module's, but the subcommand and every other Trainer
+        argument come from the command line, so it is a warning at most."""
+        classes = _cli_classes(model, cli)
+        if not classes or _metrics_written(model):
+            return None
+        logged = [model.logged(lc.cls) for lc in classes]
+        if not all(lg.complete for lg in logged):
+            return None
+        monitors = _cli_callback_monitors(model, cli, classes)
+        for lc, lg in zip(classes, logged):
+            for m in monitors + _scheduler_monitors(model, lc, False):
+                if keys.always_available(m.kind, m.key) or any(keys.may_give(c, m.key) for c in lg.calls):
+                    continue
+                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), False, cli=True)
         return None
 
     def _unknown(self, model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> Verdict | None:
@@ -117,19 +142,23 @@ class PL002(Rule):
         )
         return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
-    def _verdict(self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool) -> Verdict:
+    def _verdict(
+        self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool, cli: bool = False
+    ) -> Verdict:
         text, where = _RAISES[m.kind]
         verb = "raises" if certain else "may raise (on some paths)"
         logged = ", ".join(f"`{n}`" for n in names[:8]) or "nothing"
         hint = keys.closest(m.key, names)
+        runner = "its `fit` subcommand may raise" if cli else f"`trainer.fit` {verb}"
         message = (
-            f"`{m.key}` is monitored by {_what(m)} but no key `{lc.name}` logs can be it: `trainer.fit` {verb}"
+            f"`{m.key}` is monitored by {_what(m)} but no key `{lc.name}` logs can be it: {runner}"
             f" {text.format(key=m.key)} ({where}). `{lc.name}` logs {logged}."
             + (f" Did you mean `{hint}`?" if hint else "")
         )
         here = m.module is model.module
         span = model.span(m.node) if here else model.span(site)
-        related = [Related(f"`{lc.name}` is fitted here", model.span(site), None)] if here else []
+        fitted = f"this `LightningCLI` fits `{lc.name}` when its command line says `fit`" if cli else f"`{lc.name}` is fitted here"
+        related = [Related(fitted, model.span(site), None)] if here else []
         if not here:
             related.append(Related(f"{_what(m)} is built here", m.module.span(m.node), m.module.path))
         finding = self.finding(Certainty.CERTAIN if certain else Certainty.POSSIBLE, message, span, tuple(related), lightning=where)
@@ -265,21 +294,20 @@ def _fit_argument(site: ast.Call, name: str, index: int) -> ast.expr | None:
 
 
 def _scheduler_monitors_of(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> list[Monitor]:
-    return [m for lc in classes for m in _scheduler_monitors(model, site, lc)]
+    return [m for lc in classes for m in _scheduler_monitors(model, lc, False)]
 
 
 # -- the module's schedulers ------------------------------------------------------------------------------
-def _scheduler_monitors(model: SemanticModel, site: ast.Call, lc: LightningClass) -> list[Monitor]:
+def _scheduler_monitors(model: SemanticModel, lc: LightningClass, trainer_certain: bool) -> list[Monitor]:
     """The keys ``ReduceLROnPlateau`` schedulers of ``configure_optimizers`` monitor at the end of
-    each training epoch (under automatic optimisation only: ``training_epoch_loop.py:475``)."""
+    each training epoch (under automatic optimisation only: ``training_epoch_loop.py:475``);
+    certain only where the Trainer sets no limit that may end ``fit`` first (``trainer_certain``)."""
     automatic = model.automatic_optimization(lc.cls)
     configs = model.configure_optimizers(lc.cls)
     if automatic is False or not configs:
         return []
     hook = model.hook(lc.cls, "configure_optimizers")
     assert hook is not None
-    insts = _trainers(model, site)
-    trainer_certain = insts is not None and _unlimited(model, insts)
     out: list[Monitor] = []
     for config in configs:
         for s in config.schedulers or ():
@@ -288,3 +316,60 @@ def _scheduler_monitors(model: SemanticModel, site: ast.Call, lc: LightningClass
                 out.append(Monitor(s.monitor, PLATEAU, s.node, hook.owner.module, certain))
     return out
 
+
+# -- LightningCLI ------------------------------------------------------------------------------------------
+def _cli_calls(model: SemanticModel) -> list[ast.Call]:
+    """Calls of a name ending in ``CLI`` (``LightningCLI(...)``, a project's subclass)."""
+    tree = model.module.tree
+    if tree is None:
+        return []
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n).endswith("CLI")]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _called(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _cli(model: SemanticModel, site: ast.Call) -> LightningCLIInst | None:
+    values = model.values(site)
+    return values[0] if len(values) == 1 and isinstance(values[0], LightningCLIInst) else None
+
+
+def _cli_classes(model: SemanticModel, cli: LightningCLIInst) -> list[LightningClass]:
+    """The LightningModule classes a CLI that may run ``fit`` fits (none where the config may pick
+    another class)."""
+    if "fit" not in cli.subcommands or cli.model_subclasses or not cli.models:
+        return []
+    out = []
+    for v in cli.models:
+        lc = model.lightning_class(v) if isinstance(v, ClassRef) else None
+        if lc is None or lc.base != facts.LIGHTNING_MODULE_CLASS:
+            return []
+        out.append(lc)
+    return out
+
+
+def _cli_callback_monitors(model: SemanticModel, cli: LightningCLIInst, classes: list[LightningClass]) -> list[Monitor]:
+    """The monitors of the ``callbacks`` of ``trainer_defaults`` (never certain: the command line
+    may add limits, ``fast_dev_run``, or choose another subcommand)."""
+    given = lightning_cli.default_argument(cli, "callbacks")
+    written = lightning_cli.defaults_written(cli)
+    if given is None or written is None or written & {"fast_dev_run", *_LIMITS}:
+        return []
+    if any(model.hook(lc.cls, "configure_callbacks") is not None for lc in classes):
+        return []
+    alternatives = monitor_alternatives(model, given, False)
+    if alternatives is None:
+        return []
+    steps = [model.hook(lc.cls, "validation_step") is not None for lc in classes]
+    out: list[Monitor] = []
+    for mc in {id(mc.call): mc for alt in alternatives for mc in alt.items}.values():
+        values = mc.argument("monitor")
+        checkpoint = mc.kind == facts.MODEL_CHECKPOINT_CLASS
+        gate = _gate(mc, "save_top_k", 0) if checkpoint else _gate(mc, "strict", False)
+        if not values or gate is None or (checkpoint and not any(steps)):
+            continue
+        out += [Monitor(key, mc.kind, mc.call, model.module, False) for key in values if isinstance(key, str)]
+    return out

@@ -299,3 +299,10 @@ def test_self_in_a_method_keeps_the_fix():
     src = "import lightning as L\nclass M(L.LightningModule):\n    def best(self, path):\n        return self.load_from_checkpoint(path)\n\nM().best('x')\n"
     (finding,) = pl004(src)
     assert finding.fix is not None and "parameter" not in finding.message
+
+
+def test_the_message_quotes_the_fit_call_of_the_other_module(tmp_path):
+    train = "import lightning as L\nfrom model import Model\n\n\ndef main():\n    model = Model()\n    trainer = L.Trainer(max_epochs=1)\n\n    trainer.fit(model)\n"
+    ws = _workspace(tmp_path, {"model.py": MODEL, "train.py": train})
+    (finding,) = pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws)
+    assert "`trainer.fit(...)` runs `Model`" in finding.message

@@ -85,7 +85,7 @@ class PL004(Rule):
         where = f"{_VALIDATOR}{_HOOK_LINES[func.name]}"
         if run.certainty is Certainty.CERTAIN:
             e = run.entries[0]
-            why = f"`{model.segment(e.call.func)}(...)` runs `{cls.name}`, and `Trainer.{e.method}` raises {raised}"
+            why = f"`{e.module.segment(e.call.func)}(...)` runs `{cls.name}`, and `Trainer.{e.method}` raises {raised}"
         elif run.entries:
             why = f"`Trainer.{run.entries[0].method}` may run `{cls.name}` (on some paths), and raises {raised}"
         else:

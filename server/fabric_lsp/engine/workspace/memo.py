@@ -12,9 +12,10 @@ of a helper there) is asked again by every analysis that reaches it. Its answer 
 workspace's :class:`SharedAnswers` when it cannot depend on the asking analysis: it looked up
 nothing in the analysed document, and no evaluation on the way was cut short by the recursion
 guard of an evaluation around it (which depends on what the asker was evaluating). A later analysis that asks
-replays the answer's look-ups (its dependencies for the cache, its external look-ups) and is
-charged the evaluation steps the answer cost, so that its budget runs out as if it had worked
-the answer out itself.
+replays the answer's look-ups (its dependencies for the cache, its external look-ups) and, asking
+inside an evaluation, is charged the evaluation steps the answer cost, so that its budget runs out
+as if it had worked the answer out itself (a question asked outside any evaluation, such as a
+helper body's collectives, costs nothing: each evaluation it makes starts a budget of its own).
 """
 
 from __future__ import annotations
@@ -81,21 +82,28 @@ class AskedOnce:
         self._inference = weakref.ref(inference)
         self._answers: dict[Hashable, Answer] = {}
 
-    def __call__(self, key: Hashable, compute: Callable[[], T], about: tuple[Any, ModuleInfo] | None = None) -> T:
+    def __call__(
+        self, key: Hashable, compute: Callable[[], T], about: tuple[Any, ModuleInfo] | None = None, fits: Callable[[T], bool] | None = None
+    ) -> T:
         """The answer to ``key``, computed once per analysis. ``about``: the node the question is
         about and its module; a question about a node of another module than the analysed one
-        may be answered from (and is offered to) the workspace's :class:`SharedAnswers`."""
+        may be answered from (and is offered to) the workspace's :class:`SharedAnswers`
+        (``fits``: whether a shared answer holds for this asker too)."""
         hit = self._answers.get(key)
         if hit is None:
             shared = self._shared_store(about)
-            hit = self._from_shared(shared, key) if shared is not None else None
+            hit = self._from_shared(shared, key, fits) if shared is not None else None
             if hit is None:
                 hit = self._computed(compute, shared is not None)
-                if shared is not None and _shareable(hit):
+                if shared is not None and key not in shared.answers and _shareable(hit):
                     shared.answers[key] = (about, hit)
             self._answers[key] = hit
         self._replay(hit)
         return hit.value
+
+    def answered(self, key: Hashable) -> bool:
+        """Whether this analysis already has the answer to ``key``."""
+        return key in self._answers
 
     @property
     def inference(self):
@@ -107,9 +115,9 @@ class AskedOnce:
             return None
         return SharedAnswers.of(workspace)
 
-    def _from_shared(self, shared: SharedAnswers, key: Hashable) -> Answer | None:
+    def _from_shared(self, shared: SharedAnswers, key: Hashable, fits: Callable | None) -> Answer | None:
         found = shared.answers.get(key)
-        if found is None:
+        if found is None or (fits is not None and not fits(found[1].value)):
             return None
         answer = found[1]
         inference = self.inference
@@ -124,6 +132,7 @@ class AskedOnce:
         self.module.lookups = inner
         inference = self.inference
         budget = inference.budget
+        at_top = not budget.active  # asked outside any evaluation: each one it makes starts its own budget
         external_before, cuts_before, steps_before = inference.external_lookups, len(inference.cuts), budget.steps
         workspace = inference.workspace if to_share else None
         try:
@@ -138,11 +147,12 @@ class AskedOnce:
             raise
         finally:
             self.module.lookups = outer
-        if inference.budget is not budget:  # an evaluation on the way started a budget of its own
-            recorded = None
         # the guards still active are those of the evaluations around this one
         cut_by = frozenset(k for k in inference.cuts[cuts_before:] if k is CUT_ELSEWHERE or k in inference.budget.active)
-        return Answer(value, inner, inference.external_lookups != external_before, cut_by, recorded, budget.steps - steps_before)
+        steps = budget.steps - steps_before
+        if not at_top and inference.budget is not budget:  # an evaluation on the way started a budget of its own
+            recorded = None
+        return Answer(value, inner, inference.external_lookups != external_before, cut_by, recorded, 0 if at_top else steps)
 
     def _replay(self, answer: Answer) -> None:
         self._replay_lookups(answer.lookups)

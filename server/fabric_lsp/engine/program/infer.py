@@ -106,6 +106,9 @@ class Inference:
         self._conditions: dict[int, tuple[ast.AST, tuple]] = {}
         #: (id(test), id(bound arguments)) → (test, bound arguments, its outcomes)
         self._truths: dict[tuple[int, int], tuple[ast.AST, tuple, list]] = {}
+        #: the evaluations a recursion guard cut short, in order (an answer cut short by an
+        #: evaluation around it is not shared with other analyses: :mod:`fabric_lsp.engine.workspace.memo`)
+        self.cuts: list[tuple] = []
 
     def start(self) -> None:
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
@@ -139,6 +142,7 @@ class Inference:
         self.budget.tick()
         key = (id(node), ctx.env)
         if key in self.budget.active:
+            self.cuts.append(key)
             return [Unknown("recursive definition")]
         self.budget.active.add(key)
         try:
@@ -441,7 +445,8 @@ class Inference:
         if self.asked_once is not None and b.kind in ("assign", "unpack", "for"):
             # every use of a local the binding reaches asks it again: asked once per analysis
             key = ("binding", id(b.node), name, b.narrow, ctx.module.path, ctx.env)
-            return list(self.asked_once(key, lambda: self._reaching_values(b, name, ctx)))
+            about = (b.node, ctx.module) if not ctx.env else None
+            return list(self.asked_once(key, lambda: self._reaching_values(b, name, ctx), about))
         return self._reaching_values(b, name, ctx)
 
     def _reaching_values(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
@@ -569,7 +574,7 @@ class Inference:
         if self.asked_once is not None:
             # the same for every use of the parameter: asked once per analysis
             key = ("param", id(func), name)
-            return list(self.asked_once(key, lambda: self._unbound_param(func, name, ctx)))
+            return list(self.asked_once(key, lambda: self._unbound_param(func, name, ctx), (func, ctx.module)))
         return self._unbound_param(func, name, ctx)
 
     def _unbound_param(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
@@ -887,7 +892,7 @@ class Inference:
             # receiver that reaches it: its configurations are worked out once per analysis (an
             # evaluation that reaches the depth limit raises, and leaves nothing remembered)
             key = ("fabric_instances", id(node))
-            return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin)))
+            return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin), (node, ctx.module)))
         pytorch = facts.pytorch_class(q)
         if pytorch == facts.TRAINER_CLASS:
             return fabric_args.trainer_instances(self, node, ctx, origin)

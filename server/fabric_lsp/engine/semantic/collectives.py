@@ -128,14 +128,45 @@ def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth:
     if not isinstance(call.func, (ast.Name, ast.Attribute)):
         return []
     for callee in model.inference.evaluate(call.func, m):
-        if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES) or id(callee.node) in seen:
+        if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES):
+            continue
+        if id(callee.node) in seen:
+            model.inference.cuts.append(("seen", id(callee.node)))  # the walk so far decides
             continue
         seen.add(id(callee.node))
-        inside = model.asked_once(("reached in", id(callee.node), depth), functools.partial(_in_body, model, callee, depth, seen))
+        key = ("reached in", id(callee.node), depth)
+        first = not model.asked_once.answered(key)
+        compute = functools.partial(_in_body_once, model, callee, depth, seen)
+        inside, walked, relied = model.asked_once(key, compute, (callee.node, callee.module), functools.partial(_fits, seen))
+        model.inference.cuts.extend(("seen", i) for i in relied)  # what holds it depends on them too
+        if first:
+            seen.update(walked)  # an answer another analysis worked out walked these functions too
         if inside:
             step = Step(call, m, callee.node.name)
             return [dataclasses.replace(r, via=(step, *r.via)) for r in inside]
     return []
+
+
+#: a helper body's collectives, the functions its walk went through, and those it skipped as seen
+#: before it began
+InBody = tuple[list[Reached], frozenset[int], frozenset[int]]
+
+
+def _in_body_once(model: SemanticModel, callee: FuncRef, depth: int, seen: set[int]) -> InBody:
+    """:func:`_in_body`, with what the answer depends on of the walk it is part of: the functions
+    it added to ``seen`` and those it skipped because the walk had seen them before."""
+    cuts = model.inference.cuts
+    start, before = len(cuts), frozenset(seen)
+    found = _in_body(model, callee, depth, seen)
+    relied = frozenset(k[1] for k in cuts[start:] if len(k) == 2 and k[0] == "seen" and k[1] in before)
+    return found, frozenset(seen - before), relied
+
+
+def _fits(seen: set[int], answer: InBody) -> bool:
+    """Whether another walk's answer is this walk's: it skipped what this walk has seen, and went
+    through nothing this walk has seen."""
+    _, walked, relied = answer
+    return relied <= seen and seen.isdisjoint(walked)
 
 
 def _in_body(model: SemanticModel, callee: FuncRef, depth: int, seen: set[int]) -> list[Reached]:

@@ -533,6 +533,11 @@ def _callee(call: ast.Call) -> str | None:
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
+def callee_name(call: ast.Call) -> str:
+    """The last name of a call's callee (``f`` of ``f(...)`` and ``x.f(...)``), or ``""``."""
+    return _callee(call) or ""
+
+
 def _inside(inner: ast.AST, outer: ast.AST) -> bool:
     """Whether ``inner`` lies within ``outer``'s lines and columns (both from one parse)."""
     if isinstance(outer, ast.Module):

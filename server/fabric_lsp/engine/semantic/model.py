@@ -34,7 +34,7 @@ from fabric_lsp.engine.program.model_methods import (
 )
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import (
     BudgetExceeded,
     ClassRef,
@@ -59,11 +59,6 @@ MAX_JEDI_LOOKUPS = 8
 
 #: why a scenario is unknown where its evaluation ran out of budget
 OUT_OF_BUDGET = "the evaluator's budget ran out on its arguments"
-
-
-def _called_name(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 class SemanticModel:
@@ -212,7 +207,7 @@ class SemanticModel:
             return []
         out = []
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _called_name(node).endswith("Trainer") and self._builds_trainer(node):
+            if isinstance(node, ast.Call) and callee_name(node).endswith("Trainer") and self._builds_trainer(node):
                 out.append(node)
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))
 

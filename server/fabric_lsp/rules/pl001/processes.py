@@ -36,30 +36,32 @@ def _visibly_several(model: SemanticModel, trainer: TrainerInst) -> Certainty | 
     """Where some configuration is not known (``devices=args.devices``): POSSIBLE when one the code
     visibly chooses — every argument known, none assumed (the option's default ``2``) — runs
     several processes; else nothing."""
-    if trainer.args is None:
-        return None
-    known = [s for s in model.trainer_scenarios(trainer) if s.outcome is not None and s.outcome.error is None and not s.assumed]
+    known = [s for s in _running(model, trainer) if s.outcome is not None and not s.assumed]
     return Certainty.POSSIBLE if any(s.outcome is not None and s.outcome.world_size >= 2 for s in known) else None
 
 
 def may_spawn(model: SemanticModel, trainer: TrainerInst) -> bool:
     """Whether some configuration of ``trainer`` starts its processes by spawning/forking (or is
     not known): after ``fit`` only the launching process then runs the rest of the script."""
-    if trainer.args is None:
-        return True
-    runs = [s for s in model.trainer_scenarios(trainer) if s.outcome is None or s.outcome.error is None]
-    return not runs or any(s.outcome is None or _spawns(s.outcome.launcher) for s in runs)
+    runs = _running(model, trainer)
+    return trainer.args is None or not runs or any(s.outcome is None or _spawns(s.outcome.launcher) for s in runs)
 
 
 def _spawns(launcher: Launcher | None) -> bool:
     return launcher is not None and launcher.value in facts.FUNCTION_LAUNCHERS
 
 
+def _running(model: SemanticModel, trainer: TrainerInst) -> list[Scenario]:
+    """The configurations of ``trainer`` that do not raise (those not known included); none for a
+    Trainer known only by its type."""
+    if trainer.args is None:
+        return []
+    return [s for s in model.trainer_scenarios(trainer) if s.outcome is None or s.outcome.error is None]
+
+
 def _runs(model: SemanticModel, trainer: TrainerInst) -> list[Scenario] | None:
     """The configurations of ``trainer`` that do not raise; None where one is not known."""
-    if trainer.args is None:
-        return None
-    runs = [s for s in model.trainer_scenarios(trainer) if s.outcome is None or s.outcome.error is None]
+    runs = _running(model, trainer)
     if not runs or any(s.outcome is None or s.assumed for s in runs):
         return None
     return runs

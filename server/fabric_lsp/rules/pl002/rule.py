@@ -11,7 +11,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
 from fabric_lsp.engine.lightning import lightning_cli
 from fabric_lsp.engine.program.lightning_modules import LightningClass, MonitorCallback
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import ClassRef, Instance, LightningCLIInst, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -96,10 +96,10 @@ class PL002(Rule):
         logged = [model.logged(lc.cls) for lc in classes]
         if not all(lg.complete for lg in logged):
             return None
-        if _trainers(model, site) is None and not _scheduler_monitors_of(model, site, classes):
+        insts = _trainers(model, site)
+        if insts is None and not _scheduler_monitors_of(model, classes):
             return self._unknown(model, site, classes)
         shared = _callback_monitors(model, site, classes)
-        insts = _trainers(model, site)
         trainer_certain = insts is not None and _unlimited(model, insts)
         for lc, lg in zip(classes, logged):
             for m in shared + _scheduler_monitors(model, lc, trainer_certain):
@@ -293,7 +293,7 @@ def _fit_argument(site: ast.Call, name: str, index: int) -> ast.expr | None:
     return next((k.value for k in site.keywords if k.arg == name), None)
 
 
-def _scheduler_monitors_of(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> list[Monitor]:
+def _scheduler_monitors_of(model: SemanticModel, classes: list[LightningClass]) -> list[Monitor]:
     return [m for lc in classes for m in _scheduler_monitors(model, lc, False)]
 
 
@@ -323,13 +323,8 @@ def _cli_calls(model: SemanticModel) -> list[ast.Call]:
     tree = model.module.tree
     if tree is None:
         return []
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _called(n).endswith("CLI")]
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and callee_name(n).endswith("CLI")]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
-
-
-def _called(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _cli(model: SemanticModel, site: ast.Call) -> LightningCLIInst | None:

@@ -195,6 +195,10 @@ LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
          "on_test_epoch_end"),
         _EPOCH,
     ),
+    # the 1.x hooks (removed in 2.0, where defining one raises first; `fx_validator.py:137-154` of
+    # 1.9.0): a module written for 1.x logs there
+    "training_step_end": _STEP,
+    **dict.fromkeys(("validation_step_end", "test_step_end", "training_epoch_end", "validation_epoch_end", "test_epoch_end"), _EPOCH),
 }
 #: The hooks of :data:`LOG_DEFAULTS` that run in an evaluation loop: their ``_step`` values never
 #: reach ``callback_metrics``, nor anything logged with ``on_epoch=False``
@@ -786,6 +790,11 @@ SINCE: dict[str, tuple[int, ...]] = {
     "deepspeed_bf16_true": (2, 1),
     # the epoch-end hooks and the 1.x Trainer flags are removed (PL004; CHANGELOG 2.0.0)
     "removed_1x_api": (2, 0),
+    # `ModelCheckpoint`, `EarlyStopping` and `ReduceLROnPlateau` see only what `self.log` logged
+    # (1.3.0 removed `process_dict_result`: the metrics a hook returned), with 2.x's `_step`/`_epoch`
+    # names and checks (1.4.0: `ModelCheckpoint` raises once a validation ran,
+    # `check_on_train_epoch_end` as in 2.6.6); PL002
+    "monitors_see_logged_only": (1, 4),
     # `load_from_checkpoint` on an instance raises TypeError (PL004; CHANGELOG 2.1.0, #18432)
     "restricted_load_from_checkpoint": (2, 1),
     # `LightningModule.hparams` has no setter (PL004; CHANGELOG 1.3.0, #6207)

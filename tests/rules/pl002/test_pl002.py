@@ -190,8 +190,40 @@ def test_plateau_schedulers():
     assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", logged) == []
 
 
-def test_lightning_1x_is_not_judged():
-    assert severities(fit('EarlyStopping(monitor="val_acc")'), version="1.9.5") == []
+def test_lightning_before_1_4_is_not_judged():
+    # before 1.3 a hook's returned {"log": {...}} fed the monitors; 1.3 checked at other points
+    for version in ("1.2.10", "1.3.8"):
+        assert severities(fit('EarlyStopping(monitor="val_acc")'), version=version) == [], version
+
+
+@pytest.mark.parametrize("version", ["1.4.9", "1.6.3", "1.9.5"])
+def test_lightning_1_4_to_1_9_monitors_only_what_self_log_logged(version: str):
+    # 1.4-1.9 check as 2.x does (`model_checkpoint.py` / `early_stopping.py` of 1.4.9 and 1.9.0)
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), version=version) == [Severity.ERROR]
+    assert severities(fit('EarlyStopping(monitor="val_loss")'), version=version) == []
+    # a 1.x module logs in `*_epoch_end` / `*_step_end` too (fx_validator.py:137-154 of 1.9.0)
+    epoch_end = MODULE + '\n    def validation_epoch_end(self, outputs):\n        self.log("val_acc", 1.0)\n'
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), epoch_end, version=version) == []
+    step_end = MODULE + '\n    def training_step_end(self, out):\n        self.log("train_acc", 1.0)\n'
+    assert severities(fit('EarlyStopping(monitor="train_acc")'), step_end, version=version) == []
+
+
+def test_keys_computed_in_a_loop_over_a_literal_dict_are_each_of_its_keys():
+    # torch-choice's shape: `for key, val in self._perf(batch).items(): self.log("val_" + key, val)`
+    loop = MODULE.replace(
+        'self.log("val_loss", 1.0)',
+        'for key, val in self._perf(batch).items():\n            self.log("val_" + key, val)',
+    ) + '\n    def _perf(self, batch):\n        return {"log_likelihood": 1.0, "acc": 2.0}\n'
+    for key in ("val_log_likelihood", "val_acc"):
+        assert severities(fit(f'EarlyStopping(monitor="{key}")'), loop) == [], key
+    (f,) = pl002(fit('EarlyStopping(monitor="val_ll")'), loop)
+    assert f.severity is Severity.ERROR and "`val_acc`, `val_log_likelihood`" in f.message
+    keys = loop.replace("self._perf(batch).items()", "self._perf(batch).keys()").replace("for key, val in", "for key in")
+    assert severities(fit('EarlyStopping(monitor="val_ll")'), keys.replace("self.log(\"val_\" + key, val)", "self.log(\"val_\" + key, 1.0)")) == [Severity.ERROR]
+    # a dict whose keys are not all literals, or a value that is not a dict display: only the prefix is known
+    for other in ('{"acc": 1.0, name: 2.0}', "dict(acc=1.0)", "self.metrics"):
+        unknown = loop.replace('{"log_likelihood": 1.0, "acc": 2.0}', other)
+        assert severities(fit('EarlyStopping(monitor="val_ll")'), unknown) == [], other
 
 
 def test_a_lightning_cli_trainer_is_silent_but_a_hint_with_report_unknown():

@@ -423,7 +423,7 @@ class Inference:
                 narrow.append((parent.test, any(cur is s for s in parent.body)))
             # the header of the enclosing block may bind the name for its body
             if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and binds(parent.target, name):
-                kind = "for" if isinstance(parent.target, ast.Name) else "unknown"
+                kind = "for" if isinstance(parent.target, ast.Name) or _key_value_target(parent.target) else "unknown"
                 found.append(Binding(kind, parent, parent.target, parent.iter, tuple(narrow)))
                 return found, True, ()
             if isinstance(parent, (ast.With, ast.AsyncWith)):
@@ -471,8 +471,11 @@ class Inference:
             return self.unpacked(b, name, ctx)
         if b.kind == "for":
             out: list[Value] = []
+            over_dict = _dict_iteration(b.target, b.value, name)
+            if over_dict is not None:
+                return self.dict_keys(b, over_dict, name, ctx)
             for seq in self.ev(b.value, ctx):
-                if isinstance(seq, Seq) and seq.items:
+                if isinstance(seq, Seq) and seq.items and isinstance(b.target, ast.Name):
                     items = [paths.restrict(self.ev(item, seq.ctx or ctx), paths.path_of(seq)) for item in seq.items]
                     out += [v for i, vs in enumerate(items) for v in paths.restrict(vs, frozenset({(("for", id(b.node)), i)}))]
                 else:
@@ -485,6 +488,21 @@ class Inference:
         if b.kind == "class":
             return [ClassRef(b.node, m)]
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
+
+    def dict_keys(self, b: Binding, mapping: ast.expr, name: str, ctx: Ctx) -> list[Value]:
+        """``for k in d`` / ``d.keys()`` / ``for k, v in d.items()``: the keys of the dict display(s)
+        ``d`` evaluates to, one loop iteration each; unknown where a key is not a literal or ``d``
+        is not a dict display (the loop's value variable is not followed)."""
+        out: list[Value] = []
+        for d in self.ev(mapping, ctx):
+            keys = d.node.keys if isinstance(d, DictVal) else None
+            if not keys or any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in keys):
+                out.append(Unknown(f"loop variable `{name}`"))
+                continue
+            for i, k in enumerate(keys):
+                const = Const(k.value, Origin(d.ctx.module.span(k), short(d.ctx.module.segment(k)), d.ctx.module.path))
+                out += paths.restrict([const], paths.path_of(d) | frozenset({(("for", id(b.node)), i)}))
+        return out
 
     def annotated(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         """A name only annotated (``fabric: Fabric`` in a class body): a Fabric of unknown
@@ -1086,3 +1104,22 @@ _EXPRESSIONS = {
     "Subscript": Inference.ev_subscript,
     "UnaryOp": Inference.ev_unary,
 }
+
+
+def _key_value_target(target: ast.expr) -> bool:
+    """``k, v`` (two names): a loop over ``d.items()`` binds the key to ``k``."""
+    return isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts)
+
+
+def _dict_iteration(target: ast.expr, iterated: ast.expr | None, name: str) -> ast.expr | None:
+    """The mapping whose keys ``name`` takes in ``for target in iterated``: ``d`` of ``for name in
+    d.keys()`` or ``for name, _ in d.items()``; None otherwise (``for name in d`` is left to the
+    sequence case: ``d`` may be a list)."""
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and not iterated.args and not iterated.keywords):
+        return None
+    method = iterated.func.attr
+    if method == "keys" and isinstance(target, ast.Name):
+        return iterated.func.value
+    if method == "items" and _key_value_target(target) and target.elts[0].id == name:
+        return iterated.func.value
+    return None

@@ -568,25 +568,32 @@ def _level(call: ast.Call, name: str, default: bool) -> bool | None:
 def _log_keys(inference: Inference, call: ast.Call, method: str, m: ModuleInfo) -> list[LogKey]:
     if method == "log":
         arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "name"), None)
-        return [] if arg is None or isinstance(arg, ast.Starred) else [log_key(inference, arg, m)]
+        return [] if arg is None or isinstance(arg, ast.Starred) else log_keys(inference, arg, m)
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dictionary"), None)
     if not isinstance(arg, ast.Dict) or any(k is None for k in arg.keys):
         return [LogKey(None)]
-    return [log_key(inference, k, m) for k in arg.keys if k is not None]
+    return [key for k in arg.keys if k is not None for key in log_keys(inference, k, m)]
 
 
-def log_key(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
-    """What is known of a key expression: one string the evaluator finds (a literal, a constant,
-    an f-string over known values), else an f-string's literal ends or ``"a" + x + "b"``'s."""
+def log_keys(inference: Inference, node: ast.AST, m: ModuleInfo) -> list[LogKey]:
+    """What is known of the keys a key expression gives: the strings the evaluator finds (a
+    literal, a constant, an f-string over known values, one per iteration of a loop over a
+    literal list or dict), else one pattern: an f-string's literal ends or ``"a" + x + "b"``'s."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return LogKey(node.value)
+        return [LogKey(node.value)]
     if isinstance(node, (ast.Name, ast.Attribute, ast.JoinedStr, ast.BinOp)):
         nothing: list[Value] = []
         values = _bounded(inference, lambda: inference.evaluate(node, m), nothing)
-        strings = {v.value for v in values if isinstance(v, Const) and isinstance(v.value, str)}
-        if len(strings) == 1 and len(values) == 1:
-            return LogKey(strings.pop())
-    return _pattern(inference, node, m)
+        strings = sorted({v.value for v in values if isinstance(v, Const) and isinstance(v.value, str)})
+        if strings and all(isinstance(v, Const) and isinstance(v.value, str) for v in values):
+            return [LogKey(s) for s in strings]
+    return [_pattern(inference, node, m)]
+
+
+def log_key(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
+    """One key expression's key: exact where the evaluator finds one string, else the pattern."""
+    keys = log_keys(inference, node, m)
+    return keys[0] if len(keys) == 1 else _pattern(inference, node, m)
 
 
 def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:

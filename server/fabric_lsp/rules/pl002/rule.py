@@ -85,8 +85,8 @@ class PL002(Rule):
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(site, ast.Call)
-        if not facts.has_feature("removed_1x_api", ctx.lightning_version):
-            return None  # 1.x also took the metrics an `*_epoch_end` returned
+        if not facts.has_feature("monitors_see_logged_only", ctx.lightning_version):
+            return None  # before 1.3 a hook's returned `"log"` dict fed the monitors too; 1.3 checked otherwise
         if not isinstance(site.func, ast.Attribute) or site.func.attr != "fit":
             cli = _cli(model, site)
             return self._cli_verdict(model, site, cli) if cli is not None else None

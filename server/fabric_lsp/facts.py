@@ -196,9 +196,13 @@ LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
         _EPOCH,
     ),
     # the 1.x hooks (removed in 2.0, where defining one raises first; `fx_validator.py:137-154` of
-    # 1.9.0): a module written for 1.x logs there
-    "training_step_end": _STEP,
-    **dict.fromkeys(("validation_step_end", "test_step_end", "training_epoch_end", "validation_epoch_end", "test_epoch_end"), _EPOCH),
+    # 1.9.0, `on_epoch_*`/`on_batch_*` until 1.8): a module written for 1.x logs there
+    **dict.fromkeys(("training_step_end", "on_batch_start", "on_batch_end"), _STEP),
+    **dict.fromkeys(
+        ("validation_step_end", "test_step_end", "training_epoch_end", "validation_epoch_end", "test_epoch_end",
+         "on_epoch_start", "on_epoch_end"),
+        _EPOCH,
+    ),
 }
 #: The hooks of :data:`LOG_DEFAULTS` that run in an evaluation loop: their ``_step`` values never
 #: reach ``callback_metrics``, nor anything logged with ``on_epoch=False``

@@ -554,6 +554,9 @@ WORLD_SIZE_ATTRIBUTES = ("world_size",)
 #: Decorators that make a function run on rank 0 only (lightning_utilities' ``rank_zero_only``,
 #: re-exported by ``lightning.fabric.utilities`` and ``lightning.pytorch.utilities``).
 RANK_ZERO_ONLY = "rank_zero_only"
+#: Decorators that call the function they wrap with the caller's own arguments (on some ranks, or
+#: without autograd): its call sites show every value its parameters get
+CALL_THROUGH_DECORATORS = (RANK_ZERO_ONLY, "no_grad", "inference_mode", "enable_grad")
 #: ``with fabric.rank_zero_first():`` runs its body on rank 0 while the others wait at another
 #: barrier (fabric.py:711-731, an ``_InfiniteBarrier`` on its own process group).
 RANK_ZERO_FIRST = "rank_zero_first"

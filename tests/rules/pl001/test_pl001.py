@@ -245,3 +245,51 @@ def test_an_option_whose_default_runs_several_processes_is_a_warning():
     (finding,) = pl001(OPTION.replace("DEFAULT", "2"))
     assert finding.severity is Severity.WARNING
     assert pl001(OPTION.replace("DEFAULT", "1")) == []  # other values are not known: nothing
+
+
+HELPER = """
+import lightning as L
+from lightning.pytorch.utilities import rank_zero_only
+
+DECORATOR
+def save_final(run_trainer: L.Trainer):
+    GUARD
+        run_trainer.save_checkpoint("x.ckpt")
+
+
+def main():
+    trainer = L.Trainer(accelerator="cpu", devices=DEVICES, strategy="ddp")
+    BEFORE
+    trainer.fit(model)
+    AFTER
+
+
+main()
+"""
+
+
+def _helper(decorator: str, guard: str, devices: int = 2, before: str = "", after: str = "save_final(trainer)") -> str:
+    text = HELPER.replace("DECORATOR", decorator).replace("GUARD", guard).replace("DEVICES", str(devices))
+    return text.replace("BEFORE", before or "pass").replace("AFTER", after or "pass")
+
+
+@pytest.mark.parametrize(
+    ("decorator", "guard"),
+    [("", "if run_trainer.is_global_zero:"), ("@rank_zero_only", "if True:"), ("@rank_zero_only", "if run_trainer is not None:")],
+)
+def test_a_helper_given_the_trainer_after_fit(decorator: str, guard: str):
+    # Smol-LM / disque / V-AURA: `def save(trainer): if trainer.is_global_zero: trainer.save_checkpoint(...)`
+    # defined above the script's `fit`, called after it: the process group exists at the call
+    (finding,) = pl001(_helper(decorator, guard))
+    assert finding.severity is Severity.ERROR
+    assert pl001(_helper(decorator, guard, devices=1)) == []
+    # called only before `fit` (no process group yet: the barrier does nothing), or never
+    assert pl001(_helper(decorator, guard, before="save_final(trainer)", after="")) == []
+    assert pl001(_helper(decorator, guard, after="")) == []
+
+
+def test_a_decorator_that_may_call_with_other_values_keeps_the_helper_unknown():
+    # a decorator not known to call through (click, hydra, a project's own) may call it with any
+    # Trainer (`run_trainer: L.Trainer`, of unknown configuration); `@rank_zero_only` calls through
+    assert pl001(_helper("@some_registry.register", "if run_trainer.is_global_zero:")) == []
+    assert len(pl001(_helper("@rank_zero_only", "if True:"))) == 1

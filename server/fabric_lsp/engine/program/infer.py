@@ -622,7 +622,7 @@ class Inference:
                 found = with_step(self.ev(expr, site_ctx), self.origin(site_call, m))
             # one call site fills every parameter: its values go together
             out += paths.restrict(found, frozenset({(("call", id(func)), i)})) if len(sites) > 1 else found
-        if not sites or calls.escapes(self, func, m) or getattr(func, "decorator_list", None):
+        if not sites or calls.escapes(self, func, m) or _hides_callers(func):
             # a decorated function (click, hydra …) or one passed around is called with values
             # its own module does not show
             choices = cli_sources.param_choices(self, func, name, ctx)
@@ -1123,3 +1123,15 @@ def _dict_iteration(target: ast.expr, iterated: ast.expr | None, name: str) -> a
     if method == "items" and _key_value_target(target) and target.elts[0].id == name:
         return iterated.func.value
     return None
+
+
+def _hides_callers(func: ast.AST) -> bool:
+    """Whether a decorator of ``func`` may call it with values its call sites do not show (click,
+    hydra …): any but those that call it with its own arguments (``@rank_zero_only``,
+    ``@torch.no_grad()``)."""
+    for deco in getattr(func, "decorator_list", ()):
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+        if name not in facts.CALL_THROUGH_DECORATORS:
+            return True
+    return False

@@ -9,6 +9,7 @@ import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
+from fabric_lsp.engine.python.calls import bind_args
 from fabric_lsp.engine.python.flow import enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import ClassRef, TrainerInst
@@ -149,16 +150,38 @@ def _after_spawn_or_before_fit(model: SemanticModel, node: ast.AST, trainers: li
 
 def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
     """Whether a ``trainer.fit/validate/test/predict(...)`` call of the same trainer name comes
-    before ``node`` in the script (the process group then exists)."""
+    before ``node`` in the script (the process group then exists) — or, for a site in a helper
+    whose Trainer is a parameter (``def save(trainer): ...``), before a call of the helper that
+    passes that trainer."""
+    for line, name in _run_points(model, node):
+        for method in facts.TRAINER_ENTRY_POINTS:
+            for call in model.method_calls(method):
+                func = call.func
+                if call.lineno < line and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+                    return True
+    return False
+
+
+def _run_points(model: SemanticModel, node: ast.AST) -> list[tuple[int, str | None]]:
+    """Where ``node`` runs in the script, with the name its trainer has there: its own line, or
+    each call of the module-level function it is in whose trainer parameter gets a name."""
     rcv = _trainer_of(node)
     name = rcv.id if isinstance(rcv, ast.Name) else None
-    for method in facts.TRAINER_ENTRY_POINTS:
-        for call in model.method_calls(method):
-            before = call.lineno < node.lineno  # type: ignore[attr-defined]
-            func = call.func
-            if before and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
-                return True
-    return False
+    here = [(node.lineno, name)]  # type: ignore[attr-defined]
+    func = enclosing_function(model.module, node)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.module.parents.get(func) is not model.module.tree:
+        return here
+    params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
+    if name not in params:
+        return here
+    points: list[tuple[int, str | None]] = []
+    for call in model.module.calls_by_name.get(func.name, []):
+        if not isinstance(call.func, ast.Name):
+            continue
+        given = bind_args(params, [p.arg for p in func.args.kwonlyargs], list(call.args), call.keywords).get(name)
+        if isinstance(given, ast.Name):
+            points.append((call.lineno, given.id))
+    return points or here
 
 
 class PL001(Rule):

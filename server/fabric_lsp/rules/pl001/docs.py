@@ -23,7 +23,8 @@ runs several processes:
 - `self.log(..., sync_dist=True)` / `self.log_dict(..., sync_dist=True)`, and the same on a
   Callback hook's `pl_module` (not with `rank_zero_only=True`, which does not sync);
 - `trainer.strategy.barrier()`, `broadcast(...)`, `reduce(...)` and the property `trainer.log_dir`
-  (it broadcasts), in a LightningModule or Callback hook, or in the script after `fit`.
+  (it broadcasts), in a LightningModule or Callback hook, or in the script after `fit` — a
+  helper of the script given the Trainer (`def save(trainer): ...`) runs where it is called.
 
 The rank guards are FAB002's, shared: `if self.trainer.is_global_zero:`, `if trainer.is_global_zero:`,
 `self.global_rank == 0`, `self.local_rank == 0`, an early `return` of the other ranks, a function

@@ -88,6 +88,33 @@ def test_a_cli_flag_gives_two_paths_a_warning():
     assert f.severity is Severity.WARNING and "may raise" in f.message
 
 
+RESUME = """
+parser = argparse.ArgumentParser()
+parser.add_argument("--dev", action="store_true")
+parser.add_argument("--resume", action="store_true")
+args = parser.parse_args()
+trainer = L.Trainer(fast_dev_run=args.dev)
+ckpt_path = None
+if RESUME_TEST:
+    ckpt_path = "last"
+trainer.fit(model, ckpt_path=ckpt_path)
+trainer.test(model, ckpt_path="best")
+"""
+
+
+def test_a_fit_resumed_on_other_paths_than_fast_dev_run_s_is_a_warning():
+    # SynthWeave's shape: `--dev` gives fast_dev_run=True and never resumes: test("best") raises there
+    (f,) = pl005(RESUME.replace("RESUME_TEST", "args.resume and not args.dev"))
+    assert f.severity is Severity.WARNING and "fast_dev_run" in f.message
+    # `--dev` without `--resume` still fails where the resume does not depend on `--dev`
+    assert severities(RESUME.replace("RESUME_TEST", "args.resume")) == [Severity.WARNING]
+    # a fit that resumes under fast_dev_run restores the callback's best_model_path: not known
+    assert severities(RESUME.replace('ckpt_path=ckpt_path)', 'ckpt_path="last")')) == []
+    assert severities(RESUME.replace("ckpt_path=ckpt_path)", "ckpt_path=some_checkpoint)")) == []
+    # ckpt_path=None resumes nothing: the fit is a plain fit
+    assert severities(RESUME.replace("ckpt_path=ckpt_path)", "ckpt_path=None)")) == [Severity.WARNING]
+
+
 def test_a_free_option_is_silent():
     body = """
     parser = argparse.ArgumentParser()

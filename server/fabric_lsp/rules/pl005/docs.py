@@ -25,13 +25,14 @@ model is connected, that is after a `fit` on the same Trainer: it is checked the
 `fit` (without one it fails otherwise, with a `TypeError`, which this rule does not report).
 
 The Trainer is followed to its `Trainer(...)` call (one configuration per path). It is an
-**error** where every path of the receiver fails, a **warning** where some fails and the others
-are known to work (`Trainer(fast_dev_run=args.debug)` with a `store_true` option), and nothing
-where something is not known (a hint with `report-unknown` for a Trainer not known statically, such as a `LightningCLI`'s): a Trainer known only by its type (a parameter annotated
+**error** where every path of the receiver fails, a **warning** where some fails
+(`Trainer(fast_dev_run=args.debug)` with a `store_true` option) — whatever the other paths do —
+and nothing where no path is known to fail because something is not known (a hint with `report-unknown` for a Trainer not known statically, such as a `LightningCLI`'s): a Trainer known only by its type (a parameter annotated
 `Trainer`), `callbacks=` not fully known (a list built in a loop, appended to, `**kwargs`), a
 `fit` that may or may not run before (in a branch, in another function, the Trainer passed to a
 function, a module's Trainer used inside a function), a `fit(ckpt_path=...)` that resumes
-(the callback's state comes from the checkpoint). A `fit` counts where it is a statement of the
+(the callback's state comes from the checkpoint) — on the paths where it may: with
+`ckpt_path = "last" if args.resume and not args.dev else None`, the `--dev` path resumes nothing. A `fit` counts where it is a statement of the
 same function that runs before the call on every path (earlier in the same block or an
 enclosing one). Where a LightningModule of the workspace defines `configure_callbacks` (it may
 add a `ModelCheckpoint` when `fit` starts), checkpointing off and `save_top_k=0` are not

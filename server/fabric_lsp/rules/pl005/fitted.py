@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import enum
 
-from fabric_lsp.engine.python.values import TrainerInst
+from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.values import Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -20,24 +21,25 @@ class Fitted(enum.Enum):
     UNKNOWN = "not known"
 
 
-def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> Fitted:
-    """``YES``/``RESUMED`` where a ``fit`` call on the same Trainer (its receiver evaluates to the
-    same ``Trainer(...)`` call) is a statement of a block that holds the site after it, in the
-    same function; ``NO`` where no ``fit`` call in the document may run on it, the Trainer is not
-    handed to anything (only ``trainer.<attribute>`` is ever read of its name) and its name is
-    bound in the site's own scope (a global another module may fit first does not count); else
-    ``UNKNOWN``."""
+def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> list[tuple[Fitted, frozenset]]:
+    """What ran on the Trainer before the site, one alternative per path: ``YES``/``RESUMED``
+    where a ``fit`` call on the same Trainer (its receiver evaluates to the same ``Trainer(...)``
+    call) is a statement of a block that holds the site after it, in the same function (resumed
+    on the paths where its ``ckpt_path`` may be a checkpoint); ``NO`` where no ``fit`` call in the
+    document may run on it, the Trainer is not handed to anything (only ``trainer.<attribute>``
+    is ever read of its name) and its name is bound in the site's own scope (a global another
+    module may fit first does not count); else ``UNKNOWN``."""
     unknown = False
     for call in model.method_calls("fit"):
         if not _may_be(model, call, inst):
             continue
         if _dominates(model, call, site):
-            return Fitted.RESUMED if _resumes(call) else Fitted.YES
+            return _resumed(model, call)
         if not _after(model, call, site):
             unknown = True
     if unknown or not _kept(model, site) or not _local(model, site):
-        return Fitted.UNKNOWN
-    return Fitted.NO
+        return [(Fitted.UNKNOWN, paths.EMPTY)]
+    return [(Fitted.NO, paths.EMPTY)]
 
 
 def _may_be(model: SemanticModel, call: ast.Call, inst: TrainerInst) -> bool:
@@ -45,10 +47,18 @@ def _may_be(model: SemanticModel, call: ast.Call, inst: TrainerInst) -> bool:
     return any(isinstance(v, TrainerInst) and (v.origin is None or v.origin == inst.origin) for v in model.values(call.func.value))
 
 
-def _resumes(call: ast.Call) -> bool:
-    if any(k.arg in ("ckpt_path", None) for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-        return True
-    return len(call.args) > _FIT_CKPT_INDEX
+def _resumed(model: SemanticModel, call: ast.Call) -> list[tuple[Fitted, frozenset]]:
+    """``fit(..., ckpt_path=x)``: RESUMED on the paths where ``x`` may be a checkpoint, YES where it
+    is ``None`` (``ckpt_path = "last" if args.resume else None``); RESUMED where not known."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return [(Fitted.RESUMED, paths.EMPTY)]
+    given = next((k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[_FIT_CKPT_INDEX] if len(call.args) > _FIT_CKPT_INDEX else None)
+    if given is None:
+        return [(Fitted.YES, paths.EMPTY)]
+    values = model.values(given)
+    if not values:
+        return [(Fitted.RESUMED, paths.EMPTY)]
+    return [(Fitted.YES if isinstance(v, Const) and v.value is None else Fitted.RESUMED, paths.path_of(v)) for v in values]
 
 
 def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:

@@ -145,18 +145,20 @@ def _certainly_best(model: SemanticModel, expr: ast.expr) -> bool:
 # -- one Trainer (one path) ----------------------------------------------------------------------------
 def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, mode: str) -> tuple[str, list[str]]:
     """("fail"|"maybe"|"ok"|"unknown", the failures seen)."""
-    fit = fitted(model, site, inst)
-    if mode == "implicit" and fit not in (Fitted.YES, Fitted.RESUMED):
-        return (_OK, []) if fit is Fitted.NO else (_UNKNOWN, [])  # without a model connected: another error
-    outcomes = _outcomes(model, inst, fit)
+    fits = fitted(model, site, inst)
+    if mode == "implicit" and any(fit not in (Fitted.YES, Fitted.RESUMED) for fit, _ in fits):
+        # without a model connected: another error
+        return (_OK, []) if all(fit is Fitted.NO for fit, _ in fits) else (_UNKNOWN, [])
+    outcomes = _outcomes(model, inst, fits)
     if outcomes is not None and _model_callbacks(model):
         # a LightningModule's `configure_callbacks` may add a `ModelCheckpoint` when `fit` starts
         outcomes = [_UNKNOWN if o in ("no_callback", "top_k") else o for o in outcomes]
-    if outcomes is None or _UNKNOWN in outcomes:
+    if outcomes is None:
         return _UNKNOWN, []
-    failures = [o for o in outcomes if o != _OK]
+    failures = [o for o in outcomes if o not in (_OK, _UNKNOWN)]
     if not failures:
-        return _OK, []
+        return (_UNKNOWN if _UNKNOWN in outcomes else _OK), []
+    # a path that certainly fails is a configuration the code visibly chooses, whatever the others do
     return ("fail" if len(failures) == len(outcomes) else "maybe"), failures
 
 
@@ -165,7 +167,7 @@ def _model_callbacks(model: SemanticModel) -> bool:
     return "configure_callbacks" in model.module.text or bool(model.other_modules_mentioning("configure_callbacks"))
 
 
-def _outcomes(model: SemanticModel, inst: TrainerInst, fit: Fitted) -> list[str] | None:
+def _outcomes(model: SemanticModel, inst: TrainerInst, fits: list[tuple[Fitted, frozenset]]) -> list[str] | None:
     assert inst.args is not None
     enables = argument_values(model, inst, "enable_checkpointing", True)
     fast = argument_values(model, inst, "fast_dev_run", False)
@@ -173,8 +175,8 @@ def _outcomes(model: SemanticModel, inst: TrainerInst, fit: Fitted) -> list[str]
     if enables is None or fast is None or callbacks is None:
         return None
     out: list[str] = []
-    for (enable, p1), (fdr, p2), cbs in product(enables, fast, callbacks):
-        if _merged(inst.args.path, p1, p2, cbs.path) is None:
+    for (enable, p1), (fdr, p2), cbs, (fit, p3) in product(enables, fast, callbacks, fits):
+        if _merged(inst.args.path, p1, p2, cbs.path, p3) is None:
             continue
         out += _outcome(enable, fdr, cbs, fit)
     return out or None
@@ -198,7 +200,8 @@ def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted) -> list[s
     if isinstance(fdr, int) and not isinstance(fdr, bool) and fdr < 0:
         return [_OK]  # `Trainer(...)` refuses it first
     if fdr:
-        return ["fast_dev_run"]
+        # a resumed fit restores the callback's `best_model_path` (if its `dirpath` matches)
+        return [_UNKNOWN] if fit is Fitted.RESUMED else ["fast_dev_run"]
     if fit is Fitted.NO:
         return ["no_fit"]
     if fit is not Fitted.YES or first.save_top_k is None:

@@ -237,3 +237,11 @@ def test_a_lightning_cli_trainer_is_silent_but_a_hint_with_report_unknown():
     analyzer = Analyzer(Workspace(), [PL002], report_unknown=True)
     (hint,) = [f for f in analyzer.analyze(source, None) if f.code == "PL002"]
     assert hint.severity is Severity.HINT and "The callbacks of `cli.trainer` are not known statically" in hint.message
+
+
+def test_a_module_without_training_step_fails_fit_first():
+    # samy_mlops: fit raises "No `training_step()` method defined" (configuration_validator.py:52)
+    # before any monitor is checked
+    bare = "class Model(L.LightningModule):\n    def forward(self, x):\n        return x\n"
+    assert severities(fit('EarlyStopping(monitor="val_loss")'), bare) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")')) == [Severity.ERROR]

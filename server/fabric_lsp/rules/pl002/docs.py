@@ -36,7 +36,8 @@ logged that this analysis cannot read: a key it cannot compute (an f-string's kn
 count: `f"val_{name}"` may be `val_acc`), `self` handed to other code, a base class it does not
 read, a project's callback that may log through the LightningModule (`pl_module.log`; a logger's `experiment.log` does not count), code writing `callback_metrics`, a `configure_callbacks`
 that replaces the Trainer's callbacks, a model whose class is not known, a Trainer not known statically (built by `LightningCLI`, from a config: a hint with `report-unknown`); nor under
-`fast_dev_run` (neither callback checks then), nor where the analysed Lightning is older than 1.4
+`fast_dev_run` (neither callback checks then), nor where a fitted module has no `training_step`
+(`fit` raises first, `configuration_validator.py:52`), nor where the analysed Lightning is older than 1.4
 (before 1.3 a `"log"` dict a hook returned fed the monitors too; 1.3 checked at other points). From
 1.4 to 1.9 the monitors see what `self.log` logged, as in 2.x, and a 1.x module's `*_epoch_end` and
 `*_step_end` hooks count as places it logs. A key computed in a loop over a literal list or the

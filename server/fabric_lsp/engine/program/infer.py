@@ -35,7 +35,7 @@ from fabric_lsp.engine.python.bindings import (
     returns_of,
     stmt_bindings,
 )
-from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
+from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo, last_name
 from fabric_lsp.engine.python.values import (
     MAX_ALTERNATIVES,
     MAX_ENV,
@@ -490,7 +490,7 @@ class Inference:
         return [Unknown(f"`{name}` is bound by {type(b.node).__name__}")]
 
     def dict_keys(self, b: Binding, mapping: ast.expr, name: str, ctx: Ctx) -> list[Value]:
-        """``for k in d`` / ``d.keys()`` / ``for k, v in d.items()``: the keys of the dict display(s)
+        """``for k in d.keys()`` / ``for k, v in d.items()``: the keys of the dict display(s)
         ``d`` evaluates to, one loop iteration each; unknown where a key is not a literal or ``d``
         is not a dict display (the loop's value variable is not followed)."""
         out: list[Value] = []
@@ -1130,8 +1130,6 @@ def _hides_callers(func: ast.AST) -> bool:
     hydra …): any but those that call it with its own arguments (``@rank_zero_only``,
     ``@torch.no_grad()``)."""
     for deco in getattr(func, "decorator_list", ()):
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
-        if name not in facts.CALL_THROUGH_DECORATORS:
+        if last_name(deco.func if isinstance(deco, ast.Call) else deco) not in facts.CALL_THROUGH_DECORATORS:
             return True
     return False

@@ -590,8 +590,8 @@ def log_keys(inference: Inference, node: ast.AST, m: ModuleInfo) -> list[LogKey]
     return [_pattern(inference, node, m)]
 
 
-def log_key(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
-    """One key expression's key: exact where the evaluator finds one string, else the pattern."""
+def _one_key(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
+    """A part of ``"a" + x``: exact where the evaluator finds one string, else its pattern."""
     keys = log_keys(inference, node, m)
     return keys[0] if len(keys) == 1 else _pattern(inference, node, m)
 
@@ -603,7 +603,7 @@ def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
         suffix = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], ast.Constant) else ""
         return LogKey(None, str(prefix), str(suffix))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = log_key(inference, node.left, m), log_key(inference, node.right, m)
+        left, right = _one_key(inference, node.left, m), _one_key(inference, node.right, m)
         if left.exact is not None and right.exact is not None:
             return LogKey(left.exact + right.exact)
         return LogKey(None, left.exact if left.exact is not None else left.prefix, right.exact if right.exact is not None else right.suffix)

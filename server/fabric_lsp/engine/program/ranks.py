@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python.flow import Condition, conditions_at, enclosing_function, enclosing_withs
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.modules import ModuleInfo, last_name
 from fabric_lsp.engine.workspace.workspace import Workspace
 
 #: how deep "a function only called from such a branch" follows callers
@@ -70,7 +70,7 @@ def rank_guard(
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     for deco in func.decorator_list:
-        if _name_of(deco.func if isinstance(deco, ast.Call) else deco) == facts.RANK_ZERO_ONLY:
+        if last_name(deco.func if isinstance(deco, ast.Call) else deco) == facts.RANK_ZERO_ONLY:
             return RankGuard("decorator", deco, func, module, function=func)
     if depth >= MAX_CALLER_DEPTH:
         return None
@@ -203,9 +203,9 @@ def is_rank_expr(module: ModuleInfo, expr: ast.AST, depth: int = 0) -> bool:
     if isinstance(expr, ast.Attribute):
         if expr.attr in facts.RANK_ATTRIBUTES:
             return True
-        return expr.attr == "rank" and _name_of(expr.value) == facts.RANK_ZERO_ONLY
+        return expr.attr == "rank" and last_name(expr.value) == facts.RANK_ZERO_ONLY
     if isinstance(expr, ast.Call):
-        if _name_of(expr.func) in facts.RANK_FUNCTIONS:
+        if last_name(expr.func) in facts.RANK_FUNCTIONS:
             return True
         if isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
             return is_rank_expr(module, expr.args[0], depth + 1) or _is_rank_env(expr.args[0])
@@ -219,9 +219,9 @@ def is_rank_expr(module: ModuleInfo, expr: ast.AST, depth: int = 0) -> bool:
 def _is_rank_env(expr: ast.AST) -> bool:
     """``os.environ["LOCAL_RANK"]`` / ``os.environ.get("RANK")`` / ``os.getenv("NODE_RANK")``."""
     key: ast.AST | None = None
-    if isinstance(expr, ast.Subscript) and _name_of(expr.value) == "environ":
+    if isinstance(expr, ast.Subscript) and last_name(expr.value) == "environ":
         key = expr.slice
-    elif isinstance(expr, ast.Call) and _name_of(expr.func) in ("get", "getenv") and expr.args:
+    elif isinstance(expr, ast.Call) and last_name(expr.func) in ("get", "getenv") and expr.args:
         key = expr.args[0]
     return isinstance(key, ast.Constant) and key.value in ("RANK", "LOCAL_RANK", "NODE_RANK", "GLOBAL_RANK")
 
@@ -251,13 +251,6 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
 #: the nodes :func:`_bound_values` reads
 _BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.arg)
 
-
-def _name_of(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 # -- the other ranks' side ---------------------------------------------------------------------

@@ -229,7 +229,3 @@ def returns_of(func: ast.AST) -> Iterable[ast.Return]:
 
 
 
-def callee_name(call: ast.Call) -> str | None:
-    """The last name of what ``call`` calls (``f(...)`` and ``x.f(...)``), if it is a name."""
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None

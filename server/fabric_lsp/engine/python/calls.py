@@ -8,8 +8,7 @@ from __future__ import annotations
 import ast
 import os
 
-from fabric_lsp.engine.python.bindings import callee_name
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Seq, Value
 
 

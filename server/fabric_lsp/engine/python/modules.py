@@ -198,7 +198,7 @@ class ModuleInfo:
             return [c for c in self.calls_named(name) if _inside(c, node)]
         self._record_statement(top)
         self._walk_top(top)
-        out = [c for c in self._top_calls[id(top)] if _callee(c) == name and _inside(c, node)]
+        out = [c for c in self._top_calls[id(top)] if callee_name(c) == name and _inside(c, node)]
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         return out
 
@@ -255,7 +255,7 @@ class ModuleInfo:
         if self.tree is not None:
             for top in self.tops_with(name):
                 self._walk_top(top)
-                out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
+                out += [call for call in self._top_calls[id(top)] if callee_name(call) == name]
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         self._calls_cache[name] = out
         return out
@@ -273,7 +273,7 @@ class ModuleInfo:
         out: list[ast.Call] = []
         for top in self.tops_with(word):
             self._walk_top(top)
-            out += [call for call in self._top_calls[id(top)] if _callee(call) == name]
+            out += [call for call in self._top_calls[id(top)] if callee_name(call) == name]
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         return out
 
@@ -528,14 +528,14 @@ def _target_attributes(target: ast.AST) -> list[str]:
     return []
 
 
-def _callee(call: ast.Call) -> str | None:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+def last_name(node: ast.AST) -> str | None:
+    """The last name of a name or attribute expression (``f`` of ``f`` and ``x.f``), if it is one."""
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
 
 
-def callee_name(call: ast.Call) -> str:
-    """The last name of a call's callee (``f`` of ``f(...)`` and ``x.f(...)``), or ``""``."""
-    return _callee(call) or ""
+def callee_name(call: ast.Call) -> str | None:
+    """The last name of what ``call`` calls (``f(...)`` and ``x.f(...)``), if it is a name."""
+    return last_name(call.func)
 
 
 def _inside(inner: ast.AST, outer: ast.AST) -> bool:

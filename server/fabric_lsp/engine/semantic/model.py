@@ -207,7 +207,7 @@ class SemanticModel:
             return []
         out = []
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and callee_name(node).endswith("Trainer") and self._builds_trainer(node):
+            if isinstance(node, ast.Call) and (callee_name(node) or "").endswith("Trainer") and self._builds_trainer(node):
                 out.append(node)
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))
 

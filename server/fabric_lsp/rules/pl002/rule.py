@@ -325,7 +325,7 @@ def _cli_calls(model: SemanticModel) -> list[ast.Call]:
     tree = model.module.tree
     if tree is None:
         return []
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and callee_name(n).endswith("CLI")]
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (callee_name(n) or "").endswith("CLI")]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 

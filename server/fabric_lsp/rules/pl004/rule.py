@@ -16,6 +16,7 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
+from fabric_lsp.engine.python.modules import callee_name
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -254,15 +255,10 @@ def _trainer_calls(model: SemanticModel) -> list[ast.Call]:
         return [
             n
             for n in ast.walk(model.module.tree)
-            if isinstance(n, ast.Call) and "trainer" in _callee_name(n).lower() and any(k.arg is not None and k.arg not in known for k in n.keywords)
+            if isinstance(n, ast.Call) and "trainer" in (callee_name(n) or "").lower() and any(k.arg is not None and k.arg not in known for k in n.keywords)
         ]
 
     return list(model.asked_once(("pl004_trainer_calls",), compute))
-
-
-def _callee_name(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _hparams_assignments(model: SemanticModel) -> list[ast.Assign]:

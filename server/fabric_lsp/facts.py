@@ -233,7 +233,7 @@ MONITOR_CALLBACK_PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
     ),
 }
 #: the arguments of the monitoring callbacks PL rules read
-MONITOR_CALLBACK_ARGUMENTS = ("monitor", "save_top_k", "mode", "strict")
+MONITOR_CALLBACK_ARGUMENTS = ("monitor", "save_top_k", "mode", "strict", "check_on_train_epoch_end")
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
 #: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)
@@ -797,11 +797,18 @@ SINCE: dict[str, tuple[int, ...]] = {
     "deepspeed_bf16_true": (2, 1),
     # the epoch-end hooks and the 1.x Trainer flags are removed (PL004; CHANGELOG 2.0.0)
     "removed_1x_api": (2, 0),
-    # `ModelCheckpoint`, `EarlyStopping` and `ReduceLROnPlateau` see only what `self.log` logged
-    # (1.3.0 removed `process_dict_result`: the metrics a hook returned), with 2.x's `_step`/`_epoch`
-    # names and checks (1.4.0: `ModelCheckpoint` raises once a validation ran,
-    # `check_on_train_epoch_end` as in 2.6.6); PL002
-    "monitors_see_logged_only": (1, 4),
+    # PL002's three eras of the monitors (read in the 1.2.0, 1.2.10, 1.3.8, 1.4.9 and 1.9.0 wheels):
+    # `EarlyStopping(strict=True)` raises at the end of a validation (not the sanity check) where its
+    # key is not a callback metric (1.2.0 `callbacks/early_stopping.py:131,157`); PL002 judges
+    # nothing older
+    "early_stopping_strict_check": (1, 2),
+    # the monitors see only what `self.log` logged: 1.3.0 removed `process_dict_result`, through
+    # which a hook's returned `"log"`/`"progress_bar"` dict fed `callback_metrics`
+    "monitors_see_logged_only": (1, 3),
+    # the checks of 2.6.6: `ModelCheckpoint` raises once a validation ran, `EarlyStopping`'s
+    # `check_on_train_epoch_end=None` (before: False) checks at the train epoch's end, the
+    # `ReduceLROnPlateau` strict check, 2.x's `_step`/`_epoch` names (1.4.9)
+    "monitor_checks_as_2x": (1, 4),
     # `load_from_checkpoint` on an instance raises TypeError (PL004; CHANGELOG 2.1.0, #18432)
     "restricted_load_from_checkpoint": (2, 1),
     # `LightningModule.hparams` has no setter (PL004; CHANGELOG 1.3.0, #6207)

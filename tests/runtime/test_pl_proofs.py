@@ -76,6 +76,17 @@ CASES = [
         ),
         "callbacks/early_stopping.py:168-175 (a _step key never reaches callback_metrics in validation, result.py:486)",
     ),
+    # no validation loop: the default check_on_train_epoch_end checks at the training epoch's end;
+    # the VALID form moves the check to a validation's end, which never comes
+    Case(
+        "PL002",
+        "early_stopping_without_validation",
+        _exact(
+            "RuntimeError: Early stopping conditioned on metric `val_loss` which is not available. Pass in or"
+            " modify your `EarlyStopping` callback to use any of the following: `train_loss`"
+        ),
+        "callbacks/early_stopping.py:135-139 (setup), :214-217, :168-175",
+    ),
     Case(
         "PL002",
         "plateau_monitor_not_logged",

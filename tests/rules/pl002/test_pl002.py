@@ -190,10 +190,48 @@ def test_plateau_schedulers():
     assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", logged) == []
 
 
-def test_lightning_before_1_4_is_not_judged():
-    # before 1.3 a hook's returned {"log": {...}} fed the monitors; 1.3 checked at other points
-    for version in ("1.2.10", "1.3.8"):
-        assert severities(fit('EarlyStopping(monitor="val_acc")'), version=version) == [], version
+@pytest.mark.parametrize("version", ["1.2.0", "1.2.10", "1.3.8"])
+def test_lightning_1_2_and_1_3_judge_early_stopping_at_the_end_of_a_validation(version: str):
+    # 1.2/1.3: `EarlyStopping` checks in `on_validation_end` (early_stopping.py:157 of 1.2.0)
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), version=version) == [Severity.ERROR]
+    f = pl002(fit('EarlyStopping(monitor="val_acc")'), version=version)[0]
+    assert f.lightning.startswith("pytorch_lightning/callbacks/early_stopping.py")
+    # a name gave its `_step`/`_epoch` forms at any level then: silent
+    for key in ("val_loss", "val_loss_step", "val_loss_epoch", "early_stop_on"):
+        assert severities(fit(f'EarlyStopping(monitor="{key}")'), version=version) == [], key
+    # no validation loop, no check; validation data not certainly given: possible
+    no_validation = MODULE.replace("def validation_step", "def other_step")
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), no_validation, version=version) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")', fit_args="train"), version=version) == [Severity.WARNING]
+    # `ModelCheckpoint` and `ReduceLROnPlateau` checked otherwise then: not judged
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")'), version=version) == []
+
+
+def test_before_1_3_a_returned_log_dict_fed_the_monitors():
+    returns = MODULE.replace('self.log("val_loss", 1.0)', 'return {"log": {"val_acc": 1.0}}')
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), returns, version="1.2.10") == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), returns, version="1.3.8") == [Severity.ERROR]
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), returns) == [Severity.ERROR]
+
+
+def test_lightning_before_1_2_is_not_judged():
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), version="1.1.8") == []
+
+
+def test_where_early_stopping_checks():
+    no_validation = MODULE.replace("def validation_step", "def other_step")
+    # 2.x: at the training epoch's end by default, so without a validation loop too
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), no_validation) == [Severity.ERROR]
+    # at a validation's end: asked for, or validation not every epoch (early_stopping.py:135-139)
+    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=False)'), no_validation) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc")', "check_val_every_n_epoch=2, "), no_validation) == []
+    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation) == [Severity.ERROR]
+    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)', "check_val_every_n_epoch=2, "), no_validation) == [
+        Severity.WARNING
+    ]
+    # 1.3: at a validation's end unless told otherwise
+    assert severities(fit('EarlyStopping(monitor="val_acc")'), no_validation, version="1.3.8") == []
+    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation, version="1.3.8") == [Severity.ERROR]
 
 
 @pytest.mark.parametrize("version", ["1.4.9", "1.6.3", "1.9.5"])

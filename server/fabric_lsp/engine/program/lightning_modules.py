@@ -462,10 +462,13 @@ class LogCall:
 class Logged:
     """What a LightningModule class logs: every key found, and whether that is all of them
     (``complete``: no key that is not a literal or a known pattern, no ``self`` handed to code
-    this analysis does not follow)."""
+    this analysis does not follow), and whether a hook may return metrics the 1.x Trainer read
+    (``legacy_returns``: a ``"log"``/``"progress_bar"`` dict or a ``Result``, which fed the
+    monitors before 1.3)."""
 
     calls: tuple[LogCall, ...]
     complete: bool
+    legacy_returns: bool
 
 
 def logged(inference: Inference, cls: ClassRef) -> Logged:
@@ -477,7 +480,27 @@ def logged(inference: Inference, cls: ClassRef) -> Logged:
         h = hook(inference, cls, name)
         if h is not None:
             complete = _log_calls(inference, cls, h.node, h.owner.module, name, 0, set(), out) and complete
-    return Logged(tuple(out), complete)
+    legacy = _bounded(inference, lambda: any(_mentions_legacy_results(k.node) for k in inference.mro(cls)), True)
+    return Logged(tuple(out), complete, legacy)
+
+
+#: the keys of a returned dict that 1.x (before 1.3.0) read as metrics (``trainer/logging.py``
+#: ``process_dict_result`` of 1.2.10)
+_LEGACY_RESULT_KEYS = frozenset({"log", "progress_bar"})
+
+
+def _mentions_legacy_results(cls_node: ast.ClassDef) -> bool:
+    """The class mentions a ``"log"``/``"progress_bar"`` key or a ``Result`` class (``EvalResult``,
+    ``TrainResult``) anywhere: some hook may return metrics the way 1.x before 1.3 read them."""
+    for n in ast.walk(cls_node):
+        if isinstance(n, ast.Constant) and n.value in _LEGACY_RESULT_KEYS:
+            return True
+        if isinstance(n, ast.keyword) and n.arg in _LEGACY_RESULT_KEYS:
+            return True
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        if name.endswith("Result"):
+            return True
+    return False
 
 
 #: the qualified-name prefixes of bases that define no hook that logs (besides Lightning's own classes)

@@ -25,7 +25,9 @@ Lightning's own key rules:
   not for `EarlyStopping`.
 
 It is an **error** where the check is certainly reached and fails: `EarlyStopping` (`strict=True`,
-the default) at the end of the first training epoch; `ModelCheckpoint` (`save_top_k` ≠ 0) once a
+the default) at the end of the first training epoch (with `check_on_train_epoch_end=False`, or
+validation not every epoch, at the end of the first validation: without a validation loop it never
+checks); `ModelCheckpoint` (`save_top_k` ≠ 0) once a
 validation loop has run — the module has a `validation_step` and `fit` certainly gets validation
 data (`val_dataloaders`, a datamodule's or the module's `val_dataloader`); `ReduceLROnPlateau`
 (epoch interval, `strict` true) at the end of the first epoch under automatic optimisation. It is a
@@ -37,10 +39,13 @@ count: `f"val_{name}"` may be `val_acc`), `self` handed to other code, a base cl
 read, a project's callback that may log through the LightningModule (`pl_module.log`; a logger's `experiment.log` does not count), code writing `callback_metrics`, a `configure_callbacks`
 that replaces the Trainer's callbacks, a model whose class is not known, a Trainer not known statically (built by `LightningCLI`, from a config: a hint with `report-unknown`); nor under
 `fast_dev_run` (neither callback checks then), nor where a fitted module has no `training_step`
-(`fit` raises first, `configuration_validator.py:52`), nor where the analysed Lightning is older than 1.4
-(before 1.3 a `"log"` dict a hook returned fed the monitors too; 1.3 checked at other points). From
-1.4 to 1.9 the monitors see what `self.log` logged, as in 2.x, and a 1.x module's `*_epoch_end` and
-`*_step_end` hooks count as places it logs. A key computed in a loop over a literal list or the
+(`fit` raises first, `configuration_validator.py:52`), nor where the analysed Lightning is older than 1.2.
+From 1.4 to 1.9 the monitors see what `self.log` logged, as in 2.x, and a 1.x module's `*_epoch_end` and
+`*_step_end` hooks count as places it logs. In 1.2 and 1.3 only `EarlyStopping` is judged: it checks at
+the end of each validation (1.3: unless `check_on_train_epoch_end=True`), and a logged name may give
+its `_step`/`_epoch` forms at any level; in 1.2 nothing is reported for a module that mentions a
+`"log"`/`"progress_bar"` key or a `Result` (a dict a hook returned with those keys fed the monitors
+until 1.3.0 removed `process_dict_result`). A key computed in a loop over a literal list or the
 literal keys of a dict (`for k, v in self.metrics(batch).items(): self.log("val_" + k, v)`) is
 each of those keys.
 

@@ -16,6 +16,8 @@ _DATALOADER_IDX = re.compile(r"/dataloader_idx_\d+$")
 #: what ``ModelCheckpoint`` can always monitor besides the callback metrics
 #: (``callbacks/model_checkpoint.py:896-904``)
 CHECKPOINT_ALWAYS = ("epoch", "step")
+#: what 1.x filled from a returned result's accumulators (``logger_connector.py:389-393`` of 1.2.10)
+LEGACY_ALWAYS = ("early_stop_on", "checkpoint_on")
 
 
 def spellings(key: str) -> set[str]:
@@ -29,8 +31,11 @@ def spellings(key: str) -> set[str]:
     return out
 
 
-def may_give(call: LogCall, key: str) -> bool:
-    """Whether the log call may put ``key`` into ``callback_metrics`` (True where not known)."""
+def may_give(call: LogCall, key: str, as_2x: bool = True) -> bool:
+    """Whether the log call may put ``key`` into ``callback_metrics`` (True where not known).
+    Before 1.4 (``as_2x`` False) its name may give ``key`` at any level."""
+    if not as_2x:
+        return any(call.key.may_be(name) for name in spellings(key))
     names = call.callback_metrics()
     plain = {key, _DATALOADER_IDX.sub("", key)}
     if names is not None:
@@ -41,11 +46,13 @@ def may_give(call: LogCall, key: str) -> bool:
     return any(call.key.may_be(name) for name in spellings(key))
 
 
-def logged_names(calls: tuple[LogCall, ...]) -> list[str]:
-    """The callback-metric names the log calls give, in order, for the message."""
+def logged_names(calls: tuple[LogCall, ...], as_2x: bool = True) -> list[str]:
+    """The callback-metric names the log calls give, in order, for the message (before 1.4: the
+    logged names)."""
     out: dict[str, None] = {}
     for c in calls:
-        for name in c.callback_metrics() or ((c.key.exact,) if c.key.exact else ()):
+        exact = (c.key.exact,) if c.key.exact else ()
+        for name in (c.callback_metrics() if as_2x else None) or exact:
             out.setdefault(name, None)
     return list(out)
 
@@ -55,5 +62,7 @@ def closest(key: str, names: list[str]) -> str | None:
     return found[0] if found else None
 
 
-def always_available(kind: str, key: str) -> bool:
-    return kind == facts.MODEL_CHECKPOINT_CLASS and key in CHECKPOINT_ALWAYS
+def always_available(kind: str, key: str, as_2x: bool = True) -> bool:
+    """``epoch``/``step`` for ``ModelCheckpoint``; before 1.4 also the keys 1.x filled from a
+    returned result (``early_stop_on``, ``checkpoint_on``)."""
+    return (kind == facts.MODEL_CHECKPOINT_CLASS and key in CHECKPOINT_ALWAYS) or (not as_2x and key in LEGACY_ALWAYS)

@@ -60,6 +60,29 @@ _FIT_TRAIN, _FIT_VAL, _FIT_DATAMODULE = 1, 2, 3
 
 
 @dataclass(frozen=True)
+class Era:
+    """How the analysed Lightning version checks the monitors (:data:`facts.SINCE`)."""
+
+    #: 1.4 on: the checks of 2.6.6 (``ModelCheckpoint``, ``ReduceLROnPlateau``, ``EarlyStopping``'s
+    #: ``check_on_train_epoch_end=None``); before, only ``EarlyStopping`` is judged, at the end of
+    #: a validation, and a logged key may give a name at any level
+    as_2x: bool
+    #: before 1.3: a hook's returned ``"log"``/``"progress_bar"`` dict fed the monitors too
+    returns_feed: bool
+
+
+_ERA_2X = Era(True, False)
+#: where 1.2/1.3 raise: ``_validate_condition_metric`` from ``on_validation_end``
+_EARLY_STOPPING_1X = "pytorch_lightning/callbacks/early_stopping.py:131-132 (1.2), :134 (1.3)"
+
+
+def _era(version: str | None) -> Era | None:
+    if not facts.has_feature("early_stopping_strict_check", version):
+        return None
+    return Era(facts.has_feature("monitor_checks_as_2x", version), not facts.has_feature("monitors_see_logged_only", version))
+
+
+@dataclass(frozen=True)
 class Monitor:
     """A key a check of ``fit`` monitors: ``certain`` where a missing key certainly raises."""
 
@@ -85,30 +108,32 @@ class PL002(Rule):
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(site, ast.Call)
-        if not facts.has_feature("monitors_see_logged_only", ctx.lightning_version):
-            return None  # before 1.3 a hook's returned `"log"` dict fed the monitors too; 1.3 checked otherwise
+        era = _era(ctx.lightning_version)
+        if era is None:
+            return None  # before 1.2 the monitors' checks were not read
         if not isinstance(site.func, ast.Attribute) or site.func.attr != "fit":
             cli = _cli(model, site)
-            return self._cli_verdict(model, site, cli) if cli is not None else None
+            return self._cli_verdict(model, site, cli) if cli is not None and era.as_2x else None
         classes, unknown = model.entry_point_classes(site)
         if unknown or not classes or _metrics_written(model):
             return None
         if any(model.hook(lc.cls, "training_step") is None for lc in classes):
             return None  # `fit` raises first: "No `training_step()` method defined" (configuration_validator.py:52)
         logged = [model.logged(lc.cls) for lc in classes]
-        if not all(lg.complete for lg in logged):
+        if not all(lg.complete and not (era.returns_feed and lg.legacy_returns) for lg in logged):
             return None
         insts = _trainers(model, site)
-        if insts is None and not _scheduler_monitors_of(model, classes):
+        if insts is None and not (era.as_2x and _scheduler_monitors_of(model, classes)):
             return self._unknown(model, site, classes)
-        shared = _callback_monitors(model, site, classes)
+        shared = _callback_monitors(model, site, classes, era)
         trainer_certain = insts is not None and _unlimited(model, insts)
         for lc, lg in zip(classes, logged):
-            for m in shared + _scheduler_monitors(model, lc, trainer_certain):
-                if keys.always_available(m.kind, m.key) or any(keys.may_give(c, m.key) for c in lg.calls):
+            schedulers = _scheduler_monitors(model, lc, trainer_certain) if era.as_2x else []
+            for m in shared + schedulers:
+                if keys.always_available(m.kind, m.key, era.as_2x) or any(keys.may_give(c, m.key, era.as_2x) for c in lg.calls):
                     continue
-                certain = m.certain and all(not any(keys.may_give(c, m.key) for c in other.calls) for other in logged)
-                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), certain)
+                certain = m.certain and all(not any(keys.may_give(c, m.key, era.as_2x) for c in other.calls) for other in logged)
+                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls, era.as_2x), certain, era)
         return None
 
     def _cli_verdict(self, model: SemanticModel, site: ast.Call, cli: LightningCLIInst) -> Verdict | None:
@@ -127,7 +152,7 @@ class PL002(Rule):
             for m in monitors + _scheduler_monitors(model, lc, False):
                 if keys.always_available(m.kind, m.key) or any(keys.may_give(c, m.key) for c in lg.calls):
                     continue
-                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), False, cli=True)
+                return self._verdict(model, site, lc, m, keys.logged_names(lg.calls), False, _ERA_2X, cli=True)
         return None
 
     def _unknown(self, model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> Verdict | None:
@@ -145,9 +170,10 @@ class PL002(Rule):
         return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
     def _verdict(
-        self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool, cli: bool = False
+        self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool, era: Era, cli: bool = False
     ) -> Verdict:
         text, where = _RAISES[m.kind]
+        where = where if era.as_2x else _EARLY_STOPPING_1X
         verb = "raises" if certain else "may raise (on some paths)"
         logged = ", ".join(f"`{n}`" for n in names[:8]) or "nothing"
         hint = keys.closest(m.key, names)
@@ -190,7 +216,7 @@ def _trainers(model: SemanticModel, site: ast.Call) -> list[TrainerInst] | None:
     return insts  # type: ignore[return-value]
 
 
-def _callback_monitors(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> list[Monitor]:
+def _callback_monitors(model: SemanticModel, site: ast.Call, classes: list[LightningClass], era: Era) -> list[Monitor]:
     """The keys the ``ModelCheckpoint``/``EarlyStopping`` callbacks of the fit's Trainer monitor."""
     insts = _trainers(model, site)
     if insts is None or any(model.hook(lc.cls, "configure_callbacks") is not None for lc in classes):
@@ -205,13 +231,15 @@ def _callback_monitors(model: SemanticModel, site: ast.Call, classes: list[Light
     callbacks = {id(mc.call): mc for alt in alternatives for mc in alt.items}
     out: list[Monitor] = []
     for mc in callbacks.values():
+        if not era.as_2x and mc.kind != facts.EARLY_STOPPING_CLASS:
+            continue  # 1.x before 1.4: only `EarlyStopping` is judged
         everywhere = all(any(x.call is mc.call for x in alt.items) for alt in alternatives)
-        out += _callback_monitor(model, site, insts, classes, mc, everywhere)
+        out += _callback_monitor(model, site, insts, classes, mc, everywhere, era)
     return out
 
 
 def _callback_monitor(
-    model: SemanticModel, site: ast.Call, insts: list[TrainerInst], classes: list[LightningClass], mc: MonitorCallback, everywhere: bool
+    model: SemanticModel, site: ast.Call, insts: list[TrainerInst], classes: list[LightningClass], mc: MonitorCallback, everywhere: bool, era: Era
 ) -> list[Monitor]:
     """One monitor per key the callback's ``monitor`` may be (certain only where it is that key
     on every path)."""
@@ -220,15 +248,56 @@ def _callback_monitor(
         return []
     gate = _gate(mc, "save_top_k", 0) if mc.kind == facts.MODEL_CHECKPOINT_CLASS else _gate(mc, "strict", False)
     reached = _callbacks_run(model, insts)
-    if gate is None or reached is None:
+    ends = (True,) if mc.kind == facts.MODEL_CHECKPOINT_CLASS else _early_stopping_ends(model, insts, mc, era)
+    if gate is None or reached is None or ends is None:
         return []
-    certain = everywhere and len(values) == 1 and gate and reached
-    if mc.kind == facts.MODEL_CHECKPOINT_CLASS:
+    certain = everywhere and len(values) == 1 and gate and reached and len(set(ends)) == 1
+    if any(ends):
         validation = _validation_runs(model, site, classes)
-        if validation is None:
-            return []  # without a validation loop `ModelCheckpoint` only warns
-        certain = certain and validation
+        if validation is None and all(ends):
+            return []  # no validation loop: `ModelCheckpoint` only warns, `EarlyStopping` never checks there
+        certain = certain and validation is True
     return [Monitor(key, mc.kind, mc.call, model.module, certain) for key in values if isinstance(key, str)]
+
+
+def _early_stopping_ends(model: SemanticModel, insts: list[TrainerInst], mc: MonitorCallback, era: Era) -> tuple[bool, ...] | None:
+    """Per possible ``check_on_train_epoch_end``, whether ``EarlyStopping`` checks at the end of a
+    validation (True) or of the training epoch (False); None where not known. 2.x (and 1.4 on):
+    ``None`` means the training epoch's end when validation runs every epoch
+    (``callbacks/early_stopping.py:135-139``); 1.3 checks at a validation's end unless it is True
+    (``early_stopping.py:164-173`` of 1.3.8); 1.2 always there (its ``__init__`` takes no
+    such argument)."""
+    values = mc.argument("check_on_train_epoch_end")
+    if values is None or not all(v is None or isinstance(v, bool) for v in values):
+        return None
+    if not era.as_2x:
+        given = any(v is not None for v in values)
+        return None if given and era.returns_feed else tuple(v is not True for v in values)
+    out: list[bool] = []
+    for v in values:
+        out += [not v] if v is not None else _default_ends(model, insts)
+    return tuple(out)
+
+
+def _default_ends(model: SemanticModel, insts: list[TrainerInst]) -> list[bool]:
+    """``check_on_train_epoch_end=None``: the training epoch's end where validation runs every
+    epoch and once per epoch (``val_check_interval == 1.0 and check_val_every_n_epoch == 1``), a
+    validation's end where it does not; both where the paths of the Trainers differ or are not known."""
+    ends: set[bool] = set()
+    for inst in insts:
+        flags: list[list[bool]] = []
+        for name in ("val_check_interval", "check_val_every_n_epoch"):
+            values = argument_values(model, inst, name, None)
+            if values is None:
+                return [False, True]
+            flags.append([_LIMITS[name](v) for v, _ in values])
+        if all(all(f) for f in flags):
+            ends.add(False)
+        elif any(not any(f) for f in flags):
+            ends.add(True)
+        else:
+            return [False, True]
+    return sorted(ends)
 
 
 def _gate(mc: MonitorCallback, name: str, off: object) -> bool | None:

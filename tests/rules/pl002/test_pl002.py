@@ -283,3 +283,11 @@ def test_a_module_without_training_step_fails_fit_first():
     bare = "class Model(L.LightningModule):\n    def forward(self, x):\n        return x\n"
     assert severities(fit('EarlyStopping(monitor="val_loss")'), bare) == []
     assert severities(fit('EarlyStopping(monitor="val_acc")')) == [Severity.ERROR]
+
+
+def test_a_project_subclass_of_a_monitor_counts_as_it_only_without_methods_of_its_own():
+    plain = "class MyStop(EarlyStopping):\n    pass\n\n"
+    assert severities(plain + fit('MyStop(monitor="val_acc")')) == [Severity.ERROR]
+    # its own hook may check elsewhere, or never
+    hooked = "class MyStop(EarlyStopping):\n    def on_train_epoch_end(self, trainer, pl_module):\n        pass\n\n"
+    assert severities(hooked + fit('MyStop(monitor="val_acc")')) == []

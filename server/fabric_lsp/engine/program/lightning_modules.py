@@ -809,7 +809,7 @@ def _rebinds(func: ast.AST, name: str) -> bool:
 @dataclass(frozen=True)
 class MonitorCallback:
     """A ``ModelCheckpoint(...)``/``EarlyStopping(...)`` construction (``kind``: the canonical class;
-    a user subclass counts as it when it has no ``__init__`` of its own): each argument of
+    a user subclass counts as it when it defines no method of its own): each argument of
     :data:`facts.MONITOR_CALLBACK_ARGUMENTS` the class takes, as the values it may have (the
     default where not given), or None where not known (a ``**kwargs``, a value the evaluator does
     not know)."""
@@ -852,11 +852,16 @@ def _callback_kind(inference: Inference, v: object) -> str | None:
         name = facts.pytorch_class(v.qualname)
     elif isinstance(v, ClassRef):
         name = _bounded(inference, lambda: pytorch_base(inference, v), None)
-        if name is not None and hook(inference, v, "__init__") is not None:
-            return None  # its own __init__ may pass anything on
+        if name is not None and _bounded(inference, lambda: _defines_methods(inference, v), True):
+            return None  # its own `__init__` may pass anything on, its own hooks may check elsewhere or never
     else:
         return None
     return name if name in facts.MONITOR_CALLBACK_PARAMETERS else None
+
+
+def _defines_methods(inference: Inference, cls: ClassRef) -> bool:
+    """Some class of the project between ``cls`` and Lightning's defines a method."""
+    return any(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) for k in inference.mro(cls) for st in k.node.body)
 
 
 def _given(call: ast.Call, names: list[str]) -> dict[str, ast.expr] | None:

@@ -462,13 +462,10 @@ class LogCall:
 class Logged:
     """What a LightningModule class logs: every key found, and whether that is all of them
     (``complete``: no key that is not a literal or a known pattern, no ``self`` handed to code
-    this analysis does not follow), and whether a hook may return metrics the 1.x Trainer read
-    (``legacy_returns``: a ``"log"``/``"progress_bar"`` dict or a ``Result``, which fed the
-    monitors before 1.3)."""
+    this analysis does not follow)."""
 
     calls: tuple[LogCall, ...]
     complete: bool
-    legacy_returns: bool
 
 
 def logged(inference: Inference, cls: ClassRef) -> Logged:
@@ -480,8 +477,7 @@ def logged(inference: Inference, cls: ClassRef) -> Logged:
         h = hook(inference, cls, name)
         if h is not None:
             complete = _log_calls(inference, cls, h.node, h.owner.module, name, 0, set(), out) and complete
-    legacy = _bounded(inference, lambda: any(_mentions_legacy_results(k.node) for k in inference.mro(cls)), True)
-    return Logged(tuple(out), complete, legacy)
+    return Logged(tuple(out), complete)
 
 
 #: the keys of a returned dict that 1.x (before 1.3.0) read as metrics (``trainer/logging.py``
@@ -489,9 +485,13 @@ def logged(inference: Inference, cls: ClassRef) -> Logged:
 _LEGACY_RESULT_KEYS = frozenset({"log", "progress_bar"})
 
 
+def may_return_legacy_results(inference: Inference, cls: ClassRef) -> bool:
+    """Some class of ``cls``'s MRO mentions a ``"log"``/``"progress_bar"`` key or a ``Result`` class
+    (``EvalResult``, ``TrainResult``): a hook may return metrics the way 1.x read them before 1.3."""
+    return _bounded(inference, lambda: any(_mentions_legacy_results(k.node) for k in inference.mro(cls)), True)
+
+
 def _mentions_legacy_results(cls_node: ast.ClassDef) -> bool:
-    """The class mentions a ``"log"``/``"progress_bar"`` key or a ``Result`` class (``EvalResult``,
-    ``TrainResult``) anywhere: some hook may return metrics the way 1.x before 1.3 read them."""
     for n in ast.walk(cls_node):
         if isinstance(n, ast.Constant) and n.value in _LEGACY_RESULT_KEYS:
             return True

@@ -356,6 +356,11 @@ class SemanticModel:
         directly or through its methods), each with its hook and levels, and whether that is all."""
         return self.asked_once(("logged", id(cls.node)), lambda: lightning_modules.logged(self.inference, cls))
 
+    def may_return_legacy_results(self, cls: ClassRef) -> bool:
+        """Whether a hook of the LightningModule ``cls`` may return the ``"log"``/``"progress_bar"``
+        dict or ``Result`` that fed the monitors before Lightning 1.3."""
+        return lightning_modules.may_return_legacy_results(self.inference, cls)
+
     def configure_optimizers(self, cls: ClassRef) -> list[OptimizerConfig] | None:
         """What ``configure_optimizers`` of ``cls`` may return, per ``return``: how many optimizers,
         each scheduler's ``monitor`` and whether it is a ``ReduceLROnPlateau`` (None: not defined

@@ -36,7 +36,7 @@ on some paths, a limit such as `max_steps` or `limit_val_batches` that may end `
 validation first, validation data not certainly given). Nothing is reported where a key may be
 logged that this analysis cannot read: a key it cannot compute (an f-string's known ends still
 count: `f"val_{name}"` may be `val_acc`), `self` handed to other code, a base class it does not
-read, a project's callback that may log through the LightningModule (`pl_module.log`; a logger's `experiment.log` does not count), code writing `callback_metrics`, a `configure_callbacks`
+read, a project's subclass of `ModelCheckpoint`/`EarlyStopping` that defines methods of its own (its hooks may check elsewhere, or never), a project's callback that may log through the LightningModule (`pl_module.log`; a logger's `experiment.log` does not count), code writing `callback_metrics`, a `configure_callbacks`
 that replaces the Trainer's callbacks, a model whose class is not known, a Trainer not known statically (built by `LightningCLI`, from a config: a hint with `report-unknown`); nor under
 `fast_dev_run` (neither callback checks then), nor where a fitted module has no `training_step`
 (`fit` raises first, `configuration_validator.py:52`), nor where the analysed Lightning is older than 1.2.

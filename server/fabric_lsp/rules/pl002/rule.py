@@ -120,7 +120,9 @@ class PL002(Rule):
         if any(model.hook(lc.cls, "training_step") is None for lc in classes):
             return None  # `fit` raises first: "No `training_step()` method defined" (configuration_validator.py:52)
         logged = [model.logged(lc.cls) for lc in classes]
-        if not all(lg.complete and not (era.returns_feed and lg.legacy_returns) for lg in logged):
+        if not all(lg.complete for lg in logged):
+            return None
+        if era.returns_feed and any(model.may_return_legacy_results(lc.cls) for lc in classes):
             return None
         insts = _trainers(model, site)
         if insts is None and not (era.as_2x and _scheduler_monitors_of(model, classes)):
@@ -285,20 +287,15 @@ def _default_ends(model: SemanticModel, insts: list[TrainerInst]) -> list[bool]:
     validation's end where it does not; both where the paths of the Trainers differ or are not known."""
     ends: set[bool] = set()
     for inst in insts:
-        flags: list[list[bool]] = []
-        for name in ("val_check_interval", "check_val_every_n_epoch"):
-            values = argument_values(model, inst, name, None)
-            if values is None:
-                return [False, True]
-            flags.append([_LIMITS[name](v) for v, _ in values])
-        if all(all(f) for f in flags):
-            ends.add(False)
-        elif any(not any(f) for f in flags):
-            ends.add(True)
-        else:
+        flags = [_neutral(model, inst, name) for name in ("val_check_interval", "check_val_every_n_epoch")]
+        if any(f is None for f in flags):
             return [False, True]
+        every_epoch = all(False not in f for f in flags)  # type: ignore[operator]
+        never_every_epoch = any(True not in f for f in flags)  # type: ignore[operator]
+        if not (every_epoch or never_every_epoch):
+            return [False, True]
+        ends.add(not every_epoch)
     return sorted(ends)
-
 
 def _gate(mc: MonitorCallback, name: str, off: object) -> bool | None:
     """True: the argument never turns the check off; False: on some paths; None: on all, or not known."""
@@ -325,12 +322,15 @@ def _callbacks_run(model: SemanticModel, insts: list[TrainerInst]) -> bool | Non
 
 def _unlimited(model: SemanticModel, insts: list[TrainerInst]) -> bool:
     """No path of the Trainer sets a limit that may end ``fit`` (or skip validation) first."""
-    for inst in insts:
-        for name, neutral in _LIMITS.items():
-            values = argument_values(model, inst, name, None)
-            if values is None or not all(neutral(v) for v, _ in values):
-                return False
-    return True
+    flags = [_neutral(model, inst, name) for inst in insts for name in _LIMITS]
+    return all(f is not None and False not in f for f in flags)
+
+
+def _neutral(model: SemanticModel, inst: TrainerInst, name: str) -> list[bool] | None:
+    """Per path of the Trainer, whether the argument ``name`` of :data:`_LIMITS` leaves the checks
+    certain (None: not known)."""
+    values = argument_values(model, inst, name, None)
+    return None if values is None else [_LIMITS[name](v) for v, _ in values]
 
 
 def _validation_runs(model: SemanticModel, site: ast.Call, classes: list[LightningClass]) -> bool | None:

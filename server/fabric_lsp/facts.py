@@ -255,6 +255,9 @@ TRAINER_PARAMETERS: tuple[str, ...] = (
     "profiler", "detect_anomaly", "barebones", "plugins", "sync_batchnorm", "reload_dataloaders_every_n_epochs",
     "default_root_dir", "enable_autolog_hparams", "model_registry",
 )
+#: The module that defines the Trainer, per top-level package: the analysed environment's (or the
+#: project's own, when it is Lightning's repository or vendors it) signature there is the truth
+TRAINER_MODULES = {"lightning": "lightning.pytorch.trainer.trainer", "pytorch_lightning": "pytorch_lightning.trainer.trainer"}
 #: The version whose ``Trainer.__init__`` signature is :data:`TRAINER_PARAMETERS`, as (major, minor)
 TRAINER_PARAMETERS_VERSION = (2, 6)
 #: Trainer flags of 1.x removed in 2.0.0 → what replaced them

@@ -99,6 +99,18 @@ def test_a_keyword_the_known_signature_lacks_is_a_warning_a_later_release_may_ta
     assert "a later release may take it" in finding.message
 
 
+@pytest.mark.parametrize("folder", ["src/lightning/pytorch/trainer", "lightning/pytorch/trainer"])
+def test_the_projects_own_lightning_tree_decides_its_signature(tmp_path, folder):
+    # Lightning's own repository, ahead of the release the facts describe: its Trainer takes the keyword
+    (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / folder / "trainer.py").write_text("class Trainer:\n    def __init__(self, *, max_epochs=None, suggest_integrations=True):\n        pass\n")
+    ws = Workspace(str(tmp_path))
+    path = str(tmp_path / "test_trainer.py")
+    assert pl004("from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False)\n", path, ws) == []
+    (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False, weights_summary=None)\n", path, ws)
+    assert "`weights_summary`" in finding.message and "suggest_integrations" not in finding.message
+
+
 def test_a_trainer_subclass_forwarding_kwargs_is_checked():
     src = """
     import pytorch_lightning as pl

@@ -7,7 +7,7 @@ import ast
 
 from fabric_lsp.engine.findings import Pos, Span
 from fabric_lsp.engine.lightning.configurations import Scenario, scenarios, trainer_scenarios
-from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules
+from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules, own_lightning
 from fabric_lsp.engine.program.batch_scripts import BatchScript, Launch
 from fabric_lsp.engine.program.constructions import (
     ConfigurationProblems,
@@ -355,6 +355,12 @@ class SemanticModel:
         """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,
         directly or through its methods), each with its hook and levels, and whether that is all."""
         return self.asked_once(("logged", id(cls.node)), lambda: lightning_modules.logged(self.inference, cls))
+
+    def trainer_keywords(self, package: str) -> frozenset[str] | None:
+        """The parameters of ``Trainer.__init__`` in the ``package`` (``lightning`` or
+        ``pytorch_lightning``) the analysed code runs: the project's own tree, else the analysed
+        environment's install; None when neither is found."""
+        return self.asked_once(("trainer_keywords", package), lambda: own_lightning.trainer_keywords(self.workspace, package))
 
     def may_return_legacy_results(self, cls: ClassRef) -> bool:
         """Whether a hook of the LightningModule ``cls`` may return the ``"log"``/``"progress_bar"``

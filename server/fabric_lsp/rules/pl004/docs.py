@@ -28,7 +28,9 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   `**kwargs`, so `gpus=`, `tpu_cores=`, `resume_from_checkpoint=`, `progress_bar_refresh_rate=`,
   `weights_summary=` and the other 1.x flags are a `TypeError`; the message names what replaced
   each one. An **error** for a flag removed in 2.0 (a **warning** for any other keyword the
-  2.6 signature lacks: a later release may take it), only where the callee is certainly Lightning's `Trainer` (any import
+  2.6 signature lacks: a later release may take it; none where the Trainer source the code runs —
+  the project's own Lightning tree, as in Lightning's repository, or the analysed environment's
+  install — takes it), only where the callee is certainly Lightning's `Trainer` (any import
   path: `lightning`, `lightning.pytorch`, `pytorch_lightning`) or a subclass whose `__init__`
   passes its `**kwargs` on to `super().__init__`, called by a name that says so (`Trainer`,
   `pl.Trainer`, `MyTrainer`; an alias such as `import Trainer as T` is not looked at);

@@ -106,6 +106,9 @@ class PL004(Rule):
         rejected = _rejected_keywords(call, ctx.lightning_version)
         if not rejected or caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
             return None
+        rejected = _not_taken_by_source(model, call, rejected)
+        if not rejected:
+            return None
         names = [k.arg for k in rejected if k.arg]
         parts = []
         for name in names:
@@ -296,6 +299,17 @@ def _rejected_keywords(call: ast.Call, version: str) -> list[ast.keyword]:
         k for k in call.keywords
         if k.arg is not None and k.arg not in known and (latest or k.arg in facts.REMOVED_TRAINER_ARGUMENTS)
     ]
+
+
+def _not_taken_by_source(model: SemanticModel, call: ast.Call, rejected: list[ast.keyword]) -> list[ast.keyword]:
+    """``rejected`` less the keywords the Trainer source the analysed code runs takes (the
+    project's own Lightning tree, or the analysed environment's install, may be newer than the
+    release the facts describe). A project subclass may derive from either package's Trainer."""
+    packages = {v.qualname.split(".")[0] for v in model.values(call.func) if isinstance(v, QualRef)} or set(facts.TRAINER_MODULES)
+    taken: set[str] = set()
+    for package in sorted(packages):
+        taken |= model.trainer_keywords(package) or set()
+    return [k for k in rejected if k.arg not in taken]
 
 
 def _certainly_trainer(model: SemanticModel, call: ast.Call, keywords: set[str]) -> bool:

@@ -397,6 +397,38 @@ class Inference:
         return out
 
     def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
+        """:meth:`_reaching`, walked once per use in a module version (a pure function of its
+        tree): a later ask replays the walk's evaluation steps, one tick each, and the
+        identifiers it looked up, so that budgets and dependencies come out as if it walked
+        again."""
+        key = (name, id(stmt), id(scope))
+        known = m.reaching_walks.get(key)
+        if known is not None and known[0] is stmt and known[1] is scope:
+            _, _, found, definite, narrow, ticks, lookups = known
+            if lookups and m.lookups is not None:
+                for looked, kinds in lookups.items():
+                    m.lookups.setdefault(looked, set()).update(kinds)
+            tick = self.budget.tick
+            for _ in range(ticks):
+                tick()
+            return list(found), definite, narrow
+        outer = m.lookups
+        inner: dict[str, set[str]] = {}
+        budget = self.budget
+        before = budget.steps
+        m.lookups = inner
+        try:
+            found, definite, narrow = self._reaching(name, stmt, scope, m)
+        finally:
+            m.lookups = outer
+            if outer is not None:
+                for looked, kinds in inner.items():
+                    outer.setdefault(looked, set()).update(kinds)
+        if self.budget is budget:
+            m.reaching_walks[key] = (stmt, scope, tuple(found), definite, narrow, budget.steps - before, inner)
+        return found, definite, narrow
+
+    def _reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
         """The bindings of ``name`` that reach ``stmt``, whether one surely does, and the tests
         the value from before them (a parameter) must pass to reach it. Each binding carries the
         tests its value must pass (``Binding.narrow``): the walk passed ``if x is None: x = 1``

@@ -69,6 +69,11 @@ class ModuleInfo:
         self._references: dict[str, list[ast.AST]] | None = None
         #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
         self._global_declarers: dict[str, list[ast.AST]] | None = None
+        #: id(node) → (node, its span, its text): see :meth:`span` and :meth:`segment`
+        self._texts: dict[int, list] = {}
+        #: (name, id(use statement), id(scope)) → the bindings of ``name`` that reach the use, and
+        #: what walking to them cost: see :meth:`fabric_lsp.engine.program.infer.Inference.reaching`
+        self.reaching_walks: dict[tuple, tuple] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree
@@ -463,10 +468,26 @@ class ModuleInfo:
         return name in self._globals.get(scope, ())
 
     def span(self, node: ast.AST) -> Span:
-        return Span(self.lines.node_start(node), self.lines.node_end(node))
+        """The node's range, worked out once per node (the evaluator asks it of every constant and
+        binding it reaches, at every site)."""
+        return self._text_entry(node)[2]
 
     def segment(self, node: ast.AST) -> str:
-        return self.lines.segment(node)
+        """The node's source text, worked out once per node."""
+        entry = self._text_entry(node)
+        if entry[3] is None:
+            lines = self.lines
+            entry[3] = lines.text[lines.offset(entry[2].start) : lines.offset(entry[2].end)]
+        return entry[3]
+
+    def _text_entry(self, node: ast.AST) -> list:
+        """[node, its location, its span, its text or None], kept per node (a node whose location
+        was changed since is worked out again)."""
+        where = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        entry = self._texts.get(id(node))
+        if entry is None or entry[0] is not node or entry[1] != where:
+            entry = self._texts[id(node)] = [node, where, Span(self.lines.node_start(node), self.lines.node_end(node)), None]
+        return entry
 
 
 def _scope_names(scope: ast.AST) -> tuple[set[str], set[str]]:

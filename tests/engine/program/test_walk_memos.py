@@ -1,6 +1,7 @@
-"""The per-module-version memos of pure tree walks: a use's reaching bindings
-(:meth:`Inference.reaching`) and a node's span and text (:meth:`ModuleInfo.span`). A remembered
-answer must be the answer a fresh walk gives, and cost what the walk costs."""
+"""Memos of the evaluator: a use's reaching bindings (:meth:`Inference.reaching`) and a node's span
+and text (:meth:`ModuleInfo.span`), once per module version; the operands of a test that
+:func:`conditions.constrained` substitutes a name in, once per test. A remembered answer must be
+the answer a fresh computation gives, and cost what it costs."""
 
 from __future__ import annotations
 
@@ -95,3 +96,40 @@ def test_span_and_segment_are_the_nodes_own_and_follow_a_moved_node():
     ast.copy_location(binop, one)  # a node whose location changes is measured again
     binop.end_lineno, binop.end_col_offset = one.end_lineno, one.end_col_offset
     assert m.segment(binop) == "1"
+
+
+GUARDED = textwrap.dedent(
+    """
+    LIMIT = 4
+    def f(n):
+        if n is None or n > LIMIT:
+            raise ValueError
+        return n
+    """
+).lstrip("\n")
+
+
+def _guard(m: ModuleInfo) -> ast.expr:
+    return next(n for n in ast.walk(m.tree) if isinstance(n, ast.If)).test
+
+
+def test_constrained_substitutes_each_alternative_and_evaluates_the_rest_once():
+    from fabric_lsp.engine.python import conditions
+    from fabric_lsp.engine.python.values import Const, Ctx
+
+    m = ModuleInfo(GUARDED)
+    test = _guard(m)
+    values = [Const(None), Const(5), Const(2), Const(4)]
+    # each alternative on its own (nothing shared between them): what the test says of it
+    alone = Inference()
+    alone.budget = Budget(deadline=float("inf"))
+    expected = []
+    for v in values:
+        if any(outcome is False for outcome, _ in conditions.truth(alone, test, Ctx(m), ("n", v))):
+            expected.append(v.value)
+    together = Inference()
+    together.budget = Budget(deadline=float("inf"))
+    kept = conditions.constrained(together, values, ((test, False),), Ctx(m), "n")
+    assert [v.value for v in kept] == expected == [2, 4]
+    # `LIMIT` was evaluated once, and charged as often as it was asked
+    assert together.budget.steps == alone.budget.steps

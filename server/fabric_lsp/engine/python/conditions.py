@@ -121,10 +121,28 @@ def _undecided(test: ast.AST, ctx: Ctx, path: frozenset = paths.EMPTY, key: tupl
     return out
 
 
-def _operand(ev: Evaluator, node: ast.AST, ctx: Ctx, subst: Subst) -> list[Value]:
+#: id(operand) → (operand, its alternatives, the budget and steps evaluating it took): the operands
+#: of one test evaluated once for all the alternatives :func:`constrained` substitutes (see there)
+Operands = Optional[dict]
+
+
+def _operand(ev: Evaluator, node: ast.AST, ctx: Ctx, subst: Subst, operands: Operands = None) -> list[Value]:
     if subst is not None and isinstance(node, ast.Name) and node.id == subst[0]:
         return [subst[1]]
-    return ev.ev(node, ctx)
+    if operands is None:
+        return ev.ev(node, ctx)
+    known = operands.get(id(node))
+    budget = ev.budget
+    if known is not None and known[0] is node and known[2] is budget:
+        tick = budget.tick
+        for _ in range(known[3]):  # what evaluating it again costs: the budget runs out where it would
+            tick()
+        return known[1]
+    before = budget.steps
+    values = ev.ev(node, ctx)
+    if ev.budget is budget:
+        operands[id(node)] = (node, values, budget, budget.steps - before)
+    return values
 
 
 def _plain(ev: Evaluator, v: Value) -> tuple[bool, Any]:
@@ -175,11 +193,11 @@ def _compare_pair(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> bool | No
         return None
 
 
-def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst) -> Outcomes:
+def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst, operands: Operands = None) -> Outcomes:
     if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
         return _undecided(test, ctx)
-    lefts = _operand(ev, test.left, ctx, subst)
-    rights = _operand(ev, test.comparators[0], ctx, subst)
+    lefts = _operand(ev, test.left, ctx, subst, operands)
+    rights = _operand(ev, test.comparators[0], ctx, subst, operands)
     out: Outcomes = []
     for a in lefts:
         for b in rights:
@@ -201,14 +219,14 @@ def _compare_decision(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> tuple
     return None
 
 
-def _bool_op(ev: Evaluator, test: ast.BoolOp, ctx: Ctx, subst: Subst) -> Outcomes:
+def _bool_op(ev: Evaluator, test: ast.BoolOp, ctx: Ctx, subst: Subst, operands: Operands = None) -> Outcomes:
     short_circuit = isinstance(test.op, ast.Or)  # `or` stops at the first true operand
     pending: Outcomes = [(not short_circuit, paths.EMPTY)]
     done: Outcomes = []
     for operand in test.values:
         nxt: Outcomes = []
         for _, p in pending:
-            for outcome, q in truth(ev, operand, ctx, subst):
+            for outcome, q in truth(ev, operand, ctx, subst, operands):
                 merged = paths.merge(p, q)
                 if merged is None:
                     continue
@@ -217,9 +235,9 @@ def _bool_op(ev: Evaluator, test: ast.BoolOp, ctx: Ctx, subst: Subst) -> Outcome
     return _distinct(done + pending, test, ctx)
 
 
-def _values_truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst) -> Outcomes:
+def _values_truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst, operands: Operands = None) -> Outcomes:
     out: Outcomes = []
-    for v in _operand(ev, test, ctx, subst):
+    for v in _operand(ev, test, ctx, subst, operands):
         t = truthiness(v)
         out += [(t, paths.path_of(v))] if t is not None else _undecided(test, ctx, paths.path_of(v), _value_decision(v, ("truthy",)))
     return _distinct(out, test, ctx)
@@ -230,17 +248,18 @@ def _distinct(out: Outcomes, test: ast.AST, ctx: Ctx) -> Outcomes:
     return seen if len(seen) <= MAX_OUTCOMES else _undecided(test, ctx)
 
 
-def truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst = None) -> Outcomes:
-    """The outcomes of ``test``, each with the path it holds on."""
+def truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst = None, operands: Operands = None) -> Outcomes:
+    """The outcomes of ``test``, each with the path it holds on (``operands``: where the
+    alternatives of the operands not substituted are kept, for the next substitution)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return [(not outcome, p) for outcome, p in truth(ev, test.operand, ctx, subst)]
+        return [(not outcome, p) for outcome, p in truth(ev, test.operand, ctx, subst, operands)]
     if isinstance(test, ast.BoolOp):
-        return _bool_op(ev, test, ctx, subst)
+        return _bool_op(ev, test, ctx, subst, operands)
     if isinstance(test, ast.Compare):
-        return _compare(ev, test, ctx, subst)
+        return _compare(ev, test, ctx, subst, operands)
     if isinstance(test, (ast.Call, ast.NamedExpr)):
         return _undecided(test, ctx)
-    return _values_truth(ev, test, ctx, subst)
+    return _values_truth(ev, test, ctx, subst, operands)
 
 
 # --------------------------------------------------------------------------------------------
@@ -365,13 +384,18 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
 
 def constrained(ev: Evaluator, values: list[Value], conditions: tuple[Condition, ...], ctx: Ctx, subst_name: str | None = None) -> list[Value]:
     """The alternatives that can reach a statement reached under ``conditions``, each on the
-    path it does so (``subst_name``: each alternative is the value of that name in the tests)."""
+    path it does so (``subst_name``: each alternative is the value of that name in the tests).
+
+    Substituting, only the name itself takes each alternative in turn: the test's other operands
+    (``args.devices`` in ``n > args.devices``, ``x.y`` in ``x.y is None``) are the same
+    expressions in the same context for every alternative, evaluated once for all of them."""
     for test, wanted in conditions:
         kept: list[Value] = []
         kept_ids: set[int] = set()  # the alternatives kept, by identity (they are alive in kept)
         shared = None if subst_name is not None else ev.truth(test, ctx)
+        operands: dict = {}
         for v in values:
-            outcomes = shared if shared is not None else truth(ev, test, ctx, (subst_name, v))  # type: ignore[arg-type]
+            outcomes = shared if shared is not None else truth(ev, test, ctx, (subst_name, v), operands)  # type: ignore[arg-type]
             for outcome, p in outcomes:
                 if outcome == wanted:
                     x = paths.extended(v, p)

@@ -175,6 +175,25 @@ def test_the_load_fix(code, fixed):
         assert out == HEAD + fixed
 
 
+def test_a_class_with_its_own_load_from_checkpoint_is_not_reported():
+    # its own plain classmethod replaces Lightning's restricted one (utilities/model_helpers.py:107-130)
+    code = """
+    import lightning as L
+
+    class Base(L.LightningModule):
+        @classmethod
+        def load_from_checkpoint(cls, path, **kwargs):
+            return cls(**kwargs)
+
+    class Model(Base):
+        pass
+
+    model = Model()
+    model = model.load_from_checkpoint("m.ckpt")
+    """
+    assert pl004(code) == []
+
+
 def test_load_from_checkpoint_on_the_class_or_something_unknown_is_fine():
     assert pl004(HEAD + "M.load_from_checkpoint('x')\nwhatever.load_from_checkpoint('x')\n") == []
 

@@ -134,7 +134,11 @@ class PL004(Rule):
         if caught(model, call, "TypeError"):
             return None
         values = model.values(call.func.value)
-        instances = [v for v in values if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls)]
+        # a project class that defines its own `load_from_checkpoint` replaced Lightning's restricted one
+        instances = [
+            v for v in values
+            if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls) and not model.defines_attribute(v.cls, "load_from_checkpoint")
+        ]
         if not instances:
             return None
         classes = {id(v.cls.node): v.cls for v in instances}

@@ -52,6 +52,20 @@ def severities(module: str, trainer: str) -> list[Severity]:
     return [f.severity for f in fit(module, trainer)]
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "def __init__(self, manual=False):\n        super().__init__()\n        if manual:\n            self.automatic_optimization = False",
+        "def on_fit_start(self):\n        self.automatic_optimization = False",
+    ],
+)
+def test_manual_optimisation_set_on_some_paths_only_is_not_judged(setting):
+    # `Model()` keeps the default True: configuration_validator.py:120 returns before the clipping check
+    module = MANUAL.replace("def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False", setting)
+    assert setting in module
+    assert fit(module, "L.Trainer(max_epochs=1, gradient_clip_val=1.0)") == []
+
+
 def test_gradient_clip_val_under_manual_optimisation_is_an_error_at_the_fit_call():
     (finding,) = fit(MANUAL, "L.Trainer(max_epochs=1, gradient_clip_val=1.0)")
     assert finding.severity is Severity.ERROR

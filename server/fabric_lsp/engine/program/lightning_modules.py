@@ -144,7 +144,8 @@ def defines_attribute(inference: Inference, cls: ClassRef, name: str) -> bool:
 def automatic_optimization(inference: Inference, cls: ClassRef) -> bool | None:
     """``automatic_optimization`` of instances of ``cls``: Lightning's default True unless a user
     class of the MRO sets it (a class attribute, a property, ``self.automatic_optimization = ...`` in
-    a method); None where what it is set to is not a constant."""
+    a method); None where what it is set to is not a constant, or where it is set on some paths only
+    (not a statement of ``__init__``'s own body: under a condition, or in another method)."""
     found: set[object] = set()
     mro = _mro(inference, cls)
     if mro is None:
@@ -175,6 +176,8 @@ def _set_automatic_optimization(node: ast.ClassDef) -> set[object]:
             for n in ast.walk(item):
                 if isinstance(n, ast.Assign) and any(_is_self_attr(t, me, "automatic_optimization") for t in n.targets):
                     out.add(_constant(n.value))
+                    if not (item.name == "__init__" and n in item.body):
+                        out.add(True)  # set on some paths only (under a condition, or in another hook): the default stays possible
     return out
 
 

@@ -233,7 +233,9 @@ MONITOR_CALLBACK_PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
     ),
 }
 #: the arguments of the monitoring callbacks PL rules read
-MONITOR_CALLBACK_ARGUMENTS = ("monitor", "save_top_k", "mode", "strict", "check_on_train_epoch_end")
+MONITOR_CALLBACK_ARGUMENTS = (
+    "monitor", "save_top_k", "mode", "strict", "check_on_train_epoch_end", "every_n_epochs", "every_n_train_steps", "train_time_interval",
+)
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
 #: A removed epoch-end hook → the hook that replaced it (it takes no ``outputs``)

@@ -352,7 +352,10 @@ def _callback(src: str):
 def test_model_checkpoint_arguments_defaults_and_positional():
     cb = _callback("from lightning.pytorch.callbacks import ModelCheckpoint\nModelCheckpoint('ckpts', None, 'val_loss', save_top_k=3)\n")
     assert cb.kind == facts.MODEL_CHECKPOINT_CLASS
-    assert dict(cb.arguments) == {"monitor": ("val_loss",), "save_top_k": (3,), "mode": ("min",)}
+    assert dict(cb.arguments) == {
+        "monitor": ("val_loss",), "save_top_k": (3,), "mode": ("min",),
+        "every_n_epochs": (None,), "every_n_train_steps": (None,), "train_time_interval": (None,),
+    }
 
 
 def test_early_stopping_arguments_through_names_and_branches():

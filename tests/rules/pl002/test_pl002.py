@@ -96,6 +96,13 @@ def test_what_turns_a_check_off_or_makes_it_possible():
     assert severities(flag + fit('EarlyStopping(monitor="val_acc")', "fast_dev_run=args.debug, ")) == [Severity.WARNING]
 
 
+@pytest.mark.parametrize("schedule", ["every_n_epochs=2", "every_n_train_steps=100", "train_time_interval=interval"])
+def test_a_checkpoint_that_saves_on_another_schedule_is_not_judged(schedule):
+    # it checks the monitor only once that many epochs, steps or seconds passed (model_checkpoint.py:492,513)
+    assert severities(fit(f'ModelCheckpoint(monitor="val_acc", {schedule})', "max_epochs=1, ")) == []
+    assert severities(fit('ModelCheckpoint(monitor="val_acc", every_n_epochs=1)', "max_epochs=1, ")) == [Severity.ERROR]
+
+
 def test_keys_that_may_be_logged_keep_it_silent():
     fstring = MODULE.replace('self.log("val_loss", 1.0)', 'self.log(f"val_{self.name}", 1.0)')
     assert severities(fit('EarlyStopping(monitor="val_acc")'), fstring) == []

@@ -27,7 +27,9 @@ Lightning's own key rules:
 It is an **error** where the check is certainly reached and fails: `EarlyStopping` (`strict=True`,
 the default) at the end of the first training epoch (with `check_on_train_epoch_end=False`, or
 validation not every epoch, at the end of the first validation: without a validation loop it never
-checks); `ModelCheckpoint` (`save_top_k` ≠ 0) once a
+checks); `ModelCheckpoint` (`save_top_k` ≠ 0, saving every epoch: with `every_n_epochs` > 1,
+`every_n_train_steps` or `train_time_interval` it checks only once that much has passed, which
+`fit` may never reach, and is not judged) once a
 validation loop has run — the module has a `validation_step` and `fit` certainly gets validation
 data (`val_dataloaders`, a datamodule's or the module's `val_dataloader`); `ReduceLROnPlateau`
 (epoch interval, `strict` true) at the end of the first epoch under automatic optimisation. It is a

@@ -248,6 +248,8 @@ def _callback_monitor(
     values = mc.argument("monitor")
     if not values or not all(v is None or isinstance(v, str) for v in values):
         return []
+    if mc.kind == facts.MODEL_CHECKPOINT_CLASS and not _saves_every_epoch(mc):
+        return []
     gate = _gate(mc, "save_top_k", 0) if mc.kind == facts.MODEL_CHECKPOINT_CLASS else _gate(mc, "strict", False)
     reached = _callbacks_run(model, insts)
     ends = (True,) if mc.kind == facts.MODEL_CHECKPOINT_CLASS else _early_stopping_ends(model, insts, mc, era)
@@ -296,6 +298,22 @@ def _default_ends(model: SemanticModel, insts: list[TrainerInst]) -> list[bool]:
             return [False, True]
         ends.add(not every_epoch)
     return sorted(ends)
+
+#: ``ModelCheckpoint``'s schedule → its value that saves (and checks the monitor) at every epoch's end
+_EVERY_EPOCH = {"every_n_epochs": (None, 1), "every_n_train_steps": (None, 0), "train_time_interval": (None,)}
+
+
+def _saves_every_epoch(mc: MonitorCallback) -> bool:
+    """Whether the ``ModelCheckpoint`` checks its monitor at every epoch's end on every path: another
+    schedule (``every_n_epochs=2``, ``every_n_train_steps=N``, a time interval) checks only once
+    that many epochs, steps or seconds have passed, which ``fit`` may never reach
+    (``callbacks/model_checkpoint.py:492,513``)."""
+    for name, neutral in _EVERY_EPOCH.items():
+        values = mc.argument(name)
+        if values is None or any(v not in neutral or isinstance(v, bool) for v in values):
+            return False
+    return True
+
 
 def _gate(mc: MonitorCallback, name: str, off: object) -> bool | None:
     """True: the argument never turns the check off; False: on some paths; None: on all, or not known."""

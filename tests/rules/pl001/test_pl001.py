@@ -97,6 +97,21 @@ def test_severity_by_processes(trainer, severity):
     assert [f.severity for f in found] == ([severity] if severity else [])
 
 
+@pytest.mark.parametrize(
+    ("guard", "trainer", "severity"),
+    [
+        # one device per node: every process is local rank 0, so the test leaves none out
+        ("local_rank == 0", 'L.Trainer(accelerator="cpu", devices=1, num_nodes=2)', None),
+        ("local_rank == 0", 'L.Trainer(accelerator="cpu", devices=2, num_nodes=2)', Severity.ERROR),
+        ("global_rank == 0", 'L.Trainer(accelerator="cpu", devices=1, num_nodes=2)', Severity.ERROR),
+    ],
+)
+def test_a_local_rank_test_divides_the_processes_of_a_node(guard, trainer, severity):
+    body = GUARDS[guard].replace("SITE", 'self.trainer.save_checkpoint("x.ckpt")')
+    found = pl001(module(body, f"trainer = {trainer}\ntrainer.fit(Model())\n"))
+    assert [f.severity for f in found] == ([severity] if severity else [])
+
+
 def test_script_sites():
     guarded = 'import lightning as L\ntrainer = L.Trainer(accelerator="cpu", devices=2, strategy=STRATEGY)\ntrainer.fit(model)\nif trainer.is_global_zero:\n    trainer.save_checkpoint("x.ckpt")\n'
     (finding,) = pl001(guarded.replace("STRATEGY", '"ddp"'))

@@ -51,6 +51,27 @@ class RankGuard:
         return self.module.segment(self.node)
 
 
+def divided_ranks(guard: RankGuard) -> str:
+    """Which ranks the guard's test tells apart: ``"local"`` (it reads only local ranks: it divides
+    the processes of one node), ``"node"`` (only node ranks: it divides the nodes) or
+    ``"global"`` (any other rank, a decorator, or a mix)."""
+    if guard.how == "callers":
+        kinds = {divided_ranks(g) for _, g in guard.callers}
+        return kinds.pop() if len(kinds) == 1 else "global"
+    if guard.how in ("decorator", "rank_zero_first"):
+        return "global"
+    reads = set()
+    for n in ast.walk(guard.node):
+        word = n.attr if isinstance(n, ast.Attribute) else n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else None
+        if word in ("local_rank", "LOCAL_RANK"):
+            reads.add("local")
+        elif word in ("node_rank", "NODE_RANK"):
+            reads.add("node")
+        elif word in ("global_rank", "is_global_zero", "rank", "RANK", "GLOBAL_RANK", "get_rank"):
+            reads.add("global")
+    return reads.pop() if len(reads) == 1 else "global"
+
+
 def rank_guard(
     module: ModuleInfo, node: ast.AST, workspace: Workspace | None = None, depth: int = 0
 ) -> RankGuard | None:

@@ -28,7 +28,9 @@ runs several processes:
 
 The rank guards are FAB002's, shared: `if self.trainer.is_global_zero:`, `if trainer.is_global_zero:`,
 `self.global_rank == 0`, `self.local_rank == 0`, an early `return` of the other ranks, a function
-decorated with `@rank_zero_only`, a helper whose every call is so guarded.
+decorated with `@rank_zero_only`, a helper whose every call is so guarded. A `local_rank` test
+tells apart the processes of one node only (`devices=1, num_nodes=2`: every process is local rank
+0, nothing to report), a `node_rank` test the nodes only.
 
 It is an **error** when every Trainer that may run the module (the `trainer.fit(model)` calls of
 the workspace, the Trainers given the Callback) runs several processes on every machine

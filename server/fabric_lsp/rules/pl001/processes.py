@@ -15,29 +15,39 @@ from __future__ import annotations
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty
 from fabric_lsp.engine.lightning.configurations import Scenario
-from fabric_lsp.engine.lightning.connector import Launcher
+from fabric_lsp.engine.lightning.connector import Launcher, Outcome
 from fabric_lsp.engine.python.values import TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
-def trainer_processes(model: SemanticModel, trainer: TrainerInst) -> Certainty | None:
-    """CERTAIN: several processes on every configuration of ``trainer``; POSSIBLE: on some;
-    None: one process, or not known."""
+def trainer_processes(model: SemanticModel, trainer: TrainerInst, divided: str = "global") -> Certainty | None:
+    """CERTAIN: several processes on every configuration of ``trainer`` that the guard tells apart
+    (``divided``: all of them, those of one node for a ``local_rank`` test, one per node for a
+    ``node_rank`` test); POSSIBLE: on some; None: one, or not known."""
     runs = _runs(model, trainer)
     if runs is None:
-        return _visibly_several(model, trainer)
-    several = [s for s in runs if s.outcome is not None and s.outcome.world_size >= 2]
+        return _visibly_several(model, trainer, divided)
+    several = [s for s in runs if s.outcome is not None and _apart(s.outcome, divided) >= 2]
     if not several:
         return None
     return Certainty.CERTAIN if len(several) == len(runs) else Certainty.POSSIBLE
 
 
-def _visibly_several(model: SemanticModel, trainer: TrainerInst) -> Certainty | None:
+def _apart(outcome: Outcome, divided: str) -> int:
+    """How many processes a test of ``divided`` ranks tells apart."""
+    if divided == "local":
+        return outcome.num_processes
+    if divided == "node":
+        return outcome.world_size // max(outcome.num_processes, 1)
+    return outcome.world_size
+
+
+def _visibly_several(model: SemanticModel, trainer: TrainerInst, divided: str) -> Certainty | None:
     """Where some configuration is not known (``devices=args.devices``): POSSIBLE when one the code
     visibly chooses — every argument known, none assumed (the option's default ``2``) — runs
     several processes; else nothing."""
     known = [s for s in _running(model, trainer) if s.outcome is not None and not s.assumed]
-    return Certainty.POSSIBLE if any(s.outcome is not None and s.outcome.world_size >= 2 for s in known) else None
+    return Certainty.POSSIBLE if any(s.outcome is not None and _apart(s.outcome, divided) >= 2 for s in known) else None
 
 
 def may_spawn(model: SemanticModel, trainer: TrainerInst) -> bool:

@@ -9,6 +9,7 @@ import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
+from fabric_lsp.engine.program.ranks import divided_ranks
 from fabric_lsp.engine.python.calls import bind_args
 from fabric_lsp.engine.python.flow import enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
@@ -210,7 +211,7 @@ class PL001(Rule):
         trainers = trainers_running(model, node)
         if trainers is None or _after_spawn_or_before_fit(model, node, trainers):
             return None
-        certainty = combined([trainer_processes(model, t) for t in trainers])
+        certainty = combined([trainer_processes(model, t, divided_ranks(guard)) for t in trainers])
         if certainty is None:
             return None
         return Verdict(self.code, model.span(node), self._finding(model, node, what, describe_guard(guard), certainty))

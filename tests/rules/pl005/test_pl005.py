@@ -65,6 +65,19 @@ def test_a_second_trainer_that_never_ran_fit():
     assert f.severity is Severity.ERROR and "no `fit` ran on this Trainer" in f.message
 
 
+def test_a_second_trainer_given_a_checkpoint_object_built_before_is_silent():
+    # "best" reads the callback's own best_model_path, which the first Trainer's fit filled in
+    body = (
+        "ckpt = ModelCheckpoint(monitor='val_loss')\n"
+        "L.Trainer(callbacks=[ckpt]).fit(model)\n"
+        "tester = L.Trainer(devices=1, callbacks=[ckpt])\n"
+        "tester.test(model, ckpt_path='best')\n"
+    )
+    assert pl005(body) == []
+    inline = "L.Trainer().fit(model)\ntester = L.Trainer(callbacks=[ModelCheckpoint()])\ntester.test(model, ckpt_path='best')\n"
+    assert severities(inline) == [Severity.ERROR]
+
+
 def test_fit_in_a_branch_or_passed_away_is_not_known():
     assert severities("trainer = L.Trainer()\nif model.ok:\n    trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
     assert severities("trainer = L.Trainer()\nrun(trainer)\ntrainer.test(model, ckpt_path='best')\n") == []

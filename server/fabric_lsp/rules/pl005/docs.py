@@ -18,7 +18,9 @@ checkpoint (`ckpt_path="best"`, written or a value that is certainly `"best"`) w
 - `fast_dev_run` truthy: the `ModelCheckpoint` never saves;
 - the first `ModelCheckpoint` of `callbacks=` (Lightning uses the first one) has `save_top_k=0`;
 - no `fit` ran on that Trainer before: a second `Trainer` built for testing has no best model,
-  even when the first one saved it.
+  even when the first one saved it — unless it is given the same `ModelCheckpoint` object
+  (`ckpt = ModelCheckpoint(...)` built outside the call): "best" reads that object's own
+  `best_model_path`, which another Trainer's `fit` may have filled in, so nothing is reported.
 
 A call with no model and no `ckpt_path` (`trainer.test(datamodule=dm)`) means `"best"` when a
 model is connected, that is after a `fit` on the same Trainer: it is checked the same way after a

@@ -178,8 +178,22 @@ def _outcomes(model: SemanticModel, inst: TrainerInst, fits: list[tuple[Fitted, 
     for (enable, p1), (fdr, p2), cbs, (fit, p3) in product(enables, fast, callbacks, fits):
         if _merged(inst.args.path, p1, p2, cbs.path, p3) is None:
             continue
-        out += _outcome(enable, fdr, cbs, fit)
+        out += _outcome(enable, fdr, cbs, fit, _may_be_shared(model, inst, cbs))
     return out or None
+
+
+def _may_be_shared(model: SemanticModel, inst: TrainerInst, cbs: Callbacks) -> bool:
+    """Whether the first checkpoint callback is an object built outside this ``Trainer(...)`` call
+    (``ckpt = ModelCheckpoint(...)``): another Trainer may have fitted with it, and "best" reads
+    the callback's own ``best_model_path`` (``checkpoint_connector.py:164-179``)."""
+    first = cbs.items[0] if cbs.items else None
+    if first is None or first.call is None:
+        return False
+    origin = inst.origin
+    if origin is None or origin.path != model.module.path:
+        return True
+    span = model.module.span(first.call)
+    return not (origin.span.start <= span.start and span.end <= origin.span.end)
 
 
 def _merged(*parts: frozenset) -> frozenset | None:
@@ -189,8 +203,9 @@ def _merged(*parts: frozenset) -> frozenset | None:
     return path
 
 
-def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted) -> list[str]:
-    """What ``_parse_ckpt_path`` does with "best" on one configuration."""
+def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted, shared: bool) -> list[str]:
+    """What ``_parse_ckpt_path`` does with "best" on one configuration (``shared``: its checkpoint
+    callback may have been fitted with by another Trainer)."""
     if not enable:
         # a `ModelCheckpoint` with `enable_checkpointing=False`: `Trainer(...)` raises first
         return [_OK] if cbs.items else ["no_callback"]
@@ -203,7 +218,7 @@ def _outcome(enable: object, fdr: object, cbs: Callbacks, fit: Fitted) -> list[s
         # a resumed fit restores the callback's `best_model_path` (if its `dirpath` matches)
         return [_UNKNOWN] if fit is Fitted.RESUMED else ["fast_dev_run"]
     if fit is Fitted.NO:
-        return ["no_fit"]
+        return [_UNKNOWN] if shared else ["no_fit"]
     if fit is not Fitted.YES or first.save_top_k is None:
         return [_UNKNOWN]
     return ["top_k" if k == 0 and not isinstance(k, bool) else _OK for k in first.save_top_k]

@@ -30,7 +30,13 @@ MAX_ALTERNATIVES = 32
 
 
 class BudgetExceeded(Exception):
-    pass
+    """The evaluation ran out of its budget. ``steps``: it ran out of evaluation steps (the one
+    cause that repeats wherever the same question is asked again with no more steps left: see
+    :class:`~fabric_lsp.engine.workspace.memo.AskedOnce`); else its depth or its deadline."""
+
+    def __init__(self, steps: bool = False) -> None:
+        super().__init__()
+        self.steps = steps
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,7 +317,9 @@ class Budget:
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS or (self.steps % 64 == 0 and time.monotonic() > self.deadline):
+        if self.steps > MAX_STEPS:
+            raise BudgetExceeded(steps=True)
+        if self.steps % 64 == 0 and time.monotonic() > self.deadline:
             raise BudgetExceeded()
 
 

@@ -5,7 +5,10 @@ Rules ask the same questions at many sites (the value of a receiver, whether a c
 setup, which calls of the document are on a Fabric). Each is answered once per analysis; the
 identifiers and statements the answer looked up in the document (and whether it read other
 modules) are recorded again for every later site that asks, as if that site had computed the
-answer itself — so incremental reuse (:mod:`fabric_lsp.engine.workspace.incremental`) stays exact.
+answer itself — so incremental reuse (:mod:`fabric_lsp.engine.workspace.incremental`) stays exact. A question
+whose working out ran out of evaluation steps is remembered as a :class:`Failure`: asked again
+with no more steps left, it fails at once (it would cost the same steps again), its look-ups
+recorded for the asker.
 
 A question about a node of *another* module (a ``Fabric(...)`` in a shared module, a parameter
 of a helper there) is asked again by every analysis that reaches it. Its answer is kept in the
@@ -51,6 +54,18 @@ class Answer:
     steps: int = 0
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A question whose working out ran out of evaluation steps, having begun with ``steps``
+    of its budget spent, and what it looked up on the way: asked again with at least as many
+    steps spent, it runs out again (it costs the same), so it fails at once with the same
+    look-ups."""
+
+    steps: int
+    lookups: dict[str, set[str]]
+    external: bool
+
+
 @dataclass
 class SharedAnswers:
     """Answers about nodes of the workspace's modules, valid while the workspace announces no
@@ -81,6 +96,7 @@ class AskedOnce:
         # cycle, so that a version's trees are freed as soon as the next one replaces them
         self._inference = weakref.ref(inference)
         self._answers: dict[Hashable, Answer] = {}
+        self._failures: dict[Hashable, Failure] = {}
 
     def __call__(
         self, key: Hashable, compute: Callable[[], T], about: tuple[Any, ModuleInfo] | None = None, fits: Callable[[T], bool] | None = None
@@ -91,10 +107,11 @@ class AskedOnce:
         (``fits``: whether a shared answer holds for this asker too)."""
         hit = self._answers.get(key)
         if hit is None:
+            self._fail_again(key)
             shared = self._shared_store(about)
             hit = self._from_shared(shared, key, fits) if shared is not None else None
             if hit is None:
-                hit = self._computed(compute, shared is not None)
+                hit = self._computed(key, compute, shared is not None)
                 if shared is not None and key not in shared.answers and _shareable(hit):
                     shared.answers[key] = (about, hit)
             self._answers[key] = hit
@@ -126,7 +143,18 @@ class AskedOnce:
             _merge_into(inference.workspace._recorder(), answer.recorded)
         return answer
 
-    def _computed(self, compute: Callable[[], T], to_share: bool) -> Answer:
+    def _fail_again(self, key: Hashable) -> None:
+        """Raise as working ``key`` out would, where it ran out of steps before with no more
+        steps left than now (:class:`Failure`)."""
+        failure = self._failures.get(key)
+        if failure is None or self.inference.budget.steps < failure.steps:
+            return
+        self._replay_lookups(failure.lookups)
+        if failure.external and self.inference.workspace is not None:
+            self.inference.workspace.note_lookup()
+        raise BudgetExceeded(steps=True)
+
+    def _computed(self, key: Hashable, compute: Callable[[], T], to_share: bool) -> Answer:
         outer = self.module.lookups
         inner: dict[str, set[str]] = {}
         self.module.lookups = inner
@@ -141,9 +169,11 @@ class AskedOnce:
                 recorded = None
             else:
                 value, recorded = _recording(workspace, compute)
-        except BaseException:  # no answer to keep; what it looked up still counts
+        except BaseException as exc:  # no answer to keep; what it looked up still counts
             self.module.lookups = outer
             self._replay_lookups(inner)
+            if isinstance(exc, BudgetExceeded) and exc.steps and inference.budget is budget:
+                self._failures[key] = Failure(steps_before, inner, inference.external_lookups != external_before)
             raise
         finally:
             self.module.lookups = outer
@@ -198,5 +228,7 @@ def _charge(budget, steps: int) -> None:
     before = budget.steps
     budget.steps += steps
     past_check = budget.steps // 64 != before // 64  # tick() reads the clock every 64 steps
-    if budget.steps > values.MAX_STEPS or (past_check and time.monotonic() > budget.deadline):
+    if budget.steps > values.MAX_STEPS:
+        raise BudgetExceeded(steps=True)
+    if past_check and time.monotonic() > budget.deadline:
         raise BudgetExceeded()

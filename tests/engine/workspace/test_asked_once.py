@@ -1,0 +1,72 @@
+"""Questions asked once per analysis (:class:`AskedOnce`): a question whose working out ran out of
+evaluation steps fails again at once where it is asked with no more steps left, with the same
+look-ups recorded; asked with more steps left, it is worked out again."""
+
+from __future__ import annotations
+
+import pytest
+from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.python import values
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import BudgetExceeded
+from fabric_lsp.engine.workspace.memo import AskedOnce
+
+
+def _memo() -> tuple[AskedOnce, Inference, ModuleInfo]:
+    module = ModuleInfo("x = 1\n", "/project/m.py", "m")
+    inference = Inference()
+    memo = AskedOnce(module, inference)
+    inference.asked_once = memo
+    inference.start()
+    return memo, inference, module
+
+
+def _runs_out(inference: Inference, module: ModuleInfo, calls: list[int]):
+    def compute():
+        calls.append(1)
+        module.lookups.setdefault("x", set()).add("load")  # type: ignore[union-attr]
+        while True:
+            inference.budget.tick()
+
+    return compute
+
+
+def test_a_question_that_ran_out_of_steps_fails_again_without_being_worked_out():
+    memo, inference, module = _memo()
+    calls: list[int] = []
+    with pytest.raises(BudgetExceeded):
+        memo(("q",), _runs_out(inference, module, calls))
+    inference.start()
+    inference.budget.steps = 10  # more spent than when it was first asked (0)
+    module.lookups = {}
+    with pytest.raises(BudgetExceeded) as failed:
+        memo(("q",), _runs_out(inference, module, calls))
+    assert failed.value.steps
+    assert calls == [1]
+    assert module.lookups == {"x": {"load"}}  # what working it out looked up, recorded again
+
+
+def test_a_question_asked_with_more_steps_left_is_worked_out_again():
+    memo, inference, module = _memo()
+    calls: list[int] = []
+    inference.budget.steps = values.MAX_STEPS - 5
+    with pytest.raises(BudgetExceeded):
+        memo(("q",), _runs_out(inference, module, calls))
+    inference.start()  # a fresh budget: fewer steps spent than the first time
+    with pytest.raises(BudgetExceeded):
+        memo(("q",), _runs_out(inference, module, calls))
+    assert calls == [1, 1]
+
+
+def test_running_out_of_time_is_not_remembered():
+    memo, inference, module = _memo()
+    calls: list[int] = []
+
+    def late():
+        calls.append(1)
+        raise BudgetExceeded()  # the deadline, not the steps
+
+    for _ in range(2):
+        with pytest.raises(BudgetExceeded):
+            memo(("q",), late)
+    assert calls == [1, 1]

@@ -851,7 +851,12 @@ class Inference:
 
     def subclasses(self, cls: ClassRef) -> list[ClassRef]:
         """Classes deriving (at any depth) from ``cls``: in its module and in the other modules
-        of the workspace that mention its name."""
+        of the workspace that mention its name (asked once per analysis)."""
+        if self.asked_once is None:
+            return self._subclasses(cls)
+        return list(self.asked_once(("subclasses", id(cls.node)), lambda: self._subclasses(cls), (cls.node, cls.module)))
+
+    def _subclasses(self, cls: ClassRef) -> list[ClassRef]:
         modules = [cls.module]
         if self.workspace is not None and cls.module.path:
             modules += self.workspace.modules_mentioning(cls.name, exclude=cls.module.path, importing=cls.module.path)
@@ -878,6 +883,13 @@ class Inference:
         return built or [Instance(ref)]
 
     def mro(self, cls: ClassRef) -> list[ClassRef]:
+        """``cls`` and the classes of analysed source it derives from, nearest first (at most
+        16; asked once per analysis)."""
+        if self.asked_once is None:
+            return self._mro(cls)
+        return list(self.asked_once(("mro", id(cls.node)), lambda: self._mro(cls), (cls.node, cls.module)))
+
+    def _mro(self, cls: ClassRef) -> list[ClassRef]:
         seen: list[ClassRef] = []
         stack = [cls]
         while stack and len(seen) < 16:

@@ -58,3 +58,24 @@ def test_jedi_knows_a_type_the_evaluator_cannot_follow(tmp_path, lightning_env):
 def test_no_fabric_where_jedi_knows_nothing(tmp_path, lightning_env):
     files = {"train.py": "from somewhere import get\nthing = get()\nthing.setup_optimizers(opt)\n"}
     assert _findings(tmp_path, files, "train.py", str(lightning_env)) == []
+
+
+def test_jedi_is_not_asked_where_it_can_know_no_fabric(tmp_path):
+    # no Lightning in the analysed environment, and no Fabric source in the workspace
+    env = tmp_path / "env"
+    (env / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (tmp_path / "train.py").write_text("x = 1\n")
+    assert not Workspace(str(tmp_path), str(env)).may_infer_fabric_types()
+
+
+def test_jedi_is_asked_where_the_workspace_holds_fabric_s_source(tmp_path):
+    env = tmp_path / "env"
+    (env / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    source = tmp_path / "src" / "lightning" / "fabric"
+    source.mkdir(parents=True)
+    (source / "fabric.py").write_text("class Fabric: ...\n")
+    assert Workspace(str(tmp_path), str(env)).may_infer_fabric_types()
+
+
+def test_jedi_is_asked_where_lightning_is_installed(tmp_path, lightning_env):
+    assert Workspace(str(tmp_path), str(lightning_env)).may_infer_fabric_types()

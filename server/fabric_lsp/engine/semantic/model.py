@@ -68,6 +68,7 @@ class SemanticModel:
         self.inference = Inference(workspace)
         self._jedi_lookups = 0
         self._jedi_script = None  # made at the first jedi look-up, then reused
+        self._jedi_answers: dict[int, tuple[ast.AST, bool]] = {}  # id(expression) → (it, jedi's answer)
         self._setups: Setups | None = None
         self._method_calls: dict[str, tuple[list[ast.Call], list[ast.Call]]] = {}
         #: answers asked once per analysis (values of expressions, setup calls …), with the
@@ -167,12 +168,19 @@ class SemanticModel:
     def _jedi_says_fabric(self, expr: ast.AST) -> bool:
         """jedi's answer, for at most :data:`MAX_JEDI_LOOKUPS` expressions per analysis (each
         costs a type inference in the analysed environment)."""
-        if self._jedi_lookups >= MAX_JEDI_LOOKUPS:
+        if self._jedi_lookups >= MAX_JEDI_LOOKUPS or not self.workspace.may_infer_fabric_types():
             return False
         self._jedi_lookups += 1
+        known = self._jedi_answers.get(id(expr))
+        if known is not None and known[0] is expr:  # the same expression again: the same answer
+            if self.module.tree is not None and hasattr(expr, "end_lineno"):
+                self.workspace.note_lookup()  # as the look-up it stands for notes itself
+            return known[1]
         if self._jedi_script is None:
             self._jedi_script = script_for(self.workspace, self.module)
-        return infers_fabric(self.workspace, self.module, expr, self._jedi_script)
+        answer = infers_fabric(self.workspace, self.module, expr, self._jedi_script)
+        self._jedi_answers[id(expr)] = (expr, answer)
+        return answer
 
     def scenarios(self, fabric: FabricInst) -> list[Scenario]:
         """What Lightning makes of ``fabric`` on each path and kind of machine the code can

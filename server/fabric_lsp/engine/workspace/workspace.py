@@ -61,6 +61,9 @@ def _discover_environment(root: str | None) -> str | None:
     return None
 
 
+#: the files that define Lightning's ``Fabric`` class (``lightning.fabric``, ``lightning_fabric``)
+FABRIC_SOURCES = (os.path.join("lightning", "fabric", "fabric.py"), os.path.join("lightning_fabric", "fabric.py"))
+
 _WORD = re.compile(r"\w+")
 #: every ASCII character that cannot be part of an identifier, mapped to a space
 _NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
@@ -180,6 +183,15 @@ class Workspace:
                 self.log(f"fabric-lsp: cannot use environment {self.environment_path!r} ({exc}); using {sys.executable}")
                 self._environment = jedi.create_environment(sys.executable, safe=False)
         return self._environment
+
+    def may_infer_fabric_types(self) -> bool:
+        """Whether jedi can infer anything to be a Lightning Fabric here: Lightning is installed
+        in the analysed environment, or the workspace holds Fabric's own source (Lightning's
+        repository). Where neither is, jedi knows no ``Fabric`` class to infer, and a look-up
+        (~30 ms) can only say no."""
+        if facts.installed_lightning_version(self.environment_path) is not None:
+            return True
+        return any(path.endswith(FABRIC_SOURCES) for path in self.python_files())
 
     def _jedi_module_path(self, qualname: str, from_path: str | None) -> str | None:
         import jedi

@@ -138,6 +138,8 @@ class SemanticModel:
     def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
         empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
+        if isinstance(expr, ast.BinOp):  # arithmetic or concatenation: a number, a string or not known
+            return [], [Unknown("expression")]
         values = self.values(expr)
         fabrics = [v for v in values if isinstance(v, FabricInst)]
         unknown = [v for v in values if isinstance(v, Unknown)]

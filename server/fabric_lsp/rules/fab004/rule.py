@@ -56,11 +56,13 @@ class FAB004(Rule):
         if not facts.has_feature("backward_check", ctx.lightning_version):
             return None
         tensor = call.func.value
-        if any(isinstance(v, FabricInst) for v in model.values(tensor)):
-            return None  # `fabric.backward(...)`: asked first, it is cheap (no jedi look-up)
         uses = model.models_computing(tensor)
-        if not uses or model.set_up_models(tensor) or model.fabrics(tensor)[0]:
-            return None  # not a set-up model's output, or `model.backward`/`fabric.backward`
+        if not uses:
+            return None  # not a set-up model's output: nothing to evaluate
+        if any(isinstance(v, FabricInst) for v in model.values(tensor)):
+            return None  # `fabric.backward(...)`: asked before jedi is
+        if model.set_up_models(tensor) or model.fabrics(tensor)[0]:
+            return None  # `model.backward`/`fabric.backward`
         fabrics = _fabrics(uses)
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
         judgement = judge(scenarios, _fails)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -130,6 +132,8 @@ def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth:
     for callee in model.inference.evaluate(call.func, m):
         if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES):
             continue
+        if not _may_reach_from(model, call, callee):
+            continue
         if id(callee.node) in seen:
             model.inference.cuts.append(("seen", id(callee.node)))  # the walk so far decides
             continue
@@ -145,6 +149,52 @@ def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth:
             step = Step(call, m, callee.node.name)
             return [dataclasses.replace(r, via=(step, *r.via)) for r in inside]
     return []
+
+
+#: what an installed package's module says where its own code can reach a collective: it names
+#: ``torch.distributed`` (or calls one of its collectives, re-exported) or builds a ``Fabric``
+#: (a Fabric or a set-up model it did not build can only come from the caller)
+_COLLECTIVE_WORDS = re.compile(
+    r"\b(?:distributed|Fabric)\b|\b(?:"
+    + "|".join(sorted({q.rsplit(".", 1)[-1] for q in facts.TORCH_DISTRIBUTED_COLLECTIVES}))
+    + r")\s*\("
+)
+
+
+def _may_reach_from(model: SemanticModel, call: ast.Call, callee: FuncRef) -> bool:
+    """Whether the body of ``callee`` may reach a collective from ``call``: always for the
+    workspace's own code. A function of an installed package (``tqdm``'s ``update``) holds no
+    Fabric and no set-up model of its own: it reaches one where its module names a collective
+    (:data:`_COLLECTIVE_WORDS`), or where the call hands it something (a name, an attribute) and
+    its body calls a parameter or a parameter's method (``model(x)``, ``fabric.barrier()``)."""
+    root, path = model.workspace.root, callee.module.path
+    if root is None or path is None or os.path.abspath(path).startswith(root + os.sep):
+        return True
+    if _COLLECTIVE_WORDS.search(callee.module.text) is not None:
+        return True
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    handed = any(isinstance(a, (ast.Name, ast.Attribute, ast.Starred)) for a in arguments)
+    return handed and _calls_a_parameter(callee)
+
+
+def _calls_a_parameter(callee: FuncRef) -> bool:
+    """Whether ``callee``'s own body calls one of its parameters or a method of one (``self``
+    left out: the package's own object)."""
+    func = callee.node
+    args = func.args  # type: ignore[attr-defined]
+    params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    if callee.module.enclosing_class(func) is not None:
+        params = params[1:]
+    if args.vararg is not None:
+        params.append(args.vararg.arg)
+    if args.kwarg is not None:
+        params.append(args.kwarg.arg)
+    for node in own_nodes(func):
+        if isinstance(node, ast.Call):
+            f = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+            if isinstance(f, ast.Name) and f.id in params:
+                return True
+    return False
 
 
 #: a helper body's collectives, the functions its walk went through, and those it skipped as seen

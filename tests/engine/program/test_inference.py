@@ -6,11 +6,15 @@ qualified names) and with `lightning` installed (jedi sees its source).
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer, Severity
+from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.values import Unknown
 from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
@@ -136,6 +140,29 @@ def test_project_class_named_fabric_is_not_lightning():
     opt = fabric.setup_optimizers(opt)
     """
     assert severities(src) == []
+
+
+def test_a_recursive_helper_is_not_unrolled():
+    """A function that calls itself with other arguments at each level (a vendored hydra
+    ``instantiate_node``) is not followed into itself: the recursive call is not known, so
+    nothing is claimed about what it returns — and the evaluation stops at once instead of
+    unrolling until its budget runs out."""
+    src = """
+    from lightning.fabric import Fabric
+    def pick(n, name):
+        if n == 0:
+            return name
+        return pick(n - 1, name)
+    fabric = Fabric(strategy=pick(3, "auto"))
+    model = fabric.setup_module(model)
+    opt = fabric.setup_optimizers(opt)
+    """
+    assert severities(src) == []
+    module = ModuleInfo(textwrap.dedent(src).lstrip("\n"), None)
+    call = next(n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and ast.unparse(n) == "pick(3, 'auto')")
+    inference = Inference()
+    assert inference.evaluate(call, module) == [Unknown("recursive call of `pick`")]
+    assert inference.budget.steps < 50
 
 
 def test_ssh_fabric_package_is_unrelated():

@@ -1023,6 +1023,19 @@ class Inference:
         func = callee.node
         if isinstance(func, ast.Lambda):
             return self.ev(func.body, Ctx(callee.module, (), ctx.depth))
+        calling = ("calling", id(func))
+        if calling in self.budget.active:
+            # a recursive call: its arguments differ at every level, so the guard on each
+            # evaluation would not stop it before the budget does
+            self.cuts.append(calling)
+            return [Unknown(f"recursive call of `{func.name}`")]
+        self.budget.active.add(calling)
+        try:
+            return self._call_function(callee, func, node, ctx)
+        finally:
+            self.budget.active.discard(calling)
+
+    def _call_function(self, callee: FuncRef, func: ast.AST, node: ast.Call, ctx: Ctx) -> list[Value]:
         skip = 1 if callee.bound_self is not None else 0
         env = (calls.bind_call(self, func, node, ctx, skip=skip) + ctx.env)[:MAX_ENV]
         fctx = Ctx(callee.module, env, ctx.depth)

@@ -31,6 +31,15 @@ def _runs_out(inference: Inference, module: ModuleInfo, calls: list[int]):
     return compute
 
 
+def _spins(inference: Inference, calls: list[int]):
+    def compute():
+        calls.append(1)
+        while True:
+            inference.budget.tick()
+
+    return compute
+
+
 def test_a_question_that_ran_out_of_steps_fails_again_without_being_worked_out():
     memo, inference, module = _memo()
     calls: list[int] = []
@@ -70,3 +79,43 @@ def test_running_out_of_time_is_not_remembered():
         with pytest.raises(BudgetExceeded):
             memo(("q",), late)
     assert calls == [1, 1]
+
+
+def test_a_question_about_another_module_that_ran_out_fails_at_once_in_other_analyses(tmp_path):
+    from fabric_lsp.engine.workspace.workspace import Workspace
+
+    workspace = Workspace(str(tmp_path))
+    helper = ModuleInfo("def f(): ...\n", str(tmp_path / "helper.py"), "helper")
+    calls: list[int] = []
+
+    def analysis(name: str) -> tuple[AskedOnce, Inference, ModuleInfo]:
+        module = ModuleInfo("x = 1\n", str(tmp_path / name), name[:-3])
+        inference = Inference(workspace)
+        memo = AskedOnce(module, inference)
+        inference.asked_once = memo
+        inference.start()
+        return memo, inference, module
+
+    for name in ("a.py", "b.py"):
+        memo, inference, _ = analysis(name)
+        with workspace.recording(), pytest.raises(BudgetExceeded):
+            memo(("q", id(helper.tree)), _spins(inference, calls), (helper.tree, helper))
+    assert calls == [1]  # b.py was not worked out again: it looked nothing up in a.py
+
+
+def test_a_failure_that_read_its_asker_is_not_shared(tmp_path):
+    from fabric_lsp.engine.workspace.workspace import Workspace
+
+    workspace = Workspace(str(tmp_path))
+    helper = ModuleInfo("def f(): ...\n", str(tmp_path / "helper.py"), "helper")
+    calls: list[int] = []
+    for name in ("a.py", "b.py"):
+        module = ModuleInfo("x = 1\n", str(tmp_path / name), name[:-3])
+        inference = Inference(workspace)
+        memo = AskedOnce(module, inference)
+        inference.asked_once = memo
+        inference.start()
+        module.lookups = {}
+        with workspace.recording(), pytest.raises(BudgetExceeded):
+            memo(("q", id(helper.tree)), _runs_out(inference, module, calls), (helper.tree, helper))
+    assert calls == [1, 1]  # each worked it out: the answer read `x` of its own document

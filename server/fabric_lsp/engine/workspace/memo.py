@@ -8,7 +8,9 @@ modules) are recorded again for every later site that asks, as if that site had 
 answer itself — so incremental reuse (:mod:`fabric_lsp.engine.workspace.incremental`) stays exact. A question
 whose working out ran out of evaluation steps is remembered as a :class:`Failure`: asked again
 with no more steps left, it fails at once (it would cost the same steps again), its look-ups
-recorded for the asker.
+recorded for the asker; one about another module's node that looked nothing up in the
+analysed document is remembered in the workspace's :class:`SharedAnswers` too, so that the other
+analyses that ask it fail at once as well.
 
 A question about a node of *another* module (a ``Fabric(...)`` in a shared module, a parameter
 of a helper there) is asked again by every analysis that reaches it. Its answer is kept in the
@@ -64,6 +66,7 @@ class Failure:
     steps: int
     lookups: dict[str, set[str]]
     external: bool
+    recorded: Recorder | None = None
 
 
 @dataclass
@@ -74,6 +77,8 @@ class SharedAnswers:
 
     epoch: int = -1
     answers: dict[Hashable, tuple[Any, Answer]] = field(default_factory=dict)
+    #: questions that ran out of steps without looking anything up in their asker's document
+    failures: dict[Hashable, tuple[Any, Failure]] = field(default_factory=dict)
 
     @staticmethod
     def of(workspace) -> SharedAnswers:
@@ -107,11 +112,14 @@ class AskedOnce:
         (``fits``: whether a shared answer holds for this asker too)."""
         hit = self._answers.get(key)
         if hit is None:
-            self._fail_again(key)
             shared = self._shared_store(about)
+            self._fail_again(self._failures.get(key))
+            if shared is not None:
+                found = shared.failures.get(key)
+                self._fail_again(found[1] if found is not None else None)
             hit = self._from_shared(shared, key, fits) if shared is not None else None
             if hit is None:
-                hit = self._computed(key, compute, shared is not None)
+                hit = self._computed(key, compute, shared, about)
                 if shared is not None and key not in shared.answers and _shareable(hit):
                     shared.answers[key] = (about, hit)
             self._answers[key] = hit
@@ -143,18 +151,27 @@ class AskedOnce:
             _merge_into(inference.workspace._recorder(), answer.recorded)
         return answer
 
-    def _fail_again(self, key: Hashable) -> None:
-        """Raise as working ``key`` out would, where it ran out of steps before with no more
-        steps left than now (:class:`Failure`)."""
-        failure = self._failures.get(key)
-        if failure is None or self.inference.budget.steps < failure.steps:
+    def _fail_again(self, failure: Failure | None) -> None:
+        """Raise as working the question out would, where it ran out of steps before with no
+        more steps left than now (:class:`Failure`), its look-ups recorded again."""
+        inference = self.inference
+        if failure is None or inference.budget.steps < failure.steps:
             return
         self._replay_lookups(failure.lookups)
-        if failure.external and self.inference.workspace is not None:
-            self.inference.workspace.note_lookup()
+        if failure.external and inference.workspace is not None:
+            inference.workspace.note_lookup()
+        if failure.recorded is not None:
+            _merge_into(inference.workspace._recorder(), failure.recorded)
         raise BudgetExceeded(steps=True)
 
-    def _computed(self, key: Hashable, compute: Callable[[], T], to_share: bool) -> Answer:
+    def _failed(self, key: Hashable, failure: Failure, shared: SharedAnswers | None, about) -> None:
+        """Remember that ``key`` ran out of steps (for other analyses too, when it looked nothing
+        up in this one's document)."""
+        self._failures[key] = failure
+        if shared is not None and not failure.lookups and failure.recorded is not None:
+            shared.failures[key] = (about, failure)
+
+    def _computed(self, key: Hashable, compute: Callable[[], T], shared: SharedAnswers | None = None, about=None) -> Answer:
         outer = self.module.lookups
         inner: dict[str, set[str]] = {}
         self.module.lookups = inner
@@ -162,18 +179,20 @@ class AskedOnce:
         budget = inference.budget
         at_top = not budget.active  # asked outside any evaluation: each one it makes starts its own budget
         external_before, cuts_before, steps_before = inference.external_lookups, len(inference.cuts), budget.steps
-        workspace = inference.workspace if to_share else None
+        workspace = inference.workspace if shared is not None else None
+        box: list[Recorder] = []  # the look-ups recorded, also when it raises
         try:
             if workspace is None:
                 value = compute()
                 recorded = None
             else:
-                value, recorded = _recording(workspace, compute)
+                value, recorded = _recording(workspace, compute, box)
         except BaseException as exc:  # no answer to keep; what it looked up still counts
             self.module.lookups = outer
             self._replay_lookups(inner)
             if isinstance(exc, BudgetExceeded) and exc.steps and inference.budget is budget:
-                self._failures[key] = Failure(steps_before, inner, inference.external_lookups != external_before)
+                external = inference.external_lookups != external_before
+                self._failed(key, Failure(steps_before, inner, external, box[0] if box else None), shared, about)
             raise
         finally:
             self.module.lookups = outer
@@ -202,12 +221,13 @@ def _shareable(answer: Answer) -> bool:
     return not answer.lookups and not answer.cut_by and answer.recorded is not None
 
 
-def _recording(workspace, compute: Callable[[], T]) -> tuple[T, Recorder]:
-    """``compute()`` and the workspace look-ups it recorded, recorded for the analysis under way
-    too (also when it raises)."""
+def _recording(workspace, compute: Callable[[], T], box: list[Recorder]) -> tuple[T, Recorder]:
+    """``compute()`` and the workspace look-ups it recorded (also put in ``box``, to be read
+    when it raises), recorded for the analysis under way too (also when it raises)."""
     outer = workspace._recorder()
     try:
         with workspace.recording() as recorder:
+            box.append(recorder)
             value = compute()
     finally:
         _merge_into(outer, recorder)

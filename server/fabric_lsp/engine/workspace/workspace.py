@@ -269,6 +269,11 @@ class Workspace:
             for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
                 if self._exists(candidate):
                     return candidate
+        top = qualname.split(".")[0]
+        if any(self._exists(os.path.join(base, top, "__init__.py")) for base in bases):
+            # the workspace's own package, with no such module in it (``pkg.mod.function``):
+            # an import of it finds the same package first, so jedi would find nothing else
+            return None
         return self._jedi_module_path(qualname, from_module.path if from_module else None)
 
     def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:

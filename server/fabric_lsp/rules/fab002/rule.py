@@ -86,14 +86,16 @@ class FAB002(Rule):
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call)
+        guard = model.rank_guard(call)  # asked first: it reads the syntax (and the callers), not values
+        if guard is None:
+            return None  # every rank runs it
         if not _is_method_site(call):
-            return self._reach_verdict(model, call)
+            return self._reach_verdict(model, call, guard)
         assert isinstance(call.func, ast.Attribute)
         fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:
-            return self._reach_verdict(model, call)  # `dist.barrier()`, a model's method named `load` …
-        guard = model.rank_guard(call)
-        if guard is None or paired(
+            return self._reach_verdict(model, call, guard)  # `dist.barrier()`, a model's method named `load` …
+        if paired(
             model.module,
             call,
             guard,
@@ -110,10 +112,9 @@ class FAB002(Rule):
             self.code, model.span(call), self._finding(model, call, guard, judgement, certainty, fabrics), explanation
         )
 
-    def _reach_verdict(self, model: SemanticModel, call: ast.Call) -> Verdict | None:
+    def _reach_verdict(self, model: SemanticModel, call: ast.Call, guard: RankGuard) -> Verdict | None:
         """A rank-guarded call that reaches a collective through a helper, or is an implicit one."""
-        guard = model.rank_guard(call)
-        if guard is None or reach.paired_at(model, call, guard):
+        if reach.paired_at(model, call, guard):
             return None
         judged = reach.strongest(model, call, guard)
         if judged is None:

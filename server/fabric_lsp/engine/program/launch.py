@@ -33,6 +33,7 @@ from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import FabricInst, FuncRef, PartialVal, Unknown, Value
 from fabric_lsp.engine.workspace.dependencies import TEXT_FILES
 from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
 
 
@@ -43,6 +44,7 @@ class SemanticModel(Protocol):
     module: ModuleInfo
     workspace: Workspace
     inference: Inference
+    asked_once: AskedOnce
 
     @property
     def path(self) -> str | None: ...
@@ -105,6 +107,14 @@ def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) 
     if module is model.module:
         fabrics, unknown = model.receiver_fabrics(call)
         return fabrics, bool(unknown)
+    # another module's launch call: the same answer for every analysis that looks for launches
+    # (asked once per analysis, and shared where it reads nothing of the analysed document)
+    key = ("launch receiver", id(call))
+    return model.asked_once(key, lambda: _other_receiver_fabrics(model, call, module), (call, module))
+
+
+def _other_receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
+    assert isinstance(call.func, ast.Attribute)
     values = model.inference.evaluate(call.func.value, module)
     values = model.inference.method_receivers(values, call.func.attr, module)
     return [v for v in values if isinstance(v, FabricInst)], any(isinstance(v, Unknown) for v in values)

@@ -37,12 +37,29 @@ def merge(a: frozenset, b: frozenset) -> frozenset | None:
         return a
     if len(b) > len(a):
         a, b = b, a
-    outcomes = dict(a)
-    for key, outcome in b:
-        if outcomes.get(key, outcome) != outcome:
+    extra = b - a  # the pairs only ``b`` has: a disagreement is one of them on a decision of ``a``
+    if not extra:
+        return a
+    decided = decisions(a)
+    for key, _ in extra:
+        if key in decided:
             return None
     merged = a | b
     return merged if len(merged) <= MAX_DECISIONS else a
+
+
+#: path → its decisions (a path is hashed once; the same paths are merged again and again)
+_DECISIONS: dict[frozenset, frozenset] = {}
+
+
+def decisions(path: frozenset) -> frozenset:
+    """The decisions ``path`` makes (without their outcomes)."""
+    found = _DECISIONS.get(path)
+    if found is None:
+        if len(_DECISIONS) > 100_000:
+            _DECISIONS.clear()
+        found = _DECISIONS[path] = frozenset(key for key, _ in path)
+    return found
 
 
 def extended(value: V, path: frozenset) -> V | None:

@@ -24,6 +24,7 @@ from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.certainty import Judgement, judge, narrow_scenarios
 from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.facts import Kind
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
@@ -63,6 +64,10 @@ class FAB005(Rule):
         check = check_for(model, call, fabrics)
         if check is None:
             return None
+        if not any(c.kind in (None, Kind.DEEPSPEED) for f in fabrics for c in f.choices):
+            # every check is DeepSpeed's: a Fabric that is never DeepSpeed fails none (its
+            # strategies, known at its construction, settle it before the costlier scenarios)
+            return Verdict(self.code, model.span(call), None, _explain(model, fabrics, check, judge([], check.fails)))
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
         scenarios = narrow_scenarios(model.module, model.inference, call.func.value, call, scenarios)
         j = judge(scenarios, check.fails)

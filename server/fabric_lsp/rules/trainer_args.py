@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabric_lsp.engine.python import paths
-from fabric_lsp.engine.python.values import BudgetExceeded, Const, TrainerInst
+from fabric_lsp.engine.python.values import Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
@@ -16,11 +16,7 @@ def argument_values(model: SemanticModel, inst: TrainerInst, name: str, default:
         return None if inst.args.open else [(default, paths.EMPTY)]
     expr, ctx = arg
     inf = model.inference
-    inf.start()
-    try:
-        values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
-    except (BudgetExceeded, RecursionError):
-        return None
+    values = inf.bounded(lambda: inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx), None)
     if not values or not all(isinstance(v, Const) for v in values):
         return None
     return [(v.value, paths.path_of(v)) for v in values if isinstance(v, Const)]

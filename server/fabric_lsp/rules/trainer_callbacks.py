@@ -13,7 +13,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
 from fabric_lsp.engine.program.lightning_modules import MonitorCallback
 from fabric_lsp.engine.python import paths
-from fabric_lsp.engine.python.values import BudgetExceeded, ClassRef, Const, Ctx, QualRef, Seq, Value
+from fabric_lsp.engine.python.values import ClassRef, Const, Ctx, QualRef, Seq, Value
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 #: Lightning's callbacks that are not a ``Checkpoint`` (the last part of their qualified name)
@@ -80,11 +80,7 @@ def _alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: 
 
 def _evaluated(model: SemanticModel, expr: ast.AST, ctx: Ctx) -> list[Value]:
     inf = model.inference
-    inf.start()
-    try:
-        return inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
-    except (BudgetExceeded, RecursionError):
-        return []
+    return inf.bounded(lambda: inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx), [])
 
 
 def _alternative(model: SemanticModel, expr: ast.AST, v: Value, element: Element) -> Callbacks | None:

@@ -4,11 +4,13 @@ look-ups recorded; asked with more steps left, it is worked out again."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.python import values
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded
+from fabric_lsp.engine.python.values import Budget, BudgetExceeded
 from fabric_lsp.engine.workspace.memo import AskedOnce
 
 
@@ -17,7 +19,7 @@ def _memo() -> tuple[AskedOnce, Inference, ModuleInfo]:
     inference = Inference()
     memo = AskedOnce(module, inference)
     inference.asked_once = memo
-    inference.start()
+    inference.budget = Budget(deadline=math.inf)
     return memo, inference, module
 
 
@@ -45,7 +47,7 @@ def test_a_question_that_ran_out_of_steps_fails_again_without_being_worked_out()
     calls: list[int] = []
     with pytest.raises(BudgetExceeded):
         memo(("q",), _runs_out(inference, module, calls))
-    inference.start()
+    inference.budget = Budget(deadline=math.inf)
     inference.budget.steps = 10  # more spent than when it was first asked (0)
     module.lookups = {}
     with pytest.raises(BudgetExceeded) as failed:
@@ -61,7 +63,7 @@ def test_a_question_asked_with_more_steps_left_is_worked_out_again():
     inference.budget.steps = values.MAX_STEPS - 5
     with pytest.raises(BudgetExceeded):
         memo(("q",), _runs_out(inference, module, calls))
-    inference.start()  # a fresh budget: fewer steps spent than the first time
+    inference.budget = Budget(deadline=math.inf)  # a fresh budget: fewer steps spent than the first time
     with pytest.raises(BudgetExceeded):
         memo(("q",), _runs_out(inference, module, calls))
     assert calls == [1, 1]
@@ -93,7 +95,7 @@ def test_a_question_about_another_module_that_ran_out_fails_at_once_in_other_ana
         inference = Inference(workspace)
         memo = AskedOnce(module, inference)
         inference.asked_once = memo
-        inference.start()
+        inference.budget = Budget(deadline=math.inf)
         return memo, inference, module
 
     for name in ("a.py", "b.py"):
@@ -114,7 +116,7 @@ def test_a_failure_that_read_its_asker_is_not_shared(tmp_path):
         inference = Inference(workspace)
         memo = AskedOnce(module, inference)
         inference.asked_once = memo
-        inference.start()
+        inference.budget = Budget(deadline=math.inf)
         module.lookups = {}
         with workspace.recording(), pytest.raises(BudgetExceeded):
             memo(("q", id(helper.tree)), _runs_out(inference, module, calls), (helper.tree, helper))

@@ -18,7 +18,7 @@ import dataclasses
 import operator
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning import fabric_args, lightning_cli
@@ -74,6 +74,8 @@ from fabric_lsp.engine.python.values import (
 if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.engine.workspace.workspace import Workspace
 
+T = TypeVar("T")
+
 
 #: Packages known by their qualified names only (the standard library, CLI and numeric
 #: libraries): their source is never loaded, so ``argparse.ArgumentParser`` stays a name.
@@ -110,16 +112,23 @@ class Inference:
         #: evaluation around it is not shared with other analyses: :mod:`fabric_lsp.engine.workspace.memo`)
         self.cuts: list[tuple] = []
 
-    def start(self) -> None:
+    def bounded(self, compute: Callable[[], T], default: T) -> T:
+        """``compute()`` under a budget of its own (:data:`MAX_STEPS` steps, :data:`MAX_SECONDS`);
+        ``default`` where it runs out. The budget of an evaluation under way is put back
+        afterwards: what a question asked on the way costs is its own, and that evaluation keeps
+        its steps, its deadline and its recursion guard."""
+        outer = self.budget
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
+        try:
+            return compute()
+        except (BudgetExceeded, RecursionError):
+            return default
+        finally:
+            self.budget = outer
 
     # -- entry points ------------------------------------------------------------------------
     def evaluate(self, node: ast.AST, module: ModuleInfo) -> list[Value]:
-        self.start()
-        try:
-            return self.ev(node, Ctx(module))
-        except (BudgetExceeded, RecursionError):
-            return [Unknown("inference budget exhausted")]
+        return self.bounded(lambda: self.ev(node, Ctx(module)), [Unknown("inference budget exhausted")])
 
     def method_receivers(self, values: list[Value], method: str, module: ModuleInfo) -> list[Value]:
         """What ``<receiver>.method(...)`` runs on, for a receiver with alternatives ``values``: an
@@ -127,15 +136,15 @@ class Inference:
         stands for the object it forwards to."""
         if not any(isinstance(v, Instance) for v in values):
             return values
-        self.start()
-        out: list[Value] = []
-        try:
+
+        def forwarded() -> list[Value]:
+            out: list[Value] = []
             for v in values:
                 target = self.forward_target(v, method, Ctx(module)) if isinstance(v, Instance) else None
                 out += [v] if target is None else target
-        except (BudgetExceeded, RecursionError):
-            return values
-        return out
+            return out
+
+        return self.bounded(forwarded, values)
 
     # -- core --------------------------------------------------------------------------------
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:

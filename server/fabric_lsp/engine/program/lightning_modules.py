@@ -29,7 +29,6 @@ from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.python.values import (
-    BudgetExceeded,
     ClassRef,
     Const,
     Ctx,
@@ -88,11 +87,7 @@ class EntryPoint:
 
 def _bounded(inference: Inference, compute: Callable[[], T], default: T) -> T:
     """``compute()`` within a fresh evaluation budget; ``default`` where it runs out."""
-    inference.start()
-    try:
-        return compute()
-    except (BudgetExceeded, RecursionError):
-        return default
+    return inference.bounded(compute, default)
 
 
 # -- user classes ---------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, Ctx, FabricInst, Instance, QualRef, Unknown, Value
+from fabric_lsp.engine.python.values import Ctx, FabricInst, Instance, QualRef, Unknown, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabric_lsp.engine.program.infer import Inference
@@ -125,11 +125,8 @@ def _imported_from_outside(ev: Inference, module: ModuleInfo, stmt: ast.Import |
     alias = _alias(stmt, name)
     if alias is None or (isinstance(stmt, ast.ImportFrom) and stmt.level):
         return False
-    ev.start()
-    try:
-        values = ev.ev_import(stmt, alias, Ctx(module))
-    except (BudgetExceeded, RecursionError):
-        return False
+    nothing: list[Value] = []
+    values = ev.bounded(lambda: ev.ev_import(stmt, alias, Ctx(module)), nothing)
     return bool(values) and all(_outside(v) for v in values)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fabric_lsp import facts
 from fabric_lsp.engine.python import calls
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import BudgetExceeded, Ctx, FabricInst, Unknown
+from fabric_lsp.engine.python.values import Ctx, FabricInst, Unknown
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import IMPORT_LINE, Workspace, setup_words_in
 
@@ -212,13 +212,13 @@ class Setups:
     def _param_models(self, func: ast.AST, name: str, m: ModuleInfo, depth: int) -> list[SetupCall]:
         cls = m.enclosing_class(func)
         is_method = cls is not None
-        sites = []
-        self.inference.start()
-        try:
+        sites: list[tuple[ast.AST | None, ModuleInfo]] = []
+
+        def collect() -> None:  # where the budget runs out: the call sites found so far
             for site_args, site_ctx, _call in calls.call_sites(self.inference, func, m, is_method, cls):
                 sites.append((site_args.get(name), site_ctx.module))
-        except (BudgetExceeded, RecursionError):
-            pass  # the call sites found so far
+
+        self.inference.bounded(collect, None)
         out: list[SetupCall] = []
         for arg, where in sites:
             if isinstance(arg, (ast.Name, ast.Attribute)):
@@ -429,12 +429,8 @@ def fabric_in_scope(setups: Setups, call: ast.AST, m: ModuleInfo, fabrics: list[
 
     if isinstance(scope, FUNC_TYPES):
         for param in (*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs):
-            setups.inference.start()
-            try:
-                values = setups.inference.ev_param(scope, param.arg, Ctx(m))
-            except (BudgetExceeded, RecursionError):
-                continue
-            if same(values):
+            values = setups.inference.bounded(lambda p=param.arg: setups.inference.ev_param(scope, p, Ctx(m)), None)
+            if values is not None and same(values):
                 return param.arg
     tried: set[str] = set()
     for node in _self_attributes_of_class(m, scope):

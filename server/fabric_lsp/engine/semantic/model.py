@@ -36,7 +36,6 @@ from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
 from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import (
-    BudgetExceeded,
     ClassRef,
     FabricInst,
     Instance,
@@ -191,20 +190,14 @@ class SemanticModel:
         those machines in a notebook. Evaluated under a budget of its own: what an earlier
         evaluation spent (or a deadline it let pass) never decides them; where this one runs out,
         the Fabric's configuration is unknown."""
-        self.inference.start()
-        try:
-            return scenarios(self.inference, fabric, self.interactive)
-        except (BudgetExceeded, RecursionError):
-            return [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+        unknown = [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+        return self.inference.bounded(lambda: scenarios(self.inference, fabric, self.interactive), unknown)
 
     def trainer_scenarios(self, trainer: TrainerInst) -> list[Scenario]:
         """What Lightning's Trainer connector makes of ``trainer`` on each path and kind of machine
         the code can choose, as :meth:`scenarios` for a Fabric (its own budget too)."""
-        self.inference.start()
-        try:
-            return trainer_scenarios(self.inference, trainer, self.interactive)
-        except (BudgetExceeded, RecursionError):
-            return [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+        unknown = [Scenario(None, None, unknown=(OUT_OF_BUDGET,))]
+        return self.inference.bounded(lambda: trainer_scenarios(self.inference, trainer, self.interactive), unknown)
 
     def trainer_constructions(self) -> list[ast.Call]:
         """The calls of the document that build a Lightning ``Trainer`` (a project's subclass, a
@@ -299,8 +292,9 @@ class SemanticModel:
     # -- methods of set-up models (engine/program/model_methods.py) -------------------------------------
     def model_classes(self, setup: SetupCall) -> tuple[list[ModelClass], bool]:
         """The classes the model ``setup`` is given may be an instance of, and whether some
-        alternative is not known."""
-        return model_classes(self.inference, setup)
+        alternative is not known (asked once per analysis: every method call on the model asks)."""
+        key = ("model_classes", id(setup.call))
+        return self.asked_once(key, lambda: model_classes(self.inference, setup), (setup.call, setup.module))
 
     def compiled_model(self, setup: SetupCall) -> bool | None:
         """Whether ``setup`` is given a ``torch.compile`` result it compiles again (True: on every

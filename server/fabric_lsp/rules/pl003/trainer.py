@@ -18,7 +18,6 @@ from fabric_lsp import facts
 from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import (
-    BudgetExceeded,
     ClassRef,
     Const,
     Ctx,
@@ -245,12 +244,12 @@ def strategy_alternatives(model: SemanticModel, inst: TrainerInst) -> list[tuple
         return [(_UNKNOWN if inst.args.open else False, paths.EMPTY)]
     expr, ctx = arg
     inf = model.inference
-    inf.start()
-    try:
+
+    def strategies() -> list[tuple[object, frozenset]]:
         values = inf.reached(inf.ev(expr, ctx), ctx.module.stmt_of(expr), ctx)
         return [(_deepspeed(model, v, expr, ctx), paths.path_of(v)) for v in values] or [(_UNKNOWN, paths.EMPTY)]
-    except (BudgetExceeded, RecursionError):
-        return [(_UNKNOWN, paths.EMPTY)]
+
+    return inf.bounded(strategies, [(_UNKNOWN, paths.EMPTY)])
 
 
 def _deepspeed(model: SemanticModel, v: Value, expr: ast.AST, ctx: Ctx) -> object:

@@ -52,10 +52,15 @@ def how_run(model: SemanticModel, cls: ClassRef, methods: tuple[str, ...]) -> Ho
     """CERTAIN where an entry point of ``methods`` (``fit``…) certainly runs an instance of
     ``cls`` on every path of its function; POSSIBLE where one may, or where the workspace shows
     no entry point of the class at all (a LightningModule is written to be run); None where the
-    entry points seen on it are all of other methods, or the class is visibly not run here."""
+    entry points seen on it are all of other methods, or the class is visibly not run here (its
+    module runs only others; or it is of the other import style than every Trainer the workspace
+    runs: ``pytorch_lightning`` code vendored into a ``lightning.pytorch`` project, which those
+    Trainers refuse)."""
     if runs_only_others(model, cls):
         return HowRun(None, why_not=f"no call seen runs `{cls.name}`; its module runs other LightningModules")
     seen = model.entry_points(cls)
+    if not seen and model.refused_by_every_trainer(cls):
+        return HowRun(None, why_not=f"every Trainer the workspace runs is of the other import style than `{cls.name}`'s LightningModule (it refuses it)")
     running = [e for e in seen if e.method in methods]
     if seen and not running:
         names = " or ".join(f"`trainer.{m}`" for m in methods)

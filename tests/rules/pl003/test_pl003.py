@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from fabric_lsp.engine.analyzer import Analyzer
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -88,3 +89,49 @@ def test_lightning_1x_is_not_reported():
 def test_an_unknown_number_of_optimizers_is_silent():
     src = GAN.replace("return [Adam(self.g.parameters()), Adam(self.d.parameters())]", "return self.make_optimizers()")
     assert pl003(src + "\nL.Trainer().fit(GAN())\n") == []
+
+
+VENDORED_VQ = """
+import pytorch_lightning as pl
+from torch.optim import Adam
+
+class VQModel(pl.LightningModule):
+    def training_step(self, batch, batch_idx, optimizer_idx):
+        return batch.sum()
+
+    def configure_optimizers(self):
+        return [Adam(self.encoder.parameters()), Adam(self.disc.parameters())], []
+"""
+OWN_SEG = """
+import lightning.pytorch as pl
+
+class Seg(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+"""
+
+
+@pytest.mark.parametrize(
+    "train, reported",
+    [
+        # the project's only Trainer is `lightning.pytorch`'s: it refuses a `pytorch_lightning` module (TypeError first)
+        ("import lightning.pytorch as pl\nfrom seg import Seg\ntrainer = pl.Trainer(devices=1)\ntrainer.fit(Seg())\n", False),
+        ("from lightning import Trainer\nfrom seg import Seg\nTrainer().fit(Seg())\nTrainer().validate(Seg())\n", False),
+        # a Trainer of the same import style may run it (some script of the user's): reported as before
+        ("import pytorch_lightning as pl\nfrom seg import Seg\npl.Trainer().fit(Seg())\n", True),
+        # a Trainer from a config (its package is not known): reported as before
+        ("import hydra\nfrom seg import Seg\ntrainer = hydra.utils.instantiate(cfg.trainer)\ntrainer.fit(Seg())\n", True),
+        # no Trainer at all (a library): written to be run, reported as before
+        ("from seg import Seg\nmodel = Seg()\n", True),
+    ],
+)
+def test_a_module_of_the_other_import_style_than_every_trainer_is_not_reported(tmp_path, train, reported):
+    """A vendored copy of 1.x code (``import pytorch_lightning``) in a project whose Trainers are all
+    ``lightning.pytorch`` ones (damaggu/TADP's ldm_cross_attention): those Trainers raise
+    ``TypeError`` for a ``pytorch_lightning`` module (``utilities/model_helpers.py:96``) before any
+    ``optimizer_idx`` check, so no Trainer of the workspace reaches it."""
+    (tmp_path / "vendored").mkdir()
+    ws = _workspace(tmp_path, {"vendored/autoencoder.py": VENDORED_VQ, "seg.py": OWN_SEG, "train.py": train})
+    path = tmp_path / "vendored" / "autoencoder.py"
+    found = pl003(path.read_text(), str(path), ws)
+    assert [f.severity for f in found] == ([Severity.WARNING] if reported else [])

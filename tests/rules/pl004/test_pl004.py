@@ -337,3 +337,15 @@ def test_the_message_quotes_the_fit_call_of_the_other_module(tmp_path):
     ws = _workspace(tmp_path, {"model.py": MODEL, "train.py": train})
     (finding,) = pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws)
     assert "`trainer.fit(...)` runs `Model`" in finding.message
+
+
+def test_a_hook_of_the_other_import_style_than_every_trainer_is_not_reported(tmp_path):
+    """``training_epoch_end`` on a ``pytorch_lightning`` module while every Trainer the workspace runs
+    is ``lightning``'s: they refuse the module (``utilities/model_helpers.py:96``), none runs the hook."""
+    vendored = MODEL.replace("import lightning as L", "import pytorch_lightning as L")
+    own = "import lightning as L\n\nclass Own(L.LightningModule):\n    pass\n"
+    ws = _workspace(tmp_path, {"vendored.py": vendored, "own.py": own, "train.py": "import lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n"})
+    assert pl004(vendored, str(tmp_path / "vendored.py"), ws) == []
+    (tmp_path / "train.py").write_text("import pytorch_lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n")
+    ws = Workspace(str(tmp_path))
+    assert [f.severity for f in pl004(vendored, str(tmp_path / "vendored.py"), ws)] == [Severity.WARNING]

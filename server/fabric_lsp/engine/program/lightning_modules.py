@@ -35,6 +35,7 @@ from fabric_lsp.engine.python.values import (
     Instance,
     LightningCLIInst,
     QualRef,
+    TrainerInst,
     Value,
 )
 
@@ -277,6 +278,98 @@ def _entry_point(inference: Inference, m: ModuleInfo, call: ast.Call, method: st
     if not ours:
         return None
     return EntryPoint(method, call, m, len(ours) == len(values), _conditional(m, call))
+
+
+# -- import styles --------------------------------------------------------------------------------
+#: The Trainer side's two import styles: the standalone ``pytorch_lightning`` and the unified
+#: ``lightning`` (``lightning.pytorch``, ``lightning.LightningModule``). They are two copies of the
+#: classes: a Trainer of one refuses a LightningModule of the other before it checks anything else
+#: (``TypeError: You passed a `pytorch_lightning` object ... to a `lightning.pytorch` Trainer``,
+#: ``utilities/model_helpers.py:96``, from ``_maybe_unwrap_optimized``, ``utilities/compile.py:110``).
+IMPORT_STYLES = ("pytorch_lightning", "lightning")
+
+
+def import_style(qualname: str) -> str | None:
+    """``pytorch_lightning`` or ``lightning``: the package a Lightning qualified name is spelled in."""
+    top = qualname.split(".", 1)[0]
+    return top if top in IMPORT_STYLES else None
+
+
+def class_import_style(inference: Inference, cls: ClassRef, canonical: str) -> str | None:
+    """The import style of the Lightning class ``canonical`` (``facts.LIGHTNING_MODULE_CLASS``,
+    ``facts.TRAINER_CLASS`` …) the user class ``cls`` derives from: its first base through the
+    user part of the MRO that spells it; None where no base does or they cannot be evaluated."""
+    for klass in _mro(inference, cls) or ():
+        for base in klass.node.bases:
+            for v in _bounded(inference, lambda b=base, k=klass: inference.evaluate(b, k.module), []):
+                if isinstance(v, QualRef) and facts.pytorch_class(v.qualname) == canonical:
+                    return import_style(v.qualname)
+    return None
+
+
+def trainer_import_styles(inference: Inference, workspace: Workspace | None, m: ModuleInfo) -> frozenset[str] | None:
+    """The import styles of the Trainers that the workspace's entry-point calls
+    (``trainer.fit/validate/test/predict(...)``) are made on, each followed to its ``Trainer(...)``
+    call; None where one is not known (a Trainer from a config, a parameter known only by its
+    type, a receiver the evaluator cannot follow, a ``LightningCLI``, which builds its own).
+    Receivers that are visibly no Trainer (an instance of a project class that is not one, a
+    constant) are not counted: ``model.fit(x)`` of another library is not an entry point."""
+    modules = {id(m): m}
+    if workspace is not None:
+        if workspace.modules_mentioning("LightningCLI", exclude=m.path):
+            return None
+        for method in facts.TRAINER_ENTRY_POINTS:
+            for other in workspace.modules_mentioning(method, exclude=m.path):
+                modules.setdefault(id(other), other)
+    if "LightningCLI" in m.text:
+        return None
+    styles: set[str] = set()
+    for mod in modules.values():
+        for method in facts.TRAINER_ENTRY_POINTS:
+            for call in mod.calls_by_name.get(method, []):
+                if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
+                    continue
+                values = _bounded(inference, lambda c=call, mm=mod: inference.evaluate(c.func.value, mm), None)
+                if not values:
+                    return None
+                for v in values:
+                    if isinstance(v, TrainerInst):
+                        style = _trainer_inst_style(inference, workspace, v, mod)
+                        if style is None:
+                            return None
+                        styles.add(style)
+                    elif isinstance(v, Const) or (isinstance(v, Instance) and _bounded(inference, lambda i=v: pytorch_base(inference, i.cls), "?") is None):
+                        continue  # visibly not a Trainer
+                    else:
+                        return None
+    return frozenset(styles)
+
+
+def _trainer_inst_style(inference: Inference, workspace: Workspace | None, trainer: TrainerInst, m: ModuleInfo) -> str | None:
+    """The import style of the ``Trainer(...)`` call a Trainer comes from (None: not known)."""
+    origin = trainer.origin
+    if origin is None:
+        return None
+    mod = m
+    if origin.path and origin.path != m.path:
+        loaded = workspace.load_path(origin.path) if workspace is not None else None
+        if loaded is None:
+            return None
+        mod = loaded
+    if mod.tree is None:
+        return None
+    call = next((n for n in ast.walk(mod.tree) if isinstance(n, ast.Call) and mod.span(n) == origin.span), None)
+    if call is None:
+        return None
+    styles = set()
+    for v in _bounded(inference, lambda: inference.evaluate(call.func, mod), []):
+        if isinstance(v, QualRef) and facts.is_trainer_class(v.qualname):
+            styles.add(import_style(v.qualname))
+        elif isinstance(v, ClassRef):
+            styles.add(class_import_style(inference, v, facts.TRAINER_CLASS))
+        else:
+            return None
+    return styles.pop() if len(styles) == 1 and None not in styles else None
 
 
 def entry_point_classes(inference: Inference, call: ast.Call, m: ModuleInfo) -> tuple[list[LightningClass], bool]:

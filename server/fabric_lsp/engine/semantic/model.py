@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from fabric_lsp import facts
 from fabric_lsp.engine.findings import Pos, Span
 from fabric_lsp.engine.lightning.configurations import Scenario, scenarios, trainer_scenarios
 from fabric_lsp.engine.program import batch_scripts, launch, lightning_modules, own_lightning
@@ -354,6 +355,23 @@ class SemanticModel:
         instance of ``cls`` (or of a subclass); the verdict depends on the other modules."""
         key = ("entry_points", id(cls.node))
         return list(self.asked_once(key, lambda: lightning_modules.entry_points(self.inference, self.workspace, cls)))
+
+    def refused_by_every_trainer(self, cls: ClassRef) -> bool:
+        """Whether the LightningModule ``cls`` derives from one import style's ``LightningModule``
+        (``pytorch_lightning`` or ``lightning``) while every Trainer the workspace's entry points
+        run is of the other, and there is one: those Trainers refuse it (``TypeError``,
+        ``utilities/model_helpers.py:96``) — a vendored copy of another project's 1.x code, say.
+        The verdict depends on the other modules."""
+        style = self.asked_once(
+            ("module_import_style", id(cls.node)),
+            lambda: lightning_modules.class_import_style(self.inference, cls, facts.LIGHTNING_MODULE_CLASS),
+        )
+        if style is None:
+            return False
+        styles = self.asked_once(
+            ("trainer_import_styles",), lambda: lightning_modules.trainer_import_styles(self.inference, self.workspace, self.module)
+        )
+        return bool(styles) and style not in styles
 
     def logged(self, cls: ClassRef) -> Logged:
         """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,

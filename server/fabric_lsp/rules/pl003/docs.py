@@ -52,7 +52,10 @@ gives several optimizers; a **warning** where `fit` may run it (on some paths, o
 of the class is seen at all: a LightningModule is written to be fit; a `LightningCLI(Model)`, whose
 command line picks the subcommand), or only some `return`s give
 several optimizers. Nothing where the entry points seen on the class are only
-`validate`/`test`/`predict` (they never call `configure_optimizers`), where the number of
+`validate`/`test`/`predict` (they never call `configure_optimizers`), where none is seen and the
+class derives from the other import style's `LightningModule` (`pytorch_lightning` vs `lightning`)
+than every Trainer the workspace's entry points run (they refuse it with a `TypeError` first,
+`utilities/model_helpers.py:96`: a vendored copy of 1.x code), where the number of
 optimizers or `automatic_optimization` is not known, or where the analysed environment's
 Lightning is older than 2.0 (1.x optimised several optimizers itself). The Trainer's checks:
 the manual-optimisation ones exist since 1.4.0 (`trainer/configuration_validator.py` there too);

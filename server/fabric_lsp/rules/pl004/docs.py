@@ -18,7 +18,10 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   it, followed through assignments, factories and other modules); a **warning** where it runs
   it on some paths only, or where no `fit`/`validate`/`test` call on the class is seen (the
   message says which entry points refuse it); nothing where the calls seen on the class never
-  check the hook (a `test_epoch_end` on a class that is only ever `fit`). A `LightningCLI(Model)`
+  check the hook (a `test_epoch_end` on a class that is only ever `fit`), or where no call is seen
+  and the class derives from the other import style's `LightningModule` (`pytorch_lightning` vs
+  `lightning`) than every Trainer the workspace's entry points run — those Trainers refuse it with a
+  `TypeError` first (`utilities/model_helpers.py:96`): 1.x code vendored into a 2.x project. A `LightningCLI(Model)`
   runs the class with the subcommand its command line names, so each of `fit`/`validate`/`test`
   is a run on some paths (a **warning**), unless the code writes it (`args=["fit", ...]`) or
   says `run=False` (then `cli.trainer.fit(cli.model)` is the entry point); with

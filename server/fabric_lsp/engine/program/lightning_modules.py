@@ -19,6 +19,7 @@ evaluation runs under a fresh budget and answers "not known" where it runs out.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, TypeVar
 
@@ -301,7 +302,7 @@ def class_import_style(inference: Inference, cls: ClassRef, canonical: str) -> s
     user part of the MRO that spells it; None where no base does or they cannot be evaluated."""
     for klass in _mro(inference, cls) or ():
         for base in klass.node.bases:
-            for v in _bounded(inference, lambda b=base, k=klass: inference.evaluate(b, k.module), []):
+            for v in inference.evaluate(base, klass.module):  # under a budget of its own
                 if isinstance(v, QualRef) and facts.pytorch_class(v.qualname) == canonical:
                     return import_style(v.qualname)
     return None
@@ -329,7 +330,7 @@ def trainer_import_styles(inference: Inference, workspace: Workspace | None, m: 
             for call in mod.calls_by_name.get(method, []):
                 if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
                     continue
-                values = _bounded(inference, lambda c=call, mm=mod: inference.evaluate(c.func.value, mm), None)
+                values = inference.evaluate(call.func.value, mod)  # under a budget of its own
                 if not values:
                     return None
                 for v in values:
@@ -338,11 +339,18 @@ def trainer_import_styles(inference: Inference, workspace: Workspace | None, m: 
                         if style is None:
                             return None
                         styles.add(style)
-                    elif isinstance(v, Const) or (isinstance(v, Instance) and _bounded(inference, lambda i=v: pytorch_base(inference, i.cls), "?") is None):
+                    elif isinstance(v, Const) or (isinstance(v, Instance) and _no_lightning_base(inference, v)):
                         continue  # visibly not a Trainer
                     else:
                         return None
     return frozenset(styles)
+
+
+def _no_lightning_base(inference: Inference, inst: Instance) -> bool:
+    """Whether the class of ``inst`` derives from none of Lightning's Trainer-side classes
+    (False where that cannot be told within a budget)."""
+    not_known: str | None = "?"
+    return _bounded(inference, functools.partial(pytorch_base, inference, inst.cls), not_known) is None
 
 
 def _trainer_inst_style(inference: Inference, workspace: Workspace | None, trainer: TrainerInst, m: ModuleInfo) -> str | None:
@@ -362,7 +370,7 @@ def _trainer_inst_style(inference: Inference, workspace: Workspace | None, train
     if call is None:
         return None
     styles = set()
-    for v in _bounded(inference, lambda: inference.evaluate(call.func, mod), []):
+    for v in inference.evaluate(call.func, mod):  # under a budget of its own
         if isinstance(v, QualRef) and facts.is_trainer_class(v.qualname):
             styles.add(import_style(v.qualname))
         elif isinstance(v, ClassRef):

@@ -371,7 +371,7 @@ class SemanticModel:
         styles = self.asked_once(
             ("trainer_import_styles",), lambda: lightning_modules.trainer_import_styles(self.inference, self.workspace, self.module)
         )
-        return bool(styles) and style not in styles
+        return bool(styles) and style not in (styles or ())
 
     def logged(self, cls: ClassRef) -> Logged:
         """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -14,9 +13,12 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
+from fabric_lsp.engine.workspace.dependencies import Dependencies
+from fabric_lsp.rules.prefilters import may_have_findings
 
 if TYPE_CHECKING:
     from fabric_lsp.config import Config
+    from fabric_lsp.documents.analyzers import Analyzers
 
 
 #: A progress bar is shown (on a terminal) when more files than this are checked.
@@ -36,22 +38,37 @@ class Mode:
 
 
 # Per-process state: each worker (and the main process, when checking in-process) builds its
-# Workspace once and one Analyzer per distinct set of enabled rules.
+# Workspace once, at its first analysis, and one Analyzer per distinct set of enabled rules.
 _STATE: dict = {}
 
 
 def init_state(root: str, environment: str | None) -> None:
-    from fabric_lsp.documents.analyzers import Analyzers
-    from fabric_lsp.engine.workspace.workspace import Workspace
-
+    """Where this process's analyses run; the workspace is made (and the engine imported) only
+    when a file needs an analysis (:func:`analyzers`)."""
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
     _STATE.clear()
-    _STATE["log"] = log = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
-    _STATE["analyzers"] = Analyzers(Workspace(root, environment), log)
+    _STATE["root"], _STATE["environment"] = root, environment
+    _STATE["log"] = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+
+
+def analyzers() -> Analyzers:
+    """This process's analyzers over its workspace, made at the first call."""
+    if "analyzers" not in _STATE:
+        from fabric_lsp.documents.analyzers import Analyzers
+        from fabric_lsp.engine.workspace.workspace import Workspace
+
+        _STATE["analyzers"] = Analyzers(Workspace(_STATE["root"], _STATE["environment"]), _STATE["log"])
+    return _STATE["analyzers"]
 
 
 def analyzer_for(config):
-    return _STATE["analyzers"].for_config(config)
+    return analyzers().for_config(config)
+
+
+def _needs_analysis(text: str, path: str | None, config: Config) -> bool:
+    """Whether checking ``text`` needs the engine: a notebook or a batch script always (their
+    programs are found in them first), a module only where a rule's prefilter lets it through."""
+    return check.kind_of(path) is not check.Kind.MODULE or may_have_findings(text, config.enabled_codes)
 
 
 def check_text(
@@ -60,7 +77,9 @@ def check_text(
     """Check (and with ``mode.fix`` fix) one source text; returns a FileResult, with what its
     analysis looked up (``deps``, for the cache). An empty file gets a note only when it was
     ``named`` (on the command line, or standard input)."""
-    with _STATE["analyzers"].workspace.recording() as recorder:
+    if not _needs_analysis(text, path, config):
+        return unanalysed(text, path, shown, mode, write, named)
+    with analyzers().workspace.recording() as recorder:
         result = _check_text(text, path, shown, config, mode, bom, write, named)
     deps = recorder.freeze()
     if path is not None and check.kind_of(path) is check.Kind.BATCH_SCRIPT:  # it reads the files it launches whole
@@ -69,9 +88,28 @@ def check_text(
     return result
 
 
+def unanalysed(text: str, path: str | None, shown: str, mode: Mode, write: bool = True, named: bool = True):
+    """The result of a module no enabled rule looks at (no rule's prefilter lets it through):
+    what its analysis would give (no finding, nothing fixed, nothing looked up), without one."""
+    result = _module_result(text, path, shown, mode, write, named)
+    result.deps = Dependencies()
+    return result
+
+
+def _module_result(text: str, path: str | None, shown: str, mode: Mode, write: bool, named: bool):
+    """A module's result before its analysis (an empty file's, or one with no finding)."""
+    from fabric_lsp.cli.output import FileResult
+
+    result = FileResult(path or "-", shown, text=text, checked=True)
+    if text.strip() == "" and named:
+        result.problems.append(f"{shown}: note: empty file, nothing to check")
+    if not write and mode.fix:
+        result.fixed_text = text
+    return result
+
+
 def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom: bool, write: bool, named: bool):
     from fabric_lsp.cli.notebooks import check_notebook
-    from fabric_lsp.cli.output import FileResult
     from fabric_lsp.engine.fixer import fix_text
 
     kind = check.kind_of(path)
@@ -79,12 +117,8 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
         return check_notebook(analyzer_for(config), text, path, shown, config, mode, bom, write)
     if kind is check.Kind.BATCH_SCRIPT and path is not None:
         return check_batch_script(text, path, shown, config, mode, write)
-    result = FileResult(path or "-", shown, text=text, checked=True)
+    result = _module_result(text, path, shown, mode, write, named)
     if text.strip() == "":
-        if named:
-            result.problems.append(f"{shown}: note: empty file, nothing to check")
-        if not write and mode.fix:
-            result.fixed_text = text
         return result
     analyzer = analyzer_for(config)
     try:
@@ -94,6 +128,8 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
                 result.fixed_text = fixed.text
             if fixed.text != text:
                 if mode.diff:
+                    import difflib
+
                     result.diff = "".join(
                         difflib.unified_diff(
                             text.splitlines(keepends=True),
@@ -177,7 +213,7 @@ def _progress(total: int):
 
 def _may_have_findings(text: str, config: Config) -> bool:
     """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return bool(analyzer_for(config).matching(text))
+    return may_have_findings(text, config.enabled_codes)
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None) -> list:
@@ -194,26 +230,12 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     # files they launch, reported there already when the run checks those files too
     _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
     results: list = [None] * len(tasks)
-    candidates: list[int] = []
     sources = _read_all(tasks, results)
     keys: dict[int, str] = {}
     if cache is not None:
         cache.world.texts.update({tasks[i].path: text for i, (text, _) in sources.items()})
     try:
-        for i, (text, bom) in list(sources.items()):
-            t = tasks[i]
-            if cache is not None:
-                keys[i] = _key(t, text)
-                entry = cache.get(t.path, keys[i])
-                if entry is not None:
-                    results[i] = _from_entry(t, text, entry)
-            if results[i] is None and _may_have_findings(text, t.config):
-                candidates.append(i)
-                continue
-            if results[i] is None:
-                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
-            if bar is not None:
-                bar.update(1)
+        candidates = _settle(tasks, sources, results, keys, mode, cache, bar)
         jobs = max(1, min(jobs, len(candidates)))
         done = None
         if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
@@ -233,6 +255,30 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     finally:
         if bar is not None:
             bar.close()
+
+
+def _settle(tasks: list[Task], sources: dict, results: list, keys: dict[int, str], mode: Mode, cache: Cache | None, bar) -> list[int]:
+    """Give a result at once to every task that needs no worker: those the cache holds unchanged,
+    the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
+    rule's prefilter lets through (checked here); returns the indices of the others, in order."""
+    candidates: list[int] = []
+    for i, (text, bom) in list(sources.items()):
+        t = tasks[i]
+        if cache is not None:
+            keys[i] = _key(t, text)
+            entry = cache.get(t.path, keys[i])
+            if entry is not None:
+                results[i] = _from_entry(t, text, entry)
+        if results[i] is None and _may_have_findings(text, t.config):
+            candidates.append(i)
+            continue
+        if results[i] is None and check.kind_of(t.path) is check.Kind.MODULE:
+            results[i] = unanalysed(text, t.path, t.shown, mode, named=t.named)
+        elif results[i] is None:
+            results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
+        if bar is not None:
+            bar.update(1)
+    return candidates
 
 
 def _read_all(tasks: list[Task], results: list) -> dict[int, tuple[str, bool]]:

@@ -35,21 +35,20 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-
-from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from fabric_lsp.facts import KNOWN_LIGHTNING_RELEASES, LIGHTNING_DISTRIBUTIONS
+
+if TYPE_CHECKING:  # ``packaging`` is imported where a requirement names Lightning
+    from packaging.markers import Marker
+    from packaging.specifiers import SpecifierSet
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.9/3.10
     import tomli as tomllib
 
-_DISTRIBUTIONS = frozenset(canonicalize_name(n) for n in LIGHTNING_DISTRIBUTIONS)
 #: the files' modification times are looked at again after this many seconds (a workspace check
 #: asks once per file)
 STAMP_TTL = 5.0
@@ -83,6 +82,8 @@ class Declared:
 
 def newest_allowed(specifier: SpecifierSet) -> str | None:
     """The newest known release (or version the specifier itself names) that ``specifier`` allows."""
+    from packaging.version import InvalidVersion, Version
+
     candidates = {Version(v) for v in KNOWN_LIGHTNING_RELEASES}
     for spec in specifier:
         try:
@@ -97,6 +98,9 @@ def decide(found: list[Found]) -> Declared | None:
     """The declared version of the requirements found (see the module's documentation)."""
     if not found:
         return None
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     together = SpecifierSet()
     for f in found:
         together &= f.specifier
@@ -117,15 +121,25 @@ def decide(found: list[Found]) -> Declared | None:
 def lightning_requirement(text: str, file: str) -> Found | None:
     """``text`` as a Lightning requirement (PEP 508), or None: another distribution or malformed."""
     text = re.split(r"\s#|\s--", text, maxsplit=1)[0].strip()  # a comment, pip's per-line options
-    if not text or text.startswith(("#", "-")):
-        return None
+    if not text or text.startswith(("#", "-")) or "lightning" not in text.lower():
+        return None  # (a name that is not written with `lightning` is no Lightning distribution's)
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return None
-    if canonicalize_name(req.name) not in _DISTRIBUTIONS or not _marker_holds(req.marker):
+    if canonicalize_name(req.name) not in _distributions() or not _marker_holds(req.marker):
         return None
     return Found(file, text, req.specifier)
+
+
+@lru_cache(maxsize=1)
+def _distributions() -> frozenset[str]:
+    from packaging.utils import canonicalize_name
+
+    return frozenset(canonicalize_name(n) for n in LIGHTNING_DISTRIBUTIONS)
 
 
 def _marker_holds(marker: Marker | None) -> bool:
@@ -133,6 +147,7 @@ def _marker_holds(marker: Marker | None) -> bool:
     cannot be evaluated does)."""
     if marker is None:
         return True
+    from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
     try:
         return marker.evaluate({"extra": ""})
     except (UndefinedComparison, UndefinedEnvironmentName, ValueError):
@@ -398,7 +413,7 @@ def read_declared(root: str) -> Declared | None:
 def _found(source, root: str) -> list[Found]:
     try:
         return list(source(root))
-    except (OSError, ValueError, RecursionError, InvalidSpecifier):
+    except (OSError, ValueError, RecursionError):  # packaging's InvalidSpecifier is a ValueError
         return []
 
 

@@ -57,7 +57,8 @@ def analyzers() -> Analyzers:
         from fabric_lsp.documents.analyzers import Analyzers
         from fabric_lsp.engine.workspace.workspace import Workspace
 
-        _STATE["analyzers"] = Analyzers(Workspace(_STATE["root"], _STATE["environment"]), _STATE["log"])
+        workspace = Workspace(_STATE["root"], _STATE["environment"], single_threaded=True)
+        _STATE["analyzers"] = Analyzers(workspace, _STATE["log"])
     return _STATE["analyzers"]
 
 

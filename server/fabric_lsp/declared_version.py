@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import configparser
 import fnmatch
-import glob
 import os
 import re
 import sys
@@ -249,10 +248,20 @@ def poetry_constraint(part: str) -> str:
     return f"=={part}" if part[0].isdigit() else part
 
 
+def _matching(folder: str, patterns: Iterable[str]) -> list[str]:
+    """The paths of ``folder``'s entries that one of the glob ``patterns`` (none starting with a
+    dot) matches, as ``glob.glob`` finds them (hidden entries left out; none when the folder
+    cannot be listed), from one listing of the folder (not one per pattern)."""
+    try:
+        names = [n for n in os.listdir(folder) if not n.startswith(".")]
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+
+
 def requirement_files(root: str) -> list[str]:
     """``requirements*.txt`` at the root, then ``requirements/*.txt``, each sorted by name."""
-    top = sorted(glob.glob(os.path.join(glob.escape(root), "requirements*.txt")))
-    return top + sorted(glob.glob(os.path.join(glob.escape(root), "requirements", "*.txt")))
+    return sorted(_matching(root, ["requirements*.txt"])) + sorted(_matching(os.path.join(root, "requirements"), ["*.txt"]))
 
 
 def from_requirements(root: str) -> Iterator[Found]:
@@ -332,7 +341,7 @@ _CONDA_FILES = ("environment*.yml", "environment*.yaml", "env*.yml", "env*.yaml"
 
 def conda_files(root: str) -> list[str]:
     """``environment.yml``, ``environment.yaml``, then the other conda files, sorted by name."""
-    found = {p for pattern in _CONDA_FILES for p in glob.glob(os.path.join(glob.escape(root), pattern))}
+    found = set(_matching(root, _CONDA_FILES))
     first = [os.path.join(root, n) for n in ("environment.yml", "environment.yaml") if os.path.join(root, n) in found]
     return first + sorted(found - set(first))
 

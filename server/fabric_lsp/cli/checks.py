@@ -189,9 +189,9 @@ def _check_task(task: Task, mode: Mode):
     return check_text(text, task.path, task.shown, task.config, mode, bom, named=task.named)
 
 
-def _check_one(args):
-    task, mode = args
-    return _check_task(task, mode)
+def _check_chunk(args) -> list:
+    tasks, mode = args
+    return [_check_task(t, mode) for t in tasks]
 
 
 def _progress(total: int):
@@ -351,9 +351,10 @@ def _preload() -> None:
 
 def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]) -> list | None:
     """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
-    workers fail. One file a task, the most costly first (``costs``, :func:`expected_cost`): a
-    worker that is done takes the next, and a long file is not left for last while the other
-    workers have nothing to do."""
+    workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
+    a worker parses and looks them up once), the chunks most costly first (``costs``,
+    :func:`expected_cost`): a worker that is done takes the next, and a chunk holding a long
+    file is not left for last while the other workers have nothing to do."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -363,17 +364,19 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     ctx = multiprocessing.get_context(method)
     if method == "fork":
         _preload()
-    order = sorted(range(len(tasks)), key=lambda i: -costs[i])
+    # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
+    size = max(1, min(16, len(tasks) // (jobs * 4)))
+    starts = sorted(range(0, len(tasks), size), key=lambda i: -sum(costs[i : i + size]))
     results: list = [None] * len(tasks)
     done = 0
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)) as pool:
-            for i, result in zip(order, pool.map(_check_one, [(tasks[i], mode) for i in order])):
-                results[i] = result
-                done += 1
+            for start, chunk in zip(starts, pool.map(_check_chunk, [(tasks[i : i + size], mode) for i in starts])):
+                results[start : start + len(chunk)] = chunk
+                done += len(chunk)
                 if bar is not None:
-                    bar.update(1)
+                    bar.update(len(chunk))
     except (BrokenProcessPool, OSError) as exc:
         print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
         if bar is not None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import configparser
 import fnmatch
-import glob
 import os
 import re
 import sys
@@ -35,21 +34,20 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-
-from packaging.markers import Marker, UndefinedComparison, UndefinedEnvironmentName
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from fabric_lsp.facts import KNOWN_LIGHTNING_RELEASES, LIGHTNING_DISTRIBUTIONS
+
+if TYPE_CHECKING:  # ``packaging`` is imported where a requirement names Lightning
+    from packaging.markers import Marker
+    from packaging.specifiers import SpecifierSet
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.9/3.10
     import tomli as tomllib
 
-_DISTRIBUTIONS = frozenset(canonicalize_name(n) for n in LIGHTNING_DISTRIBUTIONS)
 #: the files' modification times are looked at again after this many seconds (a workspace check
 #: asks once per file)
 STAMP_TTL = 5.0
@@ -83,6 +81,8 @@ class Declared:
 
 def newest_allowed(specifier: SpecifierSet) -> str | None:
     """The newest known release (or version the specifier itself names) that ``specifier`` allows."""
+    from packaging.version import InvalidVersion, Version
+
     candidates = {Version(v) for v in KNOWN_LIGHTNING_RELEASES}
     for spec in specifier:
         try:
@@ -97,6 +97,9 @@ def decide(found: list[Found]) -> Declared | None:
     """The declared version of the requirements found (see the module's documentation)."""
     if not found:
         return None
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     together = SpecifierSet()
     for f in found:
         together &= f.specifier
@@ -117,15 +120,25 @@ def decide(found: list[Found]) -> Declared | None:
 def lightning_requirement(text: str, file: str) -> Found | None:
     """``text`` as a Lightning requirement (PEP 508), or None: another distribution or malformed."""
     text = re.split(r"\s#|\s--", text, maxsplit=1)[0].strip()  # a comment, pip's per-line options
-    if not text or text.startswith(("#", "-")):
-        return None
+    if not text or text.startswith(("#", "-")) or "lightning" not in text.lower():
+        return None  # (a name that is not written with `lightning` is no Lightning distribution's)
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return None
-    if canonicalize_name(req.name) not in _DISTRIBUTIONS or not _marker_holds(req.marker):
+    if canonicalize_name(req.name) not in _distributions() or not _marker_holds(req.marker):
         return None
     return Found(file, text, req.specifier)
+
+
+@lru_cache(maxsize=1)
+def _distributions() -> frozenset[str]:
+    from packaging.utils import canonicalize_name
+
+    return frozenset(canonicalize_name(n) for n in LIGHTNING_DISTRIBUTIONS)
 
 
 def _marker_holds(marker: Marker | None) -> bool:
@@ -133,6 +146,7 @@ def _marker_holds(marker: Marker | None) -> bool:
     cannot be evaluated does)."""
     if marker is None:
         return True
+    from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
     try:
         return marker.evaluate({"extra": ""})
     except (UndefinedComparison, UndefinedEnvironmentName, ValueError):
@@ -234,10 +248,20 @@ def poetry_constraint(part: str) -> str:
     return f"=={part}" if part[0].isdigit() else part
 
 
+def _matching(folder: str, patterns: Iterable[str]) -> list[str]:
+    """The paths of ``folder``'s entries that one of the glob ``patterns`` (none starting with a
+    dot) matches, as ``glob.glob`` finds them (hidden entries left out; none when the folder
+    cannot be listed), from one listing of the folder (not one per pattern)."""
+    try:
+        names = [n for n in os.listdir(folder) if not n.startswith(".")]
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+
+
 def requirement_files(root: str) -> list[str]:
     """``requirements*.txt`` at the root, then ``requirements/*.txt``, each sorted by name."""
-    top = sorted(glob.glob(os.path.join(glob.escape(root), "requirements*.txt")))
-    return top + sorted(glob.glob(os.path.join(glob.escape(root), "requirements", "*.txt")))
+    return sorted(_matching(root, ["requirements*.txt"])) + sorted(_matching(os.path.join(root, "requirements"), ["*.txt"]))
 
 
 def from_requirements(root: str) -> Iterator[Found]:
@@ -317,7 +341,7 @@ _CONDA_FILES = ("environment*.yml", "environment*.yaml", "env*.yml", "env*.yaml"
 
 def conda_files(root: str) -> list[str]:
     """``environment.yml``, ``environment.yaml``, then the other conda files, sorted by name."""
-    found = {p for pattern in _CONDA_FILES for p in glob.glob(os.path.join(glob.escape(root), pattern))}
+    found = set(_matching(root, _CONDA_FILES))
     first = [os.path.join(root, n) for n in ("environment.yml", "environment.yaml") if os.path.join(root, n) in found]
     return first + sorted(found - set(first))
 
@@ -398,7 +422,7 @@ def read_declared(root: str) -> Declared | None:
 def _found(source, root: str) -> list[Found]:
     try:
         return list(source(root))
-    except (OSError, ValueError, RecursionError, InvalidSpecifier):
+    except (OSError, ValueError, RecursionError):  # packaging's InvalidSpecifier is a ValueError
         return []
 
 

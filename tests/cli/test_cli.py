@@ -138,3 +138,40 @@ def test_batch_scripts_are_checked_and_not_repeated(tmp_path):
     assert (Path(row["filename"]).name, row["location"]["row"], row["severity"]) == ("job.sbatch", 3, "error")
     assert Path(row["related"][0]["filename"]).name == "train.py"
     assert "in 1 file" in cli("check", tmp_path / "job.sbatch", tmp_path / "clean.sh", cwd=REPO).stdout
+
+
+#: what a check imports only when some file needs an analysis
+_ANALYSIS_MODULES = ("jedi", "pygls", "fabric_lsp.engine.analyzer", "fabric_lsp.rules.fab001", "fabric_lsp.engine.workspace.workspace")
+
+
+def _imported_by(code: str, cwd) -> set[str]:
+    probe = f"import sys\nfrom fabric_lsp.cli.main import main\n{code}\nprint(' '.join(sorted(sys.modules)))\n"
+    import os
+
+    import fabric_lsp
+
+    env = {**os.environ, "PYTHONPATH": str(Path(fabric_lsp.__file__).resolve().parents[1])}  # this checkout's, from any folder
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    return set(r.stdout.splitlines()[-1].split())  # the last line (the help's text comes before)
+
+
+def test_help_and_a_project_no_rule_looks_at_import_no_analysis(tmp_path):
+    """``--help``, ``--version``, and a check of modules no rule's prefilter lets through (plain
+    numpy scripts, an empty file), cached or not, import neither the engine's analysis, the rules'
+    checks, jedi nor pygls: they cost little more than Python's start-up."""
+    (tmp_path / "stats.py").write_text("import numpy as np\n\nprint(np.arange(10).mean())\n")
+    (tmp_path / "empty.py").write_text("")
+    runs = [
+        "main(['--version'])",
+        "main(['check', '--help'])",
+        "assert main(['check', '.', '--no-cache']) == 0",
+        "assert main(['check', '.']) == 0",
+        "assert main(['check', '.']) == 0",  # from the cache
+    ]
+    for code in runs:
+        modules = _imported_by(f"try:\n    {code}\nexcept SystemExit:\n    pass", tmp_path)
+        assert not [m for m in _ANALYSIS_MODULES if m in modules], code
+    # and the same project with one file a rule looks at is analysed as before
+    (tmp_path / "train.py").write_text("fabric.setup_optimizers(optimizer)\n")
+    assert "fabric_lsp.engine.analyzer" in _imported_by("main(['check', '.', '--no-cache'])", tmp_path)

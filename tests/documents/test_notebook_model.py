@@ -217,3 +217,12 @@ def test_language_of_the_notebook_and_of_a_cell():
 
 def test_is_notebook():
     assert is_notebook("/a/Train.IPYNB") and not is_notebook("/a/train.py") and not is_notebook(None)
+
+
+def test_the_notebook_suffix_is_the_semantic_models():
+    """``documents.notebook`` names the suffix itself (telling a file's kind imports no analysis):
+    the same one by which the semantic model knows a notebook's program."""
+    from fabric_lsp.documents.notebook import NOTEBOOK_SUFFIX
+    from fabric_lsp.engine.semantic import model
+
+    assert NOTEBOOK_SUFFIX == model.NOTEBOOK_SUFFIX

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -14,9 +14,12 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
+from fabric_lsp.engine.workspace.dependencies import Dependencies
+from fabric_lsp.rules.prefilters import may_have_findings
 
 if TYPE_CHECKING:
     from fabric_lsp.config import Config
+    from fabric_lsp.documents.analyzers import Analyzers
 
 
 #: A progress bar is shown (on a terminal) when more files than this are checked.
@@ -24,7 +27,8 @@ PROGRESS_THRESHOLD = 300
 
 
 #: Fewer candidate files (files the engine's pre-filter keeps) than this are checked in-process:
-#: starting workers (each with its own jedi) would cost more than it saves.
+#: the workers would cost more than they save (each parses and looks up for itself the modules
+#: its files import, and the engine is imported before they are forked).
 MIN_FILES_FOR_POOL = 24
 
 
@@ -36,22 +40,38 @@ class Mode:
 
 
 # Per-process state: each worker (and the main process, when checking in-process) builds its
-# Workspace once and one Analyzer per distinct set of enabled rules.
+# Workspace once, at its first analysis, and one Analyzer per distinct set of enabled rules.
 _STATE: dict = {}
 
 
 def init_state(root: str, environment: str | None) -> None:
-    from fabric_lsp.documents.analyzers import Analyzers
-    from fabric_lsp.engine.workspace.workspace import Workspace
-
+    """Where this process's analyses run; the workspace is made (and the engine imported) only
+    when a file needs an analysis (:func:`analyzers`)."""
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
     _STATE.clear()
-    _STATE["log"] = log = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
-    _STATE["analyzers"] = Analyzers(Workspace(root, environment), log)
+    _STATE["root"], _STATE["environment"] = root, environment
+    _STATE["log"] = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+
+
+def analyzers() -> Analyzers:
+    """This process's analyzers over its workspace, made at the first call."""
+    if "analyzers" not in _STATE:
+        from fabric_lsp.documents.analyzers import Analyzers
+        from fabric_lsp.engine.workspace.workspace import Workspace
+
+        workspace = Workspace(_STATE["root"], _STATE["environment"], single_threaded=True)
+        _STATE["analyzers"] = Analyzers(workspace, _STATE["log"])
+    return _STATE["analyzers"]
 
 
 def analyzer_for(config):
-    return _STATE["analyzers"].for_config(config)
+    return analyzers().for_config(config)
+
+
+def _needs_analysis(text: str, path: str | None, config: Config) -> bool:
+    """Whether checking ``text`` needs the engine: a notebook or a batch script always (their
+    programs are found in them first), a module only where a rule's prefilter lets it through."""
+    return check.kind_of(path) is not check.Kind.MODULE or may_have_findings(text, config.enabled_codes)
 
 
 def check_text(
@@ -60,7 +80,9 @@ def check_text(
     """Check (and with ``mode.fix`` fix) one source text; returns a FileResult, with what its
     analysis looked up (``deps``, for the cache). An empty file gets a note only when it was
     ``named`` (on the command line, or standard input)."""
-    with _STATE["analyzers"].workspace.recording() as recorder:
+    if not _needs_analysis(text, path, config):
+        return unanalysed(text, path, shown, mode, write, named)
+    with analyzers().workspace.recording() as recorder:
         result = _check_text(text, path, shown, config, mode, bom, write, named)
     deps = recorder.freeze()
     if path is not None and check.kind_of(path) is check.Kind.BATCH_SCRIPT:  # it reads the files it launches whole
@@ -69,9 +91,28 @@ def check_text(
     return result
 
 
+def unanalysed(text: str, path: str | None, shown: str, mode: Mode, write: bool = True, named: bool = True):
+    """The result of a module no enabled rule looks at (no rule's prefilter lets it through):
+    what its analysis would give (no finding, nothing fixed, nothing looked up), without one."""
+    result = _module_result(text, path, shown, mode, write, named)
+    result.deps = Dependencies()
+    return result
+
+
+def _module_result(text: str, path: str | None, shown: str, mode: Mode, write: bool, named: bool):
+    """A module's result before its analysis (an empty file's, or one with no finding)."""
+    from fabric_lsp.cli.output import FileResult
+
+    result = FileResult(path or "-", shown, text=text, checked=True)
+    if text.strip() == "" and named:
+        result.problems.append(f"{shown}: note: empty file, nothing to check")
+    if not write and mode.fix:
+        result.fixed_text = text
+    return result
+
+
 def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom: bool, write: bool, named: bool):
     from fabric_lsp.cli.notebooks import check_notebook
-    from fabric_lsp.cli.output import FileResult
     from fabric_lsp.engine.fixer import fix_text
 
     kind = check.kind_of(path)
@@ -79,12 +120,8 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
         return check_notebook(analyzer_for(config), text, path, shown, config, mode, bom, write)
     if kind is check.Kind.BATCH_SCRIPT and path is not None:
         return check_batch_script(text, path, shown, config, mode, write)
-    result = FileResult(path or "-", shown, text=text, checked=True)
+    result = _module_result(text, path, shown, mode, write, named)
     if text.strip() == "":
-        if named:
-            result.problems.append(f"{shown}: note: empty file, nothing to check")
-        if not write and mode.fix:
-            result.fixed_text = text
         return result
     analyzer = analyzer_for(config)
     try:
@@ -94,6 +131,8 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
                 result.fixed_text = fixed.text
             if fixed.text != text:
                 if mode.diff:
+                    import difflib
+
                     result.diff = "".join(
                         difflib.unified_diff(
                             text.splitlines(keepends=True),
@@ -177,7 +216,7 @@ def _progress(total: int):
 
 def _may_have_findings(text: str, config: Config) -> bool:
     """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return bool(analyzer_for(config).matching(text))
+    return may_have_findings(text, config.enabled_codes)
 
 
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None) -> list:
@@ -194,30 +233,17 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     # files they launch, reported there already when the run checks those files too
     _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
     results: list = [None] * len(tasks)
-    candidates: list[int] = []
     sources = _read_all(tasks, results)
     keys: dict[int, str] = {}
     if cache is not None:
         cache.world.texts.update({tasks[i].path: text for i, (text, _) in sources.items()})
     try:
-        for i, (text, bom) in list(sources.items()):
-            t = tasks[i]
-            if cache is not None:
-                keys[i] = _key(t, text)
-                entry = cache.get(t.path, keys[i])
-                if entry is not None:
-                    results[i] = _from_entry(t, text, entry)
-            if results[i] is None and _may_have_findings(text, t.config):
-                candidates.append(i)
-                continue
-            if results[i] is None:
-                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
-            if bar is not None:
-                bar.update(1)
+        candidates = _settle(tasks, sources, results, keys, mode, cache, bar)
         jobs = max(1, min(jobs, len(candidates)))
         done = None
         if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
-            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar)
+            costs = [expected_cost(sources[i][0]) for i in candidates]
+            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar, costs)
         if done is None:
             done = []
             for i in candidates:
@@ -233,6 +259,30 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     finally:
         if bar is not None:
             bar.close()
+
+
+def _settle(tasks: list[Task], sources: dict, results: list, keys: dict[int, str], mode: Mode, cache: Cache | None, bar) -> list[int]:
+    """Give a result at once to every task that needs no worker: those the cache holds unchanged,
+    the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
+    rule's prefilter lets through (checked here); returns the indices of the others, in order."""
+    candidates: list[int] = []
+    for i, (text, bom) in list(sources.items()):
+        t = tasks[i]
+        if cache is not None:
+            keys[i] = _key(t, text)
+            entry = cache.get(t.path, keys[i])
+            if entry is not None:
+                results[i] = _from_entry(t, text, entry)
+        if results[i] is None and _may_have_findings(text, t.config):
+            candidates.append(i)
+            continue
+        if results[i] is None and check.kind_of(t.path) is check.Kind.MODULE:
+            results[i] = unanalysed(text, t.path, t.shown, mode, named=t.named)
+        elif results[i] is None:
+            results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
+        if bar is not None:
+            bar.update(1)
+    return candidates
 
 
 def _read_all(tasks: list[Task], results: list) -> dict[int, tuple[str, bool]]:
@@ -275,7 +325,36 @@ def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) 
             cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)
 
 
-def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar) -> list | None:
+#: the words of what an analysis follows furthest (Fabrics and Trainers, their set-ups and launches)
+_COSTLY = re.compile(r"\b(?:[Ff]abric|[Tt]rainer|setup\w*|backward|launch|LightningModule)\b")
+
+
+def expected_cost(text: str) -> int:
+    """How long a file's analysis may take, to hand the longest out first: its size, and as much
+    again as two kilobytes for each word of what the analysis follows furthest (on the six trees
+    of the speed issue, within a few percent of the order their measured times give)."""
+    return len(text) + 2000 * len(_COSTLY.findall(text))
+
+
+def _preload() -> None:
+    """Import what every analysis needs, once, before the workers are forked (each would import
+    it for itself otherwise)."""
+    try:
+        import jedi  # noqa: F401
+
+        import fabric_lsp.documents.analyzers  # noqa: F401
+        import fabric_lsp.engine.program.infer  # noqa: F401
+        from fabric_lsp.rules import ALL_RULES  # noqa: F401  (the registry, made on first use)
+    except ImportError:
+        pass
+
+
+def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]) -> list | None:
+    """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
+    workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
+    a worker parses and looks them up once), the chunks most costly first (``costs``,
+    :func:`expected_cost`): a worker that is done takes the next, and a chunk holding a long
+    file is not left for last while the other workers have nothing to do."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -284,27 +363,23 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
     if method == "fork":
-        try:  # imported once here, inherited by every worker (half a second each otherwise)
-            import jedi  # noqa: F401
-
-            import fabric_lsp.engine.program.infer  # noqa: F401
-            import fabric_lsp.rules  # noqa: F401
-        except ImportError:
-            pass
+        _preload()
     # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
     size = max(1, min(16, len(tasks) // (jobs * 4)))
-    chunks = [(tasks[i : i + size], mode) for i in range(0, len(tasks), size)]
-    results: list = []
+    starts = sorted(range(0, len(tasks), size), key=lambda i: -sum(costs[i : i + size]))
+    results: list = [None] * len(tasks)
+    done = 0
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)) as pool:
-            for chunk in pool.map(_check_chunk, chunks):
-                results.extend(chunk)
+            for start, chunk in zip(starts, pool.map(_check_chunk, [(tasks[i : i + size], mode) for i in starts])):
+                results[start : start + len(chunk)] = chunk
+                done += len(chunk)
                 if bar is not None:
                     bar.update(len(chunk))
     except (BrokenProcessPool, OSError) as exc:
         print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
         if bar is not None:
-            bar.update(-len(results))
+            bar.update(-done)
         return None
     return results

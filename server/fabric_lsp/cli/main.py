@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from fabric_lsp import __version__
-from fabric_lsp.cli.checks import Mode, check_text, init_state, run_tasks
-from fabric_lsp.cli.discover import Task, discover, display, under
-from fabric_lsp.cli.files import decode_source, write_atomic
-from fabric_lsp.cli.output import FORMATS
+from fabric_lsp.cli import FORMATS
 
 if TYPE_CHECKING:
+    from fabric_lsp.cli.checks import Mode
+    from fabric_lsp.cli.discover import Task
     from fabric_lsp.config import Resolver
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -143,6 +141,8 @@ def default_jobs() -> int:
 
 
 def _inference_root(paths: list[str], explicit: str | None) -> str:
+    from fabric_lsp.cli.discover import under
+
     if explicit:
         return os.path.abspath(explicit)
     cwd = os.getcwd()
@@ -204,6 +204,10 @@ def _reads_stdin(args) -> bool:
 
 
 def _show_settings(args, resolver: Resolver, target: str) -> int:
+    import json
+
+    from fabric_lsp.cli.discover import display
+
     config = resolver.for_file(target)
     _warn_config_problems(resolver)
     shown = json.dumps({"path": display(target), **config.describe()}, indent=2) + "\n"
@@ -221,6 +225,9 @@ def _warn_config_problems(resolver: Resolver) -> None:
 
 def _check_stdin(args, resolver: Resolver, mode: Mode, root: str):
     """The FileResult of standard input, or None when ``--force-exclude`` excludes it."""
+    from fabric_lsp.cli.checks import check_text, init_state
+    from fabric_lsp.cli.discover import display
+    from fabric_lsp.cli.files import decode_source
     from fabric_lsp.cli.output import FileResult
 
     filename = os.path.abspath(args.stdin_filename) if args.stdin_filename else None
@@ -283,6 +290,7 @@ def _show_files(args, tasks: list[Task], report) -> int:
 
 def _add_noqa(report) -> int:
     from fabric_lsp.cli.add_noqa import add_noqa_to_results
+    from fabric_lsp.cli.files import write_atomic
 
     def write(path: str, text: str) -> None:
         with open(path, "rb") as fh:
@@ -312,6 +320,8 @@ def _cache(args, resolver: Resolver, mode: Mode, root: str):
 
 
 def check_command(args) -> int:
+    from fabric_lsp.cli.checks import Mode, run_tasks
+    from fabric_lsp.cli.discover import discover
     from fabric_lsp.cli.output import Report
     from fabric_lsp.config import ConfigError, Resolver
 

@@ -27,10 +27,8 @@ from fabric_lsp import __version__
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
-from fabric_lsp.engine.program.launch import text_files
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, TEXT_FILES, Dependencies, module_names_of
 from fabric_lsp.engine.workspace.files import project_files
-from fabric_lsp.engine.workspace.workspace import MAX_FILES
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -114,6 +112,8 @@ class World:
 
     def python_files(self) -> list[str]:
         if self._python is None:
+            from fabric_lsp.engine.workspace.workspace import MAX_FILES  # the engine's, imported when needed
+
             self._python = project_files(self.root, lambda name: name.endswith(".py"), MAX_FILES)
         return self._python
 
@@ -147,6 +147,8 @@ class World:
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:
+            from fabric_lsp.engine.program.launch import text_files  # the engine's, imported when needed
+
             listings = {BATCH_SCRIPTS: script_paths, TEXT_FILES: text_files, PYTHON_FILES: lambda _: self.python_files()}
             paths = listings[kind](self.root) if kind in listings else []
             self._listings[kind] = tuple((p, self.digest_of(p)) for p in paths)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents.notebook import is_notebook
-from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.findings import Finding, Related
 from fabric_lsp.engine.program.batch_scripts import is_batch_script, launched_files, parse
+
+if TYPE_CHECKING:  # imported where a file is analysed: telling a file's kind imports no analysis
+    from fabric_lsp.engine.analyzer import Analysis, Analyzer
 
 
 class Kind(enum.Enum):
@@ -40,6 +43,8 @@ def analysis(analyzer: Analyzer, config: Config, text: str, path: str | None, sk
     findings as ``config`` gives them. A batch script's findings are those of the Python files
     it launches, on its lines (:func:`script_findings`; files in ``skip`` report them already)."""
     if path is not None and kind_of(path) is Kind.BATCH_SCRIPT:
+        from fabric_lsp.engine.analyzer import Analysis
+
         return Analysis(text, path, findings=config.apply(script_findings(analyzer, text, path, skip)))
     result = analyzer.analysis(text, path)
     result.findings = config.apply(result.findings)

@@ -21,14 +21,17 @@ from __future__ import annotations
 import bisect
 import json
 import re
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from fabric_lsp.engine.findings import Edit, Finding, Fix, Pos, Related, Span
 from fabric_lsp.engine.python.text import Lines
-from fabric_lsp.engine.semantic.model import NOTEBOOK_SUFFIX
+
+#: a notebook's file name ends so, in any case: the semantic model's ``NOTEBOOK_SUFFIX``, by which
+#: the engine knows a notebook's program (a test holds them equal); named here, where telling a
+#: file's kind imports no analysis
+NOTEBOOK_SUFFIX = ".ipynb"
 
 #: Cell magics whose body is Python run in the notebook's namespace: the body is analysed.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
@@ -287,6 +290,8 @@ class Program:
 
 
 def _fresh_nonce(text: str) -> str:
+    import secrets
+
     while True:
         nonce = secrets.token_hex(6)
         if nonce not in text:

@@ -64,7 +64,7 @@ def _start(root: str | None, environment: str | None) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # never a byte on the server's protocol stream
     os.close(devnull)
-    _STATE["analyzers"] = Analyzers(Workspace(root, environment))
+    _STATE["analyzers"] = Analyzers(Workspace(root, environment, single_threaded=True))  # a worker runs no other thread
 
 
 def _analyse(job: Job) -> Done | None:

@@ -6,7 +6,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass, fields
-from typing import Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -21,7 +21,9 @@ from fabric_lsp.engine.findings import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.semantic.model import SemanticModel
+
+if TYPE_CHECKING:
+    from fabric_lsp.engine.semantic.model import SemanticModel
 
 DOCS_URL = "https://github.com/fabric-lsp/fabric-lsp/blob/main/docs/rules/{code}.md"
 REQUIRED_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Which strategies")
@@ -63,21 +65,48 @@ class RuleContext:
         return tuple(getattr(self, f.name) for f in fields(self) if f.name != "log")
 
 
-class Rule:
-    """A rule: its code, documentation, examples, a cheap textual prefilter, and its check.
+@dataclass(frozen=True)
+class Prefilter:
+    """A rule's cheap textual test: the analyzer runs the rule on a document only when it matches
+    the text, so a file that mentions none of the APIs a rule watches costs that rule nothing.
+    The rules' prefilters are declared together in :mod:`fabric_lsp.rules.prefilters`, which
+    imports no analysis: the command line tells the files that need one from the others with it.
 
-    The analyzer runs a rule on a document only when ``prefilter`` matches the text: a file that
-    mentions none of the APIs a rule watches costs that rule nothing. ``keywords``, when set, are
-    substrings one of which the text must hold before the pattern is tried (a substring test is
-    many times faster than a pattern that starts with an alternation or ``\b``)."""
+    ``keywords``, when set, are substrings one of which the text must hold before ``pattern`` is
+    tried (a substring test is many times faster than a pattern that starts with an alternation
+    or ``\\b``). ``parts``: the pattern as alternatives, each tried only when the text holds one of
+    its substrings (for a pattern whose alternatives have different common words: the search for
+    a rare one is not paid on every file that holds a common one); ``pattern`` is their union
+    (:meth:`of_parts`). ``folded``: for a pattern that is a case-insensitive alternation of
+    words, those words, looked for in the lower-cased text instead (faster than the search)."""
+
+    pattern: re.Pattern[str]
+    keywords: tuple[str, ...] = ()
+    parts: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = ()
+    folded: tuple[str, ...] = ()
+
+    @classmethod
+    def of_parts(cls, *parts: tuple[tuple[str, ...], re.Pattern[str]]) -> Prefilter:
+        return cls(re.compile("|".join(part.pattern for _, part in parts)), parts=parts)
+
+    def matches(self, text: str) -> bool:
+        """Whether ``text`` passes."""
+        if self.folded:
+            lowered = text.lower()
+            return any(word in lowered for word in self.folded)
+        if self.parts:
+            return any(any(k in text for k in words) and part.search(text) for words, part in self.parts)
+        if self.keywords and not any(k in text for k in self.keywords):
+            return False
+        return self.pattern.search(text) is not None
+
+
+class Rule:
+    """A rule: its code, documentation, examples, a cheap textual prefilter, and its check."""
 
     code: ClassVar[str]
-    prefilter: ClassVar[re.Pattern[str]]
-    keywords: ClassVar[tuple[str, ...]] = ()
-    #: the prefilter as alternatives, each tried only when the text holds one of its substrings
-    #: (for a pattern whose alternatives have different common words: the search for a rare one
-    #: is not paid on every file that holds a common one); ``prefilter`` is their union
-    prefilter_parts: ClassVar[tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]] = ()
+    #: the rule's :class:`Prefilter` (``PREFILTERS[code]`` of :mod:`fabric_lsp.rules.prefilters`)
+    prefilter: ClassVar[Prefilter]
     #: the rule judges set-up models only: it skips documents no set-up model can reach
     #: (``Workspace.setups_may_reach``), before they are parsed
     needs_setups: ClassVar[bool] = False
@@ -90,11 +119,7 @@ class Rule:
 
     def matches(self, text: str) -> bool:
         """Whether the rule's prefilter lets ``text`` through."""
-        if self.prefilter_parts:
-            return any(any(k in text for k in words) and part.search(text) for words, part in self.prefilter_parts)
-        if self.keywords and not any(k in text for k in self.keywords):
-            return False
-        return self.prefilter.search(text) is not None
+        return self.prefilter.matches(text)
 
     @property
     def url(self) -> str:

@@ -104,13 +104,24 @@ def test_set_up_models_reach_a_module_only_through_setup_or_its_importers(tmp_pa
 
 
 def test_rule_keywords_never_reject_what_the_prefilter_accepts():
-    """``Rule.keywords`` only speeds ``matches()`` up: on every corpus file it agrees with ``prefilter``."""
-    from fabric_lsp.rules import ALL_RULES, Rule
+    """A prefilter's ``keywords`` and ``parts`` only speed ``matches()`` up: on every corpus file it
+    agrees with the ``pattern``."""
+    from fabric_lsp.rules import ALL_RULES
 
     corpus = Path(__file__).resolve().parents[2] / "corpus"
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.rglob("*.py"))]
     for rule in ALL_RULES:
-        if type(rule).matches is not Rule.matches:  # a rule with its own matches() (FAB011)
+        if rule.prefilter.folded:  # looked for in the lower-cased text instead (FAB011)
             continue
         for text in texts:
-            assert rule.matches(text) == (rule.prefilter.search(text) is not None), rule.code
+            assert rule.matches(text) == (rule.prefilter.pattern.search(text) is not None), rule.code
+
+
+def test_the_prefilters_are_the_rules_own_in_the_registrys_order():
+    """``rules.prefilters`` (imported without the rules' checks) lists every rule's prefilter, in
+    the order of ``ALL_RULES``: the command line decides with it which files need an analysis."""
+    from fabric_lsp.rules import ALL_RULES
+    from fabric_lsp.rules.prefilters import PREFILTERS
+
+    assert list(PREFILTERS) == [r.code for r in ALL_RULES]
+    assert all(r.prefilter is PREFILTERS[r.code] for r in ALL_RULES)

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMATS = ("text", "json", "sarif", "github")
+from fabric_lsp.cli import FORMATS
 
 
 @dataclass

@@ -93,10 +93,16 @@ class Workspace:
         root: str | None = None,
         environment_path: str | None = None,
         overlay: Callable[[str], str | None] | None = None,
+        *,
+        single_threaded: bool = False,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
         self.environment_path = environment_path or _discover_environment(self.root)
         self.overlay = overlay  # path → unsaved editor text, if any
+        #: no other thread of this process imports while jedi looks a module up (a command line's
+        #: process, a worker): jedi may then look modules of the running interpreter up here,
+        #: without its subprocess (see :mod:`fabric_lsp.engine.workspace.jedi_environment`)
+        self.single_threaded = single_threaded
         self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
         self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
@@ -178,11 +184,19 @@ class Workspace:
                 if self.environment_path:
                     self._environment = jedi.create_environment(self.environment_path, safe=False)
                 else:
-                    self._environment = jedi.create_environment(sys.executable, safe=False)
+                    self._environment = self._same_process_environment() or jedi.create_environment(sys.executable, safe=False)
             except Exception as exc:  # an invalid environment falls back to the server's own
                 self.log(f"fabric-lsp: cannot use environment {self.environment_path!r} ({exc}); using {sys.executable}")
                 self._environment = jedi.create_environment(sys.executable, safe=False)
         return self._environment
+
+    def _same_process_environment(self):
+        """The running interpreter without jedi's subprocess, where no other thread imports."""
+        if not self.single_threaded:
+            return None
+        from fabric_lsp.engine.workspace.jedi_environment import same_process_environment
+
+        return same_process_environment()
 
     def may_infer_fabric_types(self) -> bool:
         """Whether jedi can infer anything to be a Lightning Fabric here: Lightning is installed

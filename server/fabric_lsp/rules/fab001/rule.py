@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -28,6 +27,7 @@ from fabric_lsp.rules.fab001.fix import (
     find_module_setup,
     plan_joint_setup,
 )
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 
 def _describe(choice: StrategyChoice) -> str:
@@ -83,8 +83,7 @@ class FAB001(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\bsetup_optimizers\b")
-    keywords = ("setup_optimizers",)
+    prefilter = PREFILTERS["FAB001"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.method_calls("setup_optimizers"))

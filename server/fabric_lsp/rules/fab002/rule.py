@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
@@ -16,6 +15,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab002 import reach
 from fabric_lsp.rules.fab002.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab002.fix import remove_guard
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import process_related
 
 METHODS = facts.COLLECTIVE_METHODS
@@ -69,14 +69,7 @@ class FAB002(Rule):
     fixable = True
     #: a rank guard names a rank (``global_rank``, ``rank_zero_only``, ``get_rank``, ``LOCAL_RANK`` …),
     #: ``is_global_zero`` or ``rank_zero_first`` (each searched only where its words are)
-    prefilter_parts = (
-        (("_rank",), re.compile(r"_rank\b")),
-        (("get_rank",), re.compile(r"get_rank")),
-        (("is_global_zero",), re.compile(r"is_global_zero")),
-        (("rank_zero_",), re.compile(r"rank_zero_")),
-        (("RANK",), re.compile(r"RANK\b")),
-    )
-    prefilter = re.compile("|".join(part.pattern for _, part in prefilter_parts))
+    prefilter = PREFILTERS["FAB002"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in METHODS for c in model.method_calls(m)]

@@ -18,6 +18,7 @@ from fabric_lsp.engine.semantic.certainty import Judgement, judge, narrow_scenar
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab003.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab003.fix import mark_fix
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import describe_strategies, fabric_lines, scenario_related
 
 LIGHTNING_MESSAGE = (
@@ -52,8 +53,7 @@ class FAB003(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\.setup(?:_module)?\s*\(|\bFabric\b|\bfabric\b")
-    keywords = (".setup", "abric")
+    prefilter = PREFILTERS["FAB003"]
     needs_setups = True
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:

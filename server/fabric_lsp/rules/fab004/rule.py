@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -25,6 +24,7 @@ from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.certainty import Judgement, judge
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
 LIGHTNING_MESSAGE = (
@@ -45,7 +45,7 @@ class FAB004(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\.backward\s*\(")
+    prefilter = PREFILTERS["FAB004"]
     needs_setups = True
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp.engine.findings import (
     Applicability,
@@ -27,6 +26,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.fab005.checks import WATCHED, Check, check_for
 from fabric_lsp.rules.fab005.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
 
@@ -45,11 +45,7 @@ class FAB005(Rule):
     invalid = INVALID
     fixable = True
     # a tensor's own ``loss.backward()`` (no argument) is not ``Fabric.backward(tensor)``
-    prefilter_parts = (
-        (("setup", "clip_gradients", "init_module", "no_backward_sync"), re.compile(r"\b(?:setup|setup_module|clip_gradients|init_module|no_backward_sync)\s*\(")),
-        (("backward",), re.compile(r"backward\s*\(\s*[^)\s]")),
-    )
-    prefilter = re.compile("|".join(part.pattern for _, part in prefilter_parts))
+    prefilter = PREFILTERS["FAB005"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for name in WATCHED for c in model.method_calls(name) if not _tensor_backward(c)]

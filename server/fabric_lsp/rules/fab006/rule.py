@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Severity, Verdict, resolve_severity
@@ -15,6 +14,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab006.checks import WATCHED, Check, checkpoint_facts, checks_for, lightning_message
 from fabric_lsp.rules.fab006.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab006.fix import swap_fix
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import fabric_lines, scenario_related
 
 
@@ -26,7 +26,7 @@ class FAB006(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\.(?:save|load|load_raw)\s*\(")
+    prefilter = PREFILTERS["FAB006"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls = [c for name in WATCHED for c in model.method_calls(name)]

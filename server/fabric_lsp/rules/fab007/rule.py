@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -29,6 +28,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.facts import Kind
 from fabric_lsp.rules.fab007.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab007.signature import Params, params, returns_none
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import process_related
 
 NOT_LAUNCHED = "To use Fabric with more than one device, you must call `.launch()` or use the CLI: `fabric run --help`."
@@ -72,7 +72,7 @@ class FAB007(Rule):
     invalid = INVALID
     fixable = True
     #: method calls only (``.setup(``), so that the scan starts at each ``.``
-    prefilter = re.compile(r"\.(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")
+    prefilter = PREFILTERS["FAB007"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls: list[ast.Call] = [c for m in ("launch", *facts.NEEDS_LAUNCH) for c in model.method_calls(m)]

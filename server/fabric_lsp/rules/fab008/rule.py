@@ -27,6 +27,7 @@ from fabric_lsp.engine.python.values import FabricInst, Origin
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab008.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 LIGHTNING = "lightning/fabric/"
 
@@ -50,7 +51,7 @@ class FAB008(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"Fabric")
+    prefilter = PREFILTERS["FAB008"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return list(model.fabric_constructions())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 from fabric_lsp import facts
@@ -15,6 +14,7 @@ from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab009.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.fab009.fix import plan_separate_setup
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class FAB009(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    prefilter = re.compile(r"\.setup\s*\(")
+    prefilter = PREFILTERS["FAB009"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return [c for c in model.method_calls("setup") if len(c.args) >= 2]

@@ -27,6 +27,7 @@ from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab010.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 LIGHTNING = "lightning/fabric/"
 #: the arguments whose values the script's settings are compared with
@@ -62,7 +63,7 @@ class FAB010(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    prefilter = re.compile(r"Fabric")
+    prefilter = PREFILTERS["FAB010"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         if not model.batch_launches():

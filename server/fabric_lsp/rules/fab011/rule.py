@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -26,6 +25,7 @@ from fabric_lsp.engine.python.values import FabricInst, Origin
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab011.docs import DOC, INVALID, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 _FUNCTION_NOTE = "inside a function the notebook does not visibly call, which may run in a process of its own"
 
@@ -35,11 +35,7 @@ class FAB011(Rule):
     name = "strategy-not-interactive"
     summary = "A strategy whose launcher cannot run in a notebook (`ddp`, `ddp_spawn`, `fsdp`, `deepspeed`, …)"
     doc = DOC
-    prefilter = re.compile(r"(?i)fabric|lite")
-
-    def matches(self, text: str) -> bool:
-        lowered = text.lower()  # the pattern's meaning, faster than a case-insensitive search
-        return "fabric" in lowered or "lite" in lowered
+    prefilter = PREFILTERS["FAB011"]
     fixable = True
     valid = VALID
     invalid = INVALID

@@ -5,7 +5,6 @@ reached on some ranks only. The rank guards are FAB002's (``engine/program/ranks
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
@@ -19,6 +18,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.fab002.rule import describe_guard
 from fabric_lsp.rules.pl001.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl001.processes import combined, may_spawn, trainer_processes
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 #: collectives of the Trainer's strategy, and whether they matter outside a hook (barrier and
 #: broadcast do nothing before the process group exists: ``strategies/ddp.py``)
@@ -193,7 +193,7 @@ class PL001(Rule):
     valid = VALID
     invalid = INVALID
     fixable = False
-    prefilter = re.compile(r"_rank\b|is_global_zero|rank_zero_|get_rank|RANK\b")
+    prefilter = PREFILTERS["PL001"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         tree = model.module.tree

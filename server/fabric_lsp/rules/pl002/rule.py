@@ -17,6 +17,7 @@ from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.pl002 import keys
 from fabric_lsp.rules.pl002.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.trainer_args import argument_values
 from fabric_lsp.rules.trainer_callbacks import Callbacks, monitor_alternatives
 
@@ -100,8 +101,7 @@ class PL002(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = (".fit(", "CLI(")
-    prefilter = re.compile(r"\.fit\(|CLI\(")
+    prefilter = PREFILTERS["PL002"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         return [*model.method_calls("fit"), *_cli_calls(model)]

@@ -5,7 +5,6 @@ of a ``fit`` call refuses (``trainer.py``)."""
 from __future__ import annotations
 
 import ast
-import re
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import (
@@ -23,6 +22,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.entry_points import entry_point_related, how_run
 from fabric_lsp.rules.pl003 import trainer
 from fabric_lsp.rules.pl003.docs import DOC, INVALID, SUMMARY, VALID
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 _OPTIMIZER = "lightning/pytorch/core/optimizer.py"
 OPTIMIZER_IDX = (
@@ -46,8 +46,7 @@ class PL003(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = ("training_step", "configure_optimizers", ".fit(", ".validate(", ".test(", ".predict(")
-    prefilter = re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.(?:fit|validate|test|predict)\(")
+    prefilter = PREFILTERS["PL003"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         out: list[ast.AST] = []

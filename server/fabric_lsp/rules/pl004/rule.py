@@ -24,6 +24,7 @@ from fabric_lsp.rules.entry_points import entry_point_related, how_run
 from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl004.fix import gpus_fix, hook_fix, load_fix
+from fabric_lsp.rules.prefilters import PREFILTERS
 
 _VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
 _HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89", "test_epoch_end": ":108-116"}
@@ -41,8 +42,7 @@ class PL004(Rule):
     valid = VALID
     invalid = INVALID
     fixable = True
-    keywords = ("_epoch_end", "Trainer", "load_from_checkpoint", "hparams")
-    prefilter = re.compile(r"(?:training|validation|test)_epoch_end|Trainer|\.load_from_checkpoint\s*\(|\.hparams\s*=[^=]")
+    prefilter = PREFILTERS["PL004"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         found: list[ast.AST] = [*self._hook_sites(model), *_trainer_calls(model), *model.method_calls("load_from_checkpoint")]

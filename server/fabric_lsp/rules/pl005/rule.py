@@ -22,6 +22,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl005.fitted import Fitted, fitted
+from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.trainer_args import argument_values
 from fabric_lsp.rules.trainer_callbacks import Callbacks, Checkpoint, callback_alternatives
 
@@ -60,8 +61,7 @@ class PL005(Rule):
     doc = DOC
     valid = VALID
     invalid = INVALID
-    keywords = ("ckpt_path", ".test(", ".validate(", ".predict(")
-    prefilter = re.compile(r"ckpt_path|\.(?:test|validate|predict)\(")
+    prefilter = PREFILTERS["PL005"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         calls = sorted((c for m in _METHODS for c in model.method_calls(m)), key=lambda n: (n.lineno, n.col_offset))

@@ -1,0 +1,62 @@
+"""Every rule's prefilter (:class:`~fabric_lsp.engine.rule.Prefilter`), by code, in the rules'
+order (that of :data:`fabric_lsp.rules.ALL_RULES`).
+
+Kept apart from the rules' checks: importing this module imports no analysis, so the command line
+tells the files some rule would look at from the others (most files of a project) before it
+imports the engine, and a project none of whose files any rule looks at is checked without it.
+Each rule takes its own entry (``prefilter = PREFILTERS["FAB001"]``); a rule added to the registry
+adds its entry here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fabric_lsp import facts
+from fabric_lsp.engine.rule import Prefilter
+
+PREFILTERS: dict[str, Prefilter] = {
+    "FAB001": Prefilter(re.compile(r"\bsetup_optimizers\b"), keywords=("setup_optimizers",)),
+    "FAB002": Prefilter.of_parts(
+        (("_rank",), re.compile(r"_rank\b")),
+        (("get_rank",), re.compile(r"get_rank")),
+        (("is_global_zero",), re.compile(r"is_global_zero")),
+        (("rank_zero_",), re.compile(r"rank_zero_")),
+        (("RANK",), re.compile(r"RANK\b")),
+    ),
+    "FAB003": Prefilter(re.compile(r"\.setup(?:_module)?\s*\(|\bFabric\b|\bfabric\b"), keywords=(".setup", "abric")),
+    "FAB004": Prefilter(re.compile(r"\.backward\s*\(")),
+    "FAB005": Prefilter.of_parts(
+        (
+            ("setup", "clip_gradients", "init_module", "no_backward_sync"),
+            re.compile(r"\b(?:setup|setup_module|clip_gradients|init_module|no_backward_sync)\s*\("),
+        ),
+        (("backward",), re.compile(r"backward\s*\(\s*[^)\s]")),
+    ),
+    "FAB006": Prefilter(re.compile(r"\.(?:save|load|load_raw)\s*\(")),
+    "FAB007": Prefilter(re.compile(r"\.(?:launch|" + "|".join(facts.NEEDS_LAUNCH) + r")\s*\(")),
+    "FAB008": Prefilter(re.compile(r"Fabric")),
+    "FAB009": Prefilter(re.compile(r"\.setup\s*\(")),
+    "FAB010": Prefilter(re.compile(r"Fabric")),
+    "FAB011": Prefilter(re.compile(r"(?i)fabric|lite"), folded=("fabric", "lite")),
+    "PL001": Prefilter(re.compile(r"_rank\b|is_global_zero|rank_zero_|get_rank|RANK\b")),
+    "PL002": Prefilter(re.compile(r"\.fit\(|CLI\("), keywords=(".fit(", "CLI(")),
+    "PL003": Prefilter(
+        re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.(?:fit|validate|test|predict)\("),
+        keywords=("training_step", "configure_optimizers", ".fit(", ".validate(", ".test(", ".predict("),
+    ),
+    "PL004": Prefilter(
+        re.compile(r"(?:training|validation|test)_epoch_end|Trainer|\.load_from_checkpoint\s*\(|\.hparams\s*=[^=]"),
+        keywords=("_epoch_end", "Trainer", "load_from_checkpoint", "hparams"),
+    ),
+    "PL005": Prefilter(re.compile(r"ckpt_path|\.(?:test|validate|predict)\("), keywords=("ckpt_path", ".test(", ".validate(", ".predict(")),
+}
+
+
+def may_have_findings(text: str, codes: frozenset[str]) -> bool:
+    """Whether the prefilter of one of the rules ``codes`` lets ``text`` through (else no rule of
+    them looks at it: its analysis finds nothing, and no fix applies)."""
+    return any(p.matches(text) for code, p in PREFILTERS.items() if code in codes)
+
+
+__all__ = ["PREFILTERS", "may_have_findings"]

@@ -14,7 +14,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine import Analyzer, Severity
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.python.modules import ModuleInfo
-from fabric_lsp.engine.python.values import Unknown
+from fabric_lsp.engine.python.values import Ctx, Unknown
 from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
 
@@ -606,3 +606,14 @@ def test_half_typed_statement_is_repaired_without_hiding_findings(broken):
     findings = run(src)
     assert [f.severity.value for f in findings] == ["error"]
     assert findings[0].fix is None  # never an edit on a file that does not parse
+
+
+def test_an_evaluation_asked_outside_any_question_has_a_budget_of_its_own():
+    """A rule's own question (``is_fabric_class`` reading a class's bases after an ``evaluate``)
+    runs under a budget of its own, not under what an earlier question left behind."""
+    body = "".join(f"    y{i} = {i}\n" for i in range(100))  # a hundred statements walked back over
+    module = ModuleInfo(f"def f():\n    x = 1\n{body}    return x\n", None)
+    inference = Inference()
+    use = module.tree.body[0].body[-1].value
+    assert inference.evaluate(module.tree.body[0].body[0].value, module)[0].value == 1
+    assert [v.value for v in inference.ev(use, Ctx(module))] == [1]

@@ -102,6 +102,8 @@ class Inference:
     def __init__(self, workspace: Workspace | None = None) -> None:
         self.workspace = workspace
         self.budget = Budget()
+        #: how many :meth:`bounded` questions are under way (none: an evaluation gets a budget of its own)
+        self._bounded = 0
         #: the analysis' memo (:class:`~fabric_lsp.engine.workspace.memo.AskedOnce`), when there is one
         self.asked_once: Callable | None = None
         #: id(statement) → (statement, the tests it is reached under)
@@ -119,11 +121,13 @@ class Inference:
         its steps, its deadline and its recursion guard."""
         outer = self.budget
         self.budget = Budget(deadline=time.monotonic() + MAX_SECONDS)
+        self._bounded += 1
         try:
             return compute()
         except (BudgetExceeded, RecursionError):
             return default
         finally:
+            self._bounded -= 1
             self.budget = outer
 
     # -- entry points ------------------------------------------------------------------------
@@ -148,6 +152,8 @@ class Inference:
 
     # -- core --------------------------------------------------------------------------------
     def ev(self, node: ast.AST, ctx: Ctx) -> list[Value]:
+        if not self._bounded:  # asked outside any evaluation (a rule's own question): a budget of its own
+            return self.bounded(lambda: self.ev(node, ctx), [Unknown("inference budget exhausted")])
         self.budget.tick()
         key = (id(node), ctx.env)
         if key in self.budget.active:

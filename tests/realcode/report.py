@@ -143,7 +143,13 @@ def _write_blobs(git: list[str], blobs: list[tuple[str, str]], into: Path) -> li
     return missing
 
 
-def check(root: Path, extra: list[str]) -> tuple[list[dict], float]:
+#: what the check prints where a file's analysis failed (its findings are missing, not zero)
+INTERNAL_ERROR = "internal error while checking"
+
+
+def check(root: Path, extra: list[str]) -> tuple[list[dict], float, list[str]]:
+    """The findings of ``fabric-lsp check`` from ``root``, its wall time, and the files whose
+    analysis failed (an internal error: their findings are missing, so figures would be wrong)."""
     import time
 
     t0 = time.perf_counter()
@@ -154,7 +160,8 @@ def check(root: Path, extra: list[str]) -> tuple[list[dict], float]:
     elapsed = time.perf_counter() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"fabric-lsp check failed in {root}:\n{proc.stderr[-4000:]}")
-    return json.loads(proc.stdout or "[]"), elapsed
+    failed = [line for line in proc.stderr.splitlines() if INTERNAL_ERROR in line]
+    return json.loads(proc.stdout or "[]"), elapsed, failed
 
 
 def finding_key(f: dict) -> tuple[str, int, str]:
@@ -267,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
     repos = load_repos(args.select, CORPORA[args.corpus])
     tally, dump = Tally(), []
+    internal_errors = 0
     for repo in repos:
         git_dir = snapshot_dir(Path(args.snapshots), repo)
         if git_dir is None:
@@ -277,12 +285,16 @@ def main(argv: list[str] | None = None) -> int:
         except Unpacked as e:
             print(f"skipped: {e}", file=sys.stderr)
             continue
-        findings, seconds = check(root, extra)
+        findings, seconds, failed = check(root, extra)
         print(f"{repo.name}: {len(findings)} findings in {seconds:.1f} s", file=sys.stderr, flush=True)
+        for line in failed:
+            print(f"{repo.name}: {line}", file=sys.stderr, flush=True)
+        internal_errors += len(failed)
         tally.seconds[repo.name] = seconds
         judge(repo, findings, tally)
         dump += [{"repo": repo.name, **f, "label": repo.labels.get(finding_key(f))} for f in findings]
     print_report(tally, repos, args.unlabelled_toml, trainer=args.corpus == "trainer")
+    print(f"files whose analysis failed (their findings missing): {internal_errors}")
     if args.json:
         Path(args.json).write_text(json.dumps(dump, indent=1))
     return 0

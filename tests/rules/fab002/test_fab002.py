@@ -324,3 +324,28 @@ def test_method_helper_that_saves():
 def test_the_message_names_the_sharding_configuration(fabric, named):
     found = findings(IMPLICIT.replace("FABRIC", fabric).replace("CALL", "model(x)"))
     assert len(found) == 1 and all(n in found[0].message for n in named), found[0].message
+
+
+def test_a_module_level_rank_flag_tested_in_a_later_statement_guards_its_calls():
+    """``IS_MAIN = LOCAL_RANK == 0``, then ``if IS_MAIN: sync()`` in a later module-level
+    statement that names no rank itself: the call is still found as rank-guarded."""
+    source = """
+    import os
+    import torch.distributed as dist
+    from lightning.fabric import Fabric
+
+    LOCAL_RANK = int(os.environ.get("LOCAL_RANK", 0))
+    IS_MAIN = LOCAL_RANK == 0
+    fabric = Fabric(strategy="ddp", devices=2)
+    fabric.launch()
+
+
+    def sync():
+        dist.monitored_barrier()
+
+
+    if IS_MAIN:
+        sync()
+    """
+    found = findings(source)
+    assert [f.span.start.line + 1 for f in found] == [16]  # `sync()`, which reaches `dist.monitored_barrier()`

@@ -8,6 +8,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
 from fabric_lsp.engine.lightning.connector import Outcome
 from fabric_lsp.engine.program.ranks import RankGuard, direct_rank_guard, paired
+from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.certainty import Judgement, by_outcome, judge_fabrics
@@ -180,18 +181,47 @@ def _is_method_site(call: ast.Call) -> bool:
 
 def _guarded_other_calls(model: SemanticModel) -> list[ast.Call]:
     """The document's calls that are not Fabric collective methods and that a rank test, a
-    ``rank_zero_first()`` or ``@rank_zero_only`` around them restricts to some ranks."""
-    tree = model.module.tree
-    if tree is None:
-        return []
+    ``rank_zero_first()`` or ``@rank_zero_only`` around them restricts to some ranks (only the
+    module-level statements that name a rank can hold one: :func:`_rank_statements`)."""
+    module = model.module
     return [
         node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, (ast.Name, ast.Attribute))
+        for top in _rank_statements(module)
+        for node in module.calls_in(top)
+        if isinstance(node.func, (ast.Name, ast.Attribute))
         and not _is_method_site(node)
-        and direct_rank_guard(model.module, node) is not None
+        and direct_rank_guard(module, node) is not None
     ]
+
+
+def _rank_statements(module: ModuleInfo) -> list[ast.stmt]:
+    """The module-level statements whose text names a rank (the words of the rule's prefilter:
+    ``global_rank``, ``get_rank``, ``is_global_zero``, ``rank_zero_only``, ``LOCAL_RANK`` …) or a
+    module-level name bound from one (``IS_MAIN = LOCAL_RANK == 0``, tested in a function): a
+    rank guard is in the statement of the call it guards, and reads only such names."""
+    if module.tree is None:
+        return []
+    body = module.tree.body
+    names = {w for w in module.index if FAB002.prefilter.matches(w)}
+    ids: set[int] = set()
+    while True:
+        found = {i for w in names for i in module.index.get(w, ())}
+        bound = {t.id for i in found - ids for t in _assigned_names(body[i])} - names
+        ids = found
+        if not bound:
+            return [body[i] for i in sorted(ids)]
+        names |= bound
+
+
+def _assigned_names(stmt: ast.stmt) -> list[ast.Name]:
+    """The names a module-level assignment binds (``a = ...``, ``a: T = ...``, ``a, b = ...``)."""
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    else:
+        return []
+    return [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _related(

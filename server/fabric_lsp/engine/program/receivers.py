@@ -81,18 +81,34 @@ def _binders(scope: ast.AST, name: str) -> list[ast.AST]:
         a = scope.args
         params = (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
         out += [p for p in params if p is not None and p.arg == name]
-    out += [node for node in ast.walk(scope) if _binds(node, name)]
+    out += _binders_in(scope).get(name, [])
     return out
 
 
-def _binds(node: ast.AST, name: str) -> bool:
+def _binders_in(scope: ast.AST) -> dict[str, list[ast.AST]]:
+    """Name → the nodes inside ``scope`` that bind it (in walk order), walked once per scope."""
+    known: dict[str, list[ast.AST]] | None = getattr(scope, "_fabric_lsp_binders", None)
+    if known is None:
+        known = {}
+        for node in ast.walk(scope):
+            for bound in _bound_names(node):
+                known.setdefault(bound, []).append(node)
+        scope._fabric_lsp_binders = known  # type: ignore[attr-defined]
+    return known
+
+
+def _bound_names(node: ast.AST) -> tuple[str, ...]:
+    """The names ``node`` binds: a stored or deleted name, an import's alias, a definition, a
+    ``global``/``nonlocal`` declaration."""
     if isinstance(node, ast.Name):
-        return node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
+        return (node.id,) if isinstance(node.ctx, (ast.Store, ast.Del)) else ()
     if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return _alias(node, name) is not None
+        return tuple(dict.fromkeys(a.asname or a.name.split(".")[0] for a in node.names))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return node.name == name
-    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+        return (node.name,)
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return tuple(dict.fromkeys(node.names))
+    return ()
 
 
 def _alias(stmt: ast.Import | ast.ImportFrom, name: str) -> ast.alias | None:

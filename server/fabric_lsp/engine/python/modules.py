@@ -50,6 +50,7 @@ class ModuleInfo:
         self._top_loads: dict[int, list[ast.Name]] = {}
         self._top_classes: dict[int, list[ast.ClassDef]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
+        self._calls_by_top_name: dict[int, dict[str, list[ast.Call]]] = {}
         self._globals: dict[ast.AST, set[str]] = {}
         #: while not None, every identifier looked up in :attr:`index` is added (the names one
         #: site's verdict depended on: see :mod:`fabric_lsp.engine.workspace.incremental`)
@@ -277,10 +278,23 @@ class ModuleInfo:
         statement."""
         out: list[ast.Call] = []
         for top in self.tops_with(word):
-            self._walk_top(top)
-            out += [call for call in self._top_calls[id(top)] if callee_name(call) == name]
+            out += self._top_calls_named(top).get(name, ())
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         return out
+
+    def _top_calls_named(self, top: ast.stmt) -> dict[str, list[ast.Call]]:
+        """The calls inside the module-level statement ``top`` by the name they call (once per
+        statement: the call sites of every function ask about the statements naming it)."""
+        found = self._calls_by_top_name.get(id(top))
+        if found is None:
+            self._walk_top(top)
+            found = {}
+            for call in self._top_calls[id(top)]:
+                name = callee_name(call)
+                if name is not None:
+                    found.setdefault(name, []).append(call)
+            self._calls_by_top_name[id(top)] = found
+        return found
 
     def loads_of(self, name: str) -> list[ast.Name]:
         """``Name`` nodes that read ``name``."""

@@ -12,7 +12,6 @@ combines with anything, as every alternative did before paths existed.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Hashable, Iterable
 from typing import Any, TypeVar
 
@@ -70,8 +69,9 @@ def extended(value: V, path: frozenset) -> V | None:
         return None
     if merged == own:
         return value
-    new = copy.copy(value)
-    object.__setattr__(new, "path", merged)
+    new = object.__new__(type(value))  # a shallow copy (values are plain dataclasses): ~5x copy.copy
+    new.__dict__.update(value.__dict__)
+    new.__dict__["path"] = merged
     return new
 
 

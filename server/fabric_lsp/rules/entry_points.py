@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Related
-from fabric_lsp.engine.program.lightning_modules import EntryPoint
+from fabric_lsp.engine.program.lightning_modules import EntryPoint, RunModel
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -37,6 +37,21 @@ def runs_only_others(model: SemanticModel, cls: ClassRef) -> bool:
     return runs_some
 
 
+def declared_runs_others(model: SemanticModel, cls: ClassRef) -> list[RunModel] | None:
+    """No entry point of the workspace runs ``cls``, and what each one runs is known, at least one
+    of them by the type its model is declared with (``system: BaseSystem = find(name)(...)``: the
+    code says which family of classes it trains): the models run, where none of them may be an
+    instance of ``cls`` (it is not one of the declared classes, nor their base, nor either's
+    subclass); else None. A workspace whose entry points all fit particular classes (a library's
+    examples and tests) says nothing of the classes its users fit: there it stays None."""
+    runs = model.workspace_runs()
+    if not runs or not any(r.declared for r in runs):
+        return None
+    if any(model.may_run(r, cls) for r in runs):
+        return None
+    return runs
+
+
 @dataclass(frozen=True)
 class HowRun:
     """How certainly an entry point of ``methods`` runs a class: ``certainty`` None where the
@@ -65,5 +80,11 @@ def how_run(model: SemanticModel, cls: ClassRef, methods: tuple[str, ...]) -> Ho
     if seen and not running:
         names = " or ".join(f"`trainer.{m}`" for m in methods)
         return HowRun(None, why_not=f"{{what}} is checked only by {names}, which no call seen runs on `{cls.name}`")
+    if not seen:
+        others = declared_runs_others(model, cls)
+        if others is not None:
+            declared = sorted({r.cls.name for r in others if r.declared})
+            names = ", ".join(f"`{n}`" for n in declared)
+            return HowRun(None, why_not=f"no entry point of the workspace runs `{cls.name}`: what they run is known, declared as {names} (of which `{cls.name}` is none)")
     certain = [e for e in running if e.every and not e.conditional]
     return HowRun(Certainty.CERTAIN if certain else Certainty.POSSIBLE, tuple(certain or running))

@@ -135,3 +135,79 @@ def test_a_module_of_the_other_import_style_than_every_trainer_is_not_reported(t
     path = tmp_path / "vendored" / "autoencoder.py"
     found = pl003(path.read_text(), str(path), ws)
     assert [f.severity for f in found] == ([Severity.WARNING] if reported else [])
+
+
+REGISTRY = """
+__modules__ = {}
+
+def register(name):
+    def decorator(cls):
+        __modules__[name] = cls
+        return cls
+    return decorator
+
+def find(name):
+    return __modules__[name]
+"""
+SYSTEMS = """
+import pytorch_lightning as pl
+import registry
+
+class BaseSystem(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+
+@registry.register("dreamfusion")
+class DreamFusion(BaseSystem):
+    pass
+"""
+LAUNCH = """
+import pytorch_lightning as pl
+import registry
+from systems import BaseSystem
+
+def main(cfg):
+    system: BaseSystem = registry.find(cfg.system_type)(cfg.system)
+    trainer = pl.Trainer(**cfg.trainer)
+    trainer.fit(system)
+    trainer.test(system)
+"""
+NOT_DECLARED = LAUNCH.replace("system: BaseSystem = ", "system = ")
+
+
+@pytest.mark.parametrize(
+    "launch, extra, reported",
+    [
+        # the only entry points run a model declared as a `BaseSystem`, which `VQModel` is not: not run here
+        (LAUNCH, {}, False),
+        # the same, the model a parameter declared with the type
+        ("import pytorch_lightning as pl\nfrom systems import BaseSystem\n\ndef run(system: BaseSystem, trainer: pl.Trainer):\n    trainer.fit(system)\n", {}, False),
+        # a fit of a particular class besides the declared one: what runs is still known
+        (LAUNCH + "\ndef smoke():\n    from systems import DreamFusion\n    pl.Trainer().fit(DreamFusion())\n", {}, False),
+        # no declared type: the registry's model is not known, and may be any LightningModule
+        (NOT_DECLARED, {}, True),
+        # declared with Lightning's own class: any LightningModule
+        (LAUNCH.replace("system: BaseSystem", "system: pl.LightningModule"), {}, True),
+        # declared with the class itself (or a base of it)
+        (LAUNCH.replace("from systems import BaseSystem", "from vendored.autoencoder import VQModel as BaseSystem"), {}, True),
+        # another entry point whose model is not known
+        (LAUNCH + "\ndef other(cfg):\n    pl.Trainer().fit(build(cfg))\n", {}, True),
+        # a class of the project derives from both: a `BaseSystem` may be a `VQModel`
+        (LAUNCH, {"hybrid.py": "from systems import BaseSystem\nfrom vendored.autoencoder import VQModel\n\nclass Hybrid(BaseSystem, VQModel):\n    pass\n"}, True),
+        # a notebook calls an entry point (notebooks are not among the modules followed)
+        (LAUNCH, {"play.ipynb": '{"cells": [{"cell_type": "code", "source": ["trainer.fit(model)"]}]}'}, True),
+        # the particular classes of a library's examples say nothing of what its users fit: reported as before
+        ("import pytorch_lightning as pl\nfrom systems import DreamFusion\npl.Trainer().fit(DreamFusion())\n", {}, True),
+    ],
+)
+def test_a_class_outside_the_declared_type_of_every_model_run_is_not_reported(tmp_path, launch, extra, reported):
+    """threestudio's shape: its launch script fits ``system: BaseSystem = threestudio.find(name)(...)``
+    (a registry of its systems); a vendored latent-diffusion ``VQModel`` with ``optimizer_idx``,
+    used only as a frozen part of a guidance model, is no ``BaseSystem``: no entry point of the
+    workspace runs it. The declaration is what says so: without it, or with a model not known
+    elsewhere, the class may be run and is reported as before."""
+    (tmp_path / "vendored").mkdir()
+    ws = _workspace(tmp_path, {"vendored/autoencoder.py": VENDORED_VQ, "registry.py": REGISTRY, "systems.py": SYSTEMS, "launch.py": launch, **extra})
+    path = tmp_path / "vendored" / "autoencoder.py"
+    found = pl003(path.read_text(), str(path), ws)
+    assert [f.severity for f in found] == ([Severity.WARNING] if reported else [])

@@ -349,3 +349,17 @@ def test_a_hook_of_the_other_import_style_than_every_trainer_is_not_reported(tmp
     (tmp_path / "train.py").write_text("import pytorch_lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n")
     ws = Workspace(str(tmp_path))
     assert [f.severity for f in pl004(vendored, str(tmp_path / "vendored.py"), ws)] == [Severity.WARNING]
+
+
+def test_a_hook_of_a_class_outside_the_declared_type_of_every_model_run_is_not_reported(tmp_path):
+    """The workspace's only entry points run a model declared as a ``System`` (chosen from a
+    registry): ``Model``, no ``System``, is not run there (threestudio's vendored latent-diffusion
+    classes). Without the declaration the registry's model may be any class: reported as before."""
+    systems = "import lightning as L\n\nSYSTEMS = {}\n\nclass System(L.LightningModule):\n    pass\n"
+    train = "import lightning as L\nfrom systems import SYSTEMS, System\n\ndef main(name):\n    system: System = SYSTEMS[name]()\n    L.Trainer().fit(system)\n    L.Trainer().validate(system)\n"
+    ws = _workspace(tmp_path, {"model.py": MODEL, "systems.py": systems, "train.py": train})
+    assert pl004(MODEL, str(tmp_path / "model.py"), ws) == []
+    (tmp_path / "train.py").write_text(train.replace("system: System = ", "system = "))
+    ws = Workspace(str(tmp_path))
+    (finding,) = pl004(MODEL, str(tmp_path / "model.py"), ws)
+    assert finding.severity is Severity.WARNING and "no such call on it is seen" in finding.message

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable, TypeVar
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning import lightning_cli
@@ -37,11 +38,12 @@ from fabric_lsp.engine.python.values import (
     LightningCLIInst,
     QualRef,
     TrainerInst,
+    Unknown,
     Value,
 )
-
-if TYPE_CHECKING:
-    from fabric_lsp.engine.workspace.workspace import Workspace
+from fabric_lsp.engine.workspace.dependencies import TEXT_FILES
+from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.workspace import MAX_FILES, Workspace
 
 #: the Lightning classes whose user subclasses this module describes
 USER_BASES = (facts.LIGHTNING_MODULE_CLASS, facts.DATA_MODULE_CLASS, facts.CALLBACK_CLASS)
@@ -405,6 +407,177 @@ def model_argument(call: ast.Call) -> ast.expr | None:
     if call.args and not isinstance(call.args[0], ast.Starred):
         return call.args[0]
     return next((k.value for k in call.keywords if k.arg == facts.ENTRY_POINT_MODEL_PARAMETER), None)
+
+
+# -- what the workspace runs -----------------------------------------------------------------------
+#: The calls besides the Trainer's entry points that run a LightningModule's loops: the tuner's
+#: (``Tuner(trainer).lr_find(model)``, ``.scale_batch_size(model)``; 1.x ``trainer.tune(model)``).
+TUNER_METHODS = ("lr_find", "scale_batch_size", "tune")
+
+
+@dataclass(frozen=True)
+class RunModel:
+    """A LightningModule class that an entry point of the workspace (``call`` in ``module``) may
+    run: an instance of ``cls`` built there (a construction the evaluator follows), or, where the
+    model is known only by its type (``system: BaseSystem = registry[name](...)``, a parameter
+    ``system: BaseSystem``, ``self`` in a method), an instance of ``cls`` or of any subclass of it
+    (``declared``)."""
+
+    cls: ClassRef
+    declared: bool
+    call: ast.Call
+    module: ModuleInfo
+
+
+def workspace_runs(inference: Inference, workspace: Workspace | None, m: ModuleInfo) -> list[RunModel] | None:
+    """The LightningModule classes that the entry points of the workspace (``trainer.fit/validate/
+    test/predict(model)`` and the tuner's ``lr_find``/``scale_batch_size``/``tune`` in ``m`` and in
+    every module that names one of them) may run; None where that is not known: a call that may be
+    a Trainer's whose model is neither followed to instances of project classes nor declared with
+    a project LightningModule's type (a model from a config, ``**kwargs``, a parameter declared
+    with Lightning's own ``LightningModule``), a ``LightningCLI`` (it builds the model its command
+    line names), a workspace with more files than are listed. Calls on receivers visibly not a
+    Trainer (a constant, a module, an instance of a project class that is no Trainer) are not
+    entry points; a call that passes no model runs the one its Trainer fitted."""
+    modules = {id(m): m}
+    if workspace is not None:
+        if workspace.root and (len(workspace.python_files()) >= MAX_FILES or _notebook_runs(workspace, workspace.root)):
+            return None
+        if workspace.modules_mentioning("LightningCLI", exclude=m.path):
+            return None
+        for method in (*facts.TRAINER_ENTRY_POINTS, *TUNER_METHODS):
+            for other in workspace.modules_mentioning(method, exclude=m.path):
+                modules.setdefault(id(other), other)
+    if "LightningCLI" in m.text:
+        return None
+    out: list[RunModel] = []
+    for mod in modules.values():
+        for method in (*facts.TRAINER_ENTRY_POINTS, *TUNER_METHODS):
+            for call in mod.calls_by_name.get(method, []):
+                if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
+                    continue
+                receivers = [v for v in inference.evaluate(call.func.value, mod) or [Unknown()] if _may_be_trainer(inference, v)]
+                if not receivers:
+                    continue
+                if any(isinstance(v, (QualRef, ClassRef)) for v in receivers):
+                    return None  # `Trainer.fit(trainer, model)`: the model is not the first argument
+                runs = _models_run(inference, call, mod)
+                if runs is None:
+                    return None
+                out += runs
+    return out
+
+
+#: notebooks larger than this (in characters, outputs included) are not read: they may run anything
+MAX_NOTEBOOK_CHARS = 64 * 1024 * 1024
+#: an entry-point call as a notebook's JSON holds it
+_NOTEBOOK_ENTRY_POINT = re.compile(r"\.(?:" + "|".join((*facts.TRAINER_ENTRY_POINTS, *TUNER_METHODS)) + r")\s*\(")
+
+
+def _notebook_runs(workspace: Workspace, root: str) -> bool:
+    """Whether a notebook of the workspace may call an entry point (the workspace's modules are
+    its ``.py`` files: a notebook's calls are not among them)."""
+    workspace.record_listing(TEXT_FILES)  # the notebooks are among the text files
+    for path in project_files(root, lambda name: name.lower().endswith(".ipynb"), MAX_FILES):
+        text = workspace.text_of(path)  # None for a notebook larger than a module may be (its outputs): read whole
+        if text is None:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read(MAX_NOTEBOOK_CHARS + 1)
+            except OSError:
+                return True
+            if len(text) > MAX_NOTEBOOK_CHARS:
+                return True
+        if _NOTEBOOK_ENTRY_POINT.search(text):
+            return True
+    return False
+
+
+def _may_be_trainer(inference: Inference, v: Value) -> bool:
+    """Whether a receiver may be a Trainer (or a Tuner): not a constant, a module, a function, an
+    instance of a project class that derives from no Trainer …"""
+    if isinstance(v, (Unknown, TrainerInst)):
+        return True
+    if isinstance(v, QualRef):
+        return import_style(v.qualname) is not None
+    if isinstance(v, (Instance, ClassRef)):
+        cls = v.cls if isinstance(v, Instance) else v
+        not_known: str | None = facts.TRAINER_CLASS
+        return _bounded(inference, functools.partial(pytorch_base, inference, cls), not_known) == facts.TRAINER_CLASS
+    return False
+
+
+def _models_run(inference: Inference, call: ast.Call, m: ModuleInfo) -> list[RunModel] | None:
+    """The LightningModule classes an entry-point call may run (None: not known)."""
+    arg = model_argument(call)
+    if arg is None:
+        unpacked = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        return None if unpacked else []
+    out: list[RunModel] = []
+    unknown = False
+    for v in inference.evaluate(arg, m):
+        if isinstance(v, Instance):
+            lc = lightning_class(inference, v.cls)
+            if lc is not None and lc.base == facts.LIGHTNING_MODULE_CLASS:
+                # no construction: known by its type only (a parameter's annotation, ``self``)
+                out.append(RunModel(v.cls, v.call is None, call, m))
+        elif isinstance(v, Unknown):
+            unknown = True
+    if unknown:
+        declared = declared_type(inference, arg, m)
+        if declared is None:
+            return None
+        out += [RunModel(k, True, call, m) for k in declared]
+    return out
+
+
+def declared_type(inference: Inference, node: ast.expr, m: ModuleInfo) -> list[ClassRef] | None:
+    """The project LightningModule classes the name ``node`` is declared with in its scope (a
+    parameter's annotation, ``name: Type = ...``; a type checker holds every value of the name to
+    it), or None: not a name, no declaration, one that names no project LightningModule only
+    (Lightning's own class, a union, a string)."""
+    if not isinstance(node, ast.Name):
+        return None
+    scope = m.parents.get(node)
+    while scope is not None and not isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef, ast.Lambda)):
+        scope = m.parents.get(scope)
+    if scope is None:
+        return None
+    annotation: ast.expr | None = None
+    if isinstance(scope, FUNC_TYPES):
+        a = scope.args
+        params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p is not None)]
+        annotation = next((p.annotation for p in params if p.arg == node.id), None)
+    for n in own_nodes(scope):
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and node.id in n.names:
+            return None
+        if annotation is None and isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+            annotation = n.annotation
+    if annotation is None or isinstance(annotation, ast.Constant):
+        return None
+    values = inference.evaluate(annotation, m)  # under a budget of its own
+    classes = [v for v in values if isinstance(v, ClassRef)]
+    if not classes or len(classes) != len(values):
+        return None
+    if any(lightning_base(inference, k) != facts.LIGHTNING_MODULE_CLASS for k in classes):
+        return None
+    return classes
+
+
+def may_run(inference: Inference, run: RunModel, cls: ClassRef) -> bool:
+    """Whether an instance ``run`` stands for may be an instance of ``cls``: ``cls`` is in its
+    class's MRO, or (the type only declared, or the instance a subclass's) that class is in the MRO
+    of ``cls`` or of a subclass of it; True where an MRO cannot be evaluated."""
+    key = _class_key(cls)
+    run_mro = _mro(inference, run.cls)
+    if run_mro is None or any(_class_key(k) == key for k in run_mro):
+        return True
+    none: list[ClassRef] = []
+    for k in [cls, *_bounded(inference, lambda: inference.subclasses(cls), none)]:
+        mro = _mro(inference, k)
+        if mro is None or any(_class_key(c) == _class_key(run.cls) for c in mro):
+            return True
+    return False
 
 
 def _conditional(m: ModuleInfo, node: ast.AST) -> bool:

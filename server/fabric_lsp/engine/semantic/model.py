@@ -24,6 +24,7 @@ from fabric_lsp.engine.program.lightning_modules import (
     Logged,
     MonitorCallback,
     OptimizerConfig,
+    RunModel,
 )
 from fabric_lsp.engine.program.model_methods import (
     MethodRun,
@@ -372,6 +373,17 @@ class SemanticModel:
             ("trainer_import_styles",), lambda: lightning_modules.trainer_import_styles(self.inference, self.workspace, self.module)
         )
         return bool(styles) and style not in (styles or ())
+
+    def workspace_runs(self) -> list[RunModel] | None:
+        """The LightningModule classes the workspace's entry points may run: each one followed
+        to instances, or known by the type its model is declared with (any subclass of it); None
+        where one is not known. The verdict depends on the other modules."""
+        found = self.asked_once(("workspace_runs",), lambda: lightning_modules.workspace_runs(self.inference, self.workspace, self.module))
+        return None if found is None else list(found)
+
+    def may_run(self, run: RunModel, cls: ClassRef) -> bool:
+        """Whether the model of an entry point ``run`` stands for may be an instance of ``cls``."""
+        return lightning_modules.may_run(self.inference, run, cls)
 
     def logged(self, cls: ClassRef) -> Logged:
         """The keys the hooks of the LightningModule ``cls`` log (``self.log``/``self.log_dict``,

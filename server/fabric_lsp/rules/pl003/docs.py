@@ -55,7 +55,12 @@ several optimizers. Nothing where the entry points seen on the class are only
 `validate`/`test`/`predict` (they never call `configure_optimizers`), where none is seen and the
 class derives from the other import style's `LightningModule` (`pytorch_lightning` vs `lightning`)
 than every Trainer the workspace's entry points run (they refuse it with a `TypeError` first,
-`utilities/model_helpers.py:96`: a vendored copy of 1.x code), where the number of
+`utilities/model_helpers.py:96`: a vendored copy of 1.x code), where none is seen and what
+every entry point of the workspace runs is known, at least one model by the type it is declared
+with (`system: BaseSystem = registry[name](...)`, a parameter `model: BaseSystem`; the others
+built from a class), and none of them may be an instance of the class (it is neither a declared
+class nor a base or subclass of one: a vendored model used as a frozen part of another; a notebook
+that calls an entry point, a `LightningCLI` or a model not known keeps the warning), where the number of
 optimizers or `automatic_optimization` is not known, or where the analysed environment's
 Lightning is older than 2.0 (1.x optimised several optimizers itself). The Trainer's checks:
 the manual-optimisation ones exist since 1.4.0 (`trainer/configuration_validator.py` there too);

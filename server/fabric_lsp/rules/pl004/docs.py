@@ -21,7 +21,10 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   check the hook (a `test_epoch_end` on a class that is only ever `fit`), or where no call is seen
   and the class derives from the other import style's `LightningModule` (`pytorch_lightning` vs
   `lightning`) than every Trainer the workspace's entry points run — those Trainers refuse it with a
-  `TypeError` first (`utilities/model_helpers.py:96`): 1.x code vendored into a 2.x project. A `LightningCLI(Model)`
+  `TypeError` first (`utilities/model_helpers.py:96`): 1.x code vendored into a 2.x project —, or
+  where no call is seen and every entry point of the workspace runs a known model, at least one
+  of them known by the type it is declared with (`system: BaseSystem = registry[name](...)`),
+  none of which may be an instance of the class. A `LightningCLI(Model)`
   runs the class with the subcommand its command line names, so each of `fit`/`validate`/`test`
   is a run on some paths (a **warning**), unless the code writes it (`args=["fit", ...]`) or
   says `run=False` (then `cli.trainer.fit(cli.model)` is the entry point); with

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
-import re
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -14,6 +14,7 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
+from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 from fabric_lsp.rules.prefilters import may_have_findings
 
@@ -338,36 +339,19 @@ def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) 
             cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)
 
 
-#: the words of what an analysis follows furthest (Fabrics and Trainers, their set-ups and launches)
-_COSTLY = re.compile(r"\b(?:[Ff]abric|[Tt]rainer|setup\w*|backward|launch|LightningModule)\b")
-
-
-def expected_cost(text: str) -> int:
-    """How long a file's analysis may take, to hand the longest out first: its size, and as much
-    again as two kilobytes for each word of what the analysis follows furthest (on the six trees
-    of the speed issue, within a few percent of the order their measured times give)."""
-    return len(text) + 2000 * len(_COSTLY.findall(text))
-
-
 def _preload() -> None:
     """Import what every analysis needs, once, before the workers are forked (each would import
     it for itself otherwise)."""
-    try:
-        import jedi  # noqa: F401
-
-        import fabric_lsp.documents.analyzers  # noqa: F401
-        import fabric_lsp.engine.program.infer  # noqa: F401
-        from fabric_lsp.rules import ALL_RULES  # noqa: F401  (the registry, made on first use)
-    except ImportError:
-        pass
+    with contextlib.suppress(ImportError):
+        importlib.import_module(PRELOAD)
 
 
 def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]) -> list | None:
     """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
     workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
     a worker parses and looks them up once), the chunks most costly first (``costs``,
-    :func:`expected_cost`): a worker that is done takes the next, and a chunk holding a long
-    file is not left for last while the other workers have nothing to do."""
+    :func:`~fabric_lsp.documents.pool.chunks`): a worker that is done takes the next, and a chunk
+    holding a long file is not left for last while the other workers have nothing to do."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -377,16 +361,14 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     ctx = multiprocessing.get_context(method)
     if method == "fork":
         _preload()
-    # Small chunks keep the bar moving and the cores busy; big enough to amortise pickling.
-    size = max(1, min(16, len(tasks) // (jobs * 4)))
-    starts = sorted(range(0, len(tasks), size), key=lambda i: -sum(costs[i : i + size]))
+    order = chunks(costs, jobs)
     results: list = [None] * len(tasks)
     done = 0
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)) as pool:
-            for start, chunk in zip(starts, pool.map(_check_chunk, [(tasks[i : i + size], mode) for i in starts])):
-                results[start : start + len(chunk)] = chunk
+            for part, chunk in zip(order, pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])):
+                results[part.start : part.stop] = chunk
                 done += len(chunk)
                 if bar is not None:
                     bar.update(len(chunk))

@@ -5,10 +5,16 @@ as ``fabric-lsp check --jobs 1``. Here the modules of a project are analysed in 
 instead (each with its own workspace over the files on disk, as ``fabric-lsp check``'s workers),
 and each result comes back with what its analysis looked up, so that the server reuses it only
 where it read no open document (an unsaved buffer a worker cannot see) and knows what it
-depends on.
+depends on. The modules go in chunks of neighbouring files, the most costly first, as the command
+line's do (:mod:`fabric_lsp.documents.pool`), and the server reports each chunk as it is done.
 
-Workers are spawned, not forked: the server runs threads. Their standard output is closed, as
-the server's own carries the protocol.
+The server runs threads, so its workers are not forked from it: where the platform has one, they
+are forked from a *fork server*, a single-threaded process started from a fresh interpreter that
+imports the engine once (:data:`~fabric_lsp.documents.pool.PRELOAD`) before it forks any worker.
+The server starts it at ``initialize`` (:func:`prestart`), so that it imports while the client
+lists and asks; each worker then starts without importing anything, and ends without tearing its
+heap down (a forked child leaves by ``os._exit``). Elsewhere they are spawned. Their standard
+output is closed, as the server's own carries the protocol.
 """
 
 from __future__ import annotations
@@ -16,18 +22,20 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.context import BaseContext
 from typing import Callable
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents import check
+from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 #: fewer modules to analyse than this are analysed on the server's thread: starting workers
-#: (each imports the engine and jedi, about a second) would cost more than it saves
+#: (each makes a workspace of its own and parses what its modules import) would cost more than it saves
 MIN_MODULES = 24
 
 
@@ -57,6 +65,26 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def context() -> BaseContext:
+    """How worker processes start: forked from the fork server where there is one (it imports
+    :data:`PRELOAD` first), else spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([PRELOAD])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def prestart() -> None:
+    """Start the fork server now, if workers are forked from one: it imports the engine while the
+    server goes on, and forks the first workers at once when they are asked for. The fork server
+    lives as long as the server (it leaves when the server's end of its pipe closes)."""
+    if context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def _start(root: str | None, environment: str | None) -> None:
     from fabric_lsp.documents.analyzers import Analyzers
     from fabric_lsp.engine.workspace.workspace import Workspace
@@ -77,14 +105,19 @@ def _analyse(job: Job) -> Done | None:
     return Done(job.text, tuple(analysis.findings), recorder.freeze())
 
 
+def _analyse_chunk(jobs: list[Job]) -> list[Done | None]:
+    return [_analyse(job) for job in jobs]
+
+
 class Workers:
-    """Worker processes analysing modules, results asked for by path (in the order submitted,
-    so the server reports the first batches while the workers go on)."""
+    """Worker processes analysing modules, results asked for by path; :meth:`chunks` tells which
+    paths each unit of work holds, to report them in the order they are done."""
 
     def __init__(self, root: str | None, environment: str | None, log: Callable[[str], None]) -> None:
         self.root, self.environment, self.log = root, environment, log
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: dict[str, Future] = {}
+        self._pending: dict[str, tuple[Future, int]] = {}
+        self._chunks: list[tuple[Future, list[str]]] = []
 
     def submit(self, jobs: Sequence[Job], workers: int) -> None:
         """Start analysing ``jobs``; nothing when there are too few to pay for the workers."""
@@ -92,31 +125,42 @@ class Workers:
         if workers < 2 or len(jobs) < MIN_MODULES:
             return
         self.log(f"fabric-lsp: analysing {len(jobs)} modules in {workers} worker processes")
-        context = multiprocessing.get_context("spawn")
         try:
-            self._pool = ProcessPoolExecutor(workers, context, initializer=_start, initargs=(self.root, self.environment))
-            self._pending = {job.path: self._pool.submit(_analyse, job) for job in jobs}
+            self._pool = ProcessPoolExecutor(workers, context(), initializer=_start, initargs=(self.root, self.environment))
+            for part in chunks([expected_cost(job.text) for job in jobs], workers):
+                chunk = list(jobs[part.start : part.stop])
+                future = self._pool.submit(_analyse_chunk, chunk)
+                self._chunks.append((future, [job.path for job in chunk]))
+                self._pending.update((job.path, (future, i)) for i, job in enumerate(chunk))
         except OSError as exc:
             self.log(f"fabric-lsp: worker processes did not start ({exc}); analysing on one thread")
             self.close()
 
+    def chunks(self) -> list[tuple[Future, list[str]]]:
+        """Each unit of work submitted (its future) and the paths it analyses, most costly first."""
+        return list(self._chunks)
+
     def result(self, path: str, text: str) -> Done | None:
         """The analysis of ``path`` as submitted, if it was and the text is still ``text``."""
-        future = self._pending.pop(path, None)
-        if future is None:
+        pending = self._pending.pop(path, None)
+        if pending is None:
             return None
+        future, index = pending
         try:
-            done = future.result()
+            done = future.result()[index]
         except (BrokenProcessPool, OSError) as exc:
-            self.log(f"fabric-lsp: worker processes failed ({type(exc).__name__}: {exc}); analysing on one thread")
+            if self._pool is not None:
+                self.log(f"fabric-lsp: worker processes failed ({type(exc).__name__}: {exc}); analysing on one thread")
             self.close()
+            return None
+        except CancelledError:
             return None
         return done if done is not None and done.text == text else None
 
     def close(self) -> None:
-        for future in self._pending.values():
+        for future, _ in self._chunks:
             future.cancel()
-        self._pending = {}
+        self._pending, self._chunks = {}, []
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None

@@ -13,7 +13,7 @@ import os
 import sys
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from fabric_lsp import declared_version
 from fabric_lsp.config import PYPROJECT, SECTION, Config
@@ -61,6 +61,8 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
         root_uri = params.root_uri
     ls.root = to_fs_path(root_uri) if root_uri else (params.root_path or None)
     ls.setup_engine()
+    if ls.pull and ls.root:  # a client that may pull the workspace's diagnostics: its workers' start under way
+        ls.prestart_workers()
 
 
 def _path_of(uri: str) -> str | None:
@@ -205,7 +207,9 @@ async def document_diagnostic(ls: FabricLanguageServer, params: types.DocumentDi
 
 async def workspace_diagnostic(ls: FabricLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
     """Every Python file of the project (open documents at their current version), with
-    ``$/progress`` when the client gave a token; unchanged files as unchanged reports."""
+    ``$/progress`` when the client gave a token; unchanged files as unchanged reports. The files
+    that need no worker process (unchanged, in the cache, looked at by no rule) are reported first,
+    then the modules analysed in worker processes, chunk by chunk as the workers finish them."""
     previous = {p.uri: p.value for p in params.previous_result_ids}
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(ls.executor, ls.workspace_model.python_files) if ls.workspace_model else []
@@ -217,15 +221,30 @@ async def workspace_diagnostic(ls: FabricLanguageServer, params: types.Workspace
         if result is not None:
             items.append(_workspace_item(uri, result.version, result.result_id, result.diagnostics, previous))
     on_disk = [f for f in files if f not in open_paths]
-    await loop.run_in_executor(ls.executor, ls.start_disk_reports)
-    await loop.run_in_executor(ls.executor, ls.submit_disk_analyses, on_disk)
-    for start in range(0, len(on_disk), WORKSPACE_BATCH):
-        batch = on_disk[start : start + WORKSPACE_BATCH]
-        for uri, report in await loop.run_in_executor(ls.executor, ls.disk_reports_for, batch):
-            items.append(_workspace_item(uri, None, report.result_id, report.diagnostics, previous))
+    reports: dict[str, types.WorkspaceDocumentDiagnosticReport] = {}
+
+    async def report(batch: list[str]) -> None:
+        for uri, disk in await loop.run_in_executor(ls.executor, ls.disk_reports_for, batch):
+            reports[uri] = _workspace_item(uri, None, disk.result_id, disk.diagnostics, previous)
         progress.advance(len(batch))
-    await loop.run_in_executor(ls.executor, ls.end_disk_reports)
+
+    try:
+        await loop.run_in_executor(ls.executor, ls.start_disk_reports)
+        chunks = await loop.run_in_executor(ls.executor, ls.submit_disk_analyses, on_disk)
+        in_workers = {path for _, paths in chunks for path in paths}
+        rest = [f for f in on_disk if f not in in_workers]
+        for start in range(0, len(rest), WORKSPACE_BATCH):
+            await report(rest[start : start + WORKSPACE_BATCH])
+        waiting = {asyncio.wrap_future(future): paths for future, paths in chunks}
+        while waiting:  # open documents are analysed between two chunks
+            finished, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            for future in finished:
+                await report(waiting.pop(future))
+    finally:
+        await loop.run_in_executor(ls.executor, ls.end_disk_reports)
     progress.end()
+    position = {uri: i for i, uri in enumerate(map(from_fs_path, on_disk))}
+    items += [item for _, item in sorted(reports.items(), key=lambda kv: position[kv[0]])]
     return types.WorkspaceDiagnosticReport(items=items)
 
 

@@ -12,7 +12,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Awaitable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
 from urllib.parse import unquote
 
@@ -29,7 +29,7 @@ from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
 from fabric_lsp.documents.cache import CACHE_DIR, Cache, World, file_key
-from fabric_lsp.documents.workers import Job, Workers, cores
+from fabric_lsp.documents.workers import Job, Workers, cores, prestart
 from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.findings import Finding, Pos, Severity, Span
 from fabric_lsp.engine.program import batch_scripts
@@ -461,14 +461,26 @@ class FabricLanguageServer(LanguageServer):
         known = cache.entries.get(path) if cache is not None else None
         return None if cache is None or known is None or self._reads_open_documents(known.deps) else cache
 
-    def submit_disk_analyses(self, paths: list[str]) -> None:
+    def submit_disk_analyses(self, paths: list[str]) -> list[tuple[Future, list[str]]]:
         """Worker thread, before the reports of files that are not open: the modules among them to
         be analysed afresh (changed, not in the cache, kept by a rule's prefilter) go to worker
-        processes at once; the reports take their results in turn."""
+        processes at once; returns each unit of work handed out and the paths it holds (none when
+        too few are worth the workers), whose reports take their results in turn."""
         jobs = [job for job in map(self._disk_job, paths) if job is not None]
         workers = Workers(self.root, self.options.environment_path, self.log_message)
         workers.submit(jobs, cores())
         self.disk_workers = workers
+        return workers.chunks()
+
+    def prestart_workers(self) -> None:
+        """Start what the worker processes of a cold ``workspace/diagnostic`` start from (the fork
+        server), so that it has imported the engine by the time the client asks."""
+        if cores() < 2:
+            return
+        try:
+            prestart()
+        except OSError as exc:
+            self.log_message(f"fabric-lsp: could not start the worker processes' fork server ({exc})")
 
     def _disk_job(self, path: str) -> Job | None:
         uri = from_fs_path(path)

@@ -1,0 +1,11 @@
+"""What every analysis needs, imported by a process that forks workers before it forks them
+(``fabric-lsp check``'s process, the server's fork server): a forked worker then starts with
+the engine, jedi and the rule registry in place instead of importing them for itself."""
+
+from __future__ import annotations
+
+import jedi  # noqa: F401
+
+import fabric_lsp.documents.analyzers  # noqa: F401
+import fabric_lsp.engine.program.infer  # noqa: F401
+from fabric_lsp.rules import ALL_RULES  # noqa: F401  (the registry, made on first use)

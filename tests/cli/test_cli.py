@@ -75,6 +75,20 @@ def test_bad_input_gets_one_clear_line(tmp_path):
     assert "Traceback" not in missing.stderr
 
 
+def test_nothing_to_check_says_so_and_is_no_error(tmp_path):
+    """A folder with nothing fabric-lsp reads, or a named shell script that launches no Python,
+    gets one warning line (as ruff's "No Python files found") and exit 0, not a silent exit 2."""
+    (tmp_path / "setup.sh").write_text("pip install -e .\n")
+    (tmp_path / "empty").mkdir()
+    for target in (tmp_path / "setup.sh", tmp_path, tmp_path / "empty"):
+        r = cli("check", target, cwd=tmp_path)
+        assert r.returncode == 0, (target, r.stderr)
+        assert "warning: nothing to check under the given path(s)" in r.stderr, (target, r.stderr)
+    (tmp_path / "train.py").write_text("x = 1\n")
+    r = cli("check", tmp_path, cwd=tmp_path)
+    assert r.returncode == 0 and "nothing to check" not in r.stderr
+
+
 def test_folder_of_empty_init_files_is_quiet(tmp_path):
     for pkg in ("a", "a/b", "c"):
         (tmp_path / pkg).mkdir(parents=True)

@@ -142,7 +142,8 @@ def test_folders_include_notebooks_and_exclude_applies(work):
     assert sorted({x["filename"] for x in json.loads(r.stdout)}) == ["fixable.ipynb", "sub/copy.ipynb", "train.ipynb"]
     (work / "pyproject.toml").write_text('[tool.fabric-lsp]\nextend-exclude = ["*.ipynb"]\n')
     r = cli("check", ".", cwd=work)
-    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")  # nothing left to check
+    assert (r.returncode, r.stdout) == (0, "")  # nothing left to check, and it says so
+    assert r.stderr.startswith("fabric-lsp: warning: nothing to check") and len(r.stderr.splitlines()) == 1
 
 
 def test_stdin_notebook_fix_writes_the_notebook_json(work):

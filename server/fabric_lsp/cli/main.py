@@ -265,8 +265,15 @@ def _emit(args, report, mode: Mode, stdin: bool) -> str | None:
     return _write_output(output, args.output_file)
 
 
+#: what a run that found nothing to check says (as ruff's "No Python files found")
+NOTHING_TO_CHECK = (
+    "fabric-lsp: warning: nothing to check under the given path(s): no Python file, notebook, or "
+    "batch script that launches Python (through SLURM, torchrun or fabric run)"
+)
+
+
 def _exit_code(args, report, n_inputs: int) -> int:
-    if n_inputs and report.checked == 0:
+    if n_inputs and report.checked == 0 and report.problems:  # nothing read: each input says why
         return EXIT_ERROR
     if any("no such file" in p for p in report.problems):
         return EXIT_ERROR
@@ -367,6 +374,8 @@ def check_command(args) -> int:
         report.checked += 1 if r.checked else 0
     for line in report.problems:
         print(line, file=sys.stderr)
+    if report.checked == 0 and not report.problems and not stdin:
+        print(NOTHING_TO_CHECK, file=sys.stderr)
     if args.add_noqa:
         return _add_noqa(report)
     error = _emit(args, report, mode, stdin)

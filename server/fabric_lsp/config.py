@@ -22,6 +22,7 @@ from the editor.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
@@ -369,6 +370,12 @@ class Config:
         """The folder exclude and per-file-ignores patterns are relative to."""
         return os.path.dirname(self.source) if self.source else None
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """Every setting of this configuration, as text (a cache entry's key holds it): its
+        ``repr``, made once (most files of a project share their folder's configuration)."""
+        return repr(self)
+
     # -- rules -------------------------------------------------------------------------------
     @cached_property
     def enabled_codes(self) -> frozenset[str]:
@@ -680,6 +687,24 @@ class Resolver:
         return out
 
 
+#: a named group of a pattern's regular expression (pathspec marks a directory match with one)
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+class _IgnoreFile:
+    """One ignore file's patterns (a ``pathspec.GitIgnoreSpec``, whose ``check_file`` tries them
+    one by one), and one regular expression that a path matches (``search``, as each pattern is tried) where any of them does: most paths
+    match none, and are told so by one match instead of one per pattern."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+        self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
+        regexes = [getattr(p, "regex", None) for p in spec.patterns if p.include is not None]
+        if all(isinstance(getattr(r, "pattern", None), str) for r in regexes):
+            with contextlib.suppress(re.error):
+                self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', r.pattern)})" for r in regexes) or r"(?!)")
+
+
 class GitIgnore:
     """``.gitignore`` files (and ``.git/info/exclude``) from the repository root down to a path,
     the deepest decisive pattern winning, as git does. Outside a git repository, only the
@@ -699,7 +724,7 @@ class GitIgnore:
                     lines = fh.read().splitlines()
                 import pathspec
 
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+                spec = _IgnoreFile(pathspec.GitIgnoreSpec.from_lines(lines))
             except OSError:
                 spec = None
             except Exception:  # a pattern pathspec cannot compile: ignore that file, as git would warn
@@ -747,7 +772,9 @@ class GitIgnore:
             if spec is None:
                 continue
             rel = os.path.relpath(path, d).replace(os.sep, "/") + ("/" if is_dir else "")
-            include = spec.check_file(rel).include
+            if spec.any_pattern is not None and not spec.any_pattern.search(rel):
+                continue  # no pattern of the file matches: it decides nothing
+            include = spec.spec.check_file(rel).include
             if include is not None:
                 return bool(include)
         return False

@@ -451,6 +451,7 @@ def forget() -> None:
     """Read every root's files again at the next question (one of them changed)."""
     with _LOCK:
         _CACHE.clear()
+        _FOLDERS.clear()
 
 
 
@@ -495,6 +496,22 @@ def declaring_folder(start: str, root: str) -> str | None:
     start, root = os.path.abspath(start), os.path.abspath(root)
     if not start.startswith(root + os.sep):
         return None
+    now = time.monotonic()
+    with _LOCK:
+        cached = _FOLDERS.get((start, root))
+    if cached is not None and now - cached[0] < STAMP_TTL:  # as long as each folder's answer is kept
+        return cached[1]
+    found = _declaring_folder(start, root)
+    with _LOCK:
+        _FOLDERS[(start, root)] = (now, found)
+    return found
+
+
+#: :func:`declaring_folder`'s answers, by (start, root), with when they were made
+_FOLDERS: dict[tuple[str, str], tuple[float, str | None]] = {}
+
+
+def _declaring_folder(start: str, root: str) -> str | None:
     folder = start
     while folder != root:
         declared = declared_lightning_version(folder)

@@ -875,11 +875,12 @@ def installed_lightning_version(environment_path: str | None = None) -> str | No
 
 
 def _read_lightning_version(environment_path: str | None) -> str | None:
-    from importlib import metadata
-
     search = _site_packages(environment_path) if environment_path else None
     if environment_path and not search:
         return None
+    if not _may_hold_distribution(search):
+        return None
+    from importlib import metadata  # ~20 ms to import: only where a distribution may be found
     for name in LIGHTNING_DISTRIBUTIONS:
         if search is None:
             try:
@@ -890,6 +891,34 @@ def _read_lightning_version(environment_path: str | None) -> str | None:
             if (dist.metadata["Name"] or "").lower().replace("_", "-") == name:
                 return dist.version
     return None
+
+
+def _may_hold_distribution(search: list[str] | None) -> bool:
+    """Whether ``importlib.metadata`` may find one of :data:`LIGHTNING_DISTRIBUTIONS` in the
+    folders ``search`` (None: ``sys.path``, through the finders of ``sys.meta_path``): False only
+    where no folder holds a ``*.dist-info``/``*.egg-info``/``*.egg`` of theirs and, for
+    ``sys.path``, no finder besides the standard path finder can list distributions."""
+    import os
+    import sys
+
+    if search is None:
+        from importlib.machinery import PathFinder
+
+        if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+            return True
+    wanted = {n.replace("-", "_") for n in LIGHTNING_DISTRIBUTIONS}
+    for folder in sys.path if search is None else search:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            if os.path.isfile(folder):  # a zip file or an egg on the path: let importlib.metadata look
+                return True
+            continue
+        for name in names:
+            stem, dot, suffix = name.lower().rpartition(".")
+            if dot and suffix in ("dist-info", "egg-info", "egg") and stem.split("-")[0].replace(".", "_") in wanted:
+                return True
+    return False
 
 
 def _site_packages(environment_path: str) -> list[str]:

@@ -324,7 +324,7 @@ def _from_entry(task: Task, text: str, entry: Entry):
     from fabric_lsp.cli.output import FileResult
 
     result = FileResult(task.path, task.shown, text=text, findings=list(entry.findings), problems=list(entry.problems), checked=entry.checked)
-    if entry.checked and check.kind_of(task.path) is check.Kind.NOTEBOOK:
+    if entry.findings and check.kind_of(task.path) is check.Kind.NOTEBOOK:  # to place them in its cells
         from fabric_lsp.documents.notebook import NotebookError, NotebookFile
 
         with contextlib.suppress(NotebookError):

@@ -20,7 +20,7 @@ import os
 import pickle
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from fabric_lsp import __version__
@@ -28,7 +28,7 @@ from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.files import project_files, text_files
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -42,6 +42,15 @@ FORMAT = 1
 
 def digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Known:
+    """Answers of a run to :meth:`World.mentioning` for words (the paths, in the order of the
+    project's Python files), and the digest of every Python file of the project at the time."""
+
+    digests: dict[str, str | None]
+    mentions: dict[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,7 @@ def file_key(text: str, config: Config, named: bool = False, *more: object) -> s
     """The key of a file's entry: its text and everything besides look-ups its check reads: the
     file's configuration, the analysed Lightning version, whether it was named on the command
     line (an empty file gets a note then), and what the caller adds (``more``)."""
-    settings = (config, config.effective_lightning_version, named, *more)
+    settings = (config.fingerprint, config.effective_lightning_version, named, *more)
     return digest(f"{FORMAT}\0{settings!r}\0{text}")
 
 
@@ -90,6 +99,11 @@ class World:
     _mentioning: dict[str, tuple] = field(default_factory=dict)
     _words: dict[str, list[str]] | None = None
     _listings: dict[str, tuple] = field(default_factory=dict)
+    #: the previous run's answers to :meth:`mentioning` for words, and the digests of the Python
+    #: files they were made from (reused for the files unchanged since)
+    known: Known | None = None
+    _changed: set[str] | None = None
+    _answers: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def digest_of(self, path: str) -> str | None:
         if path not in self._digests:
@@ -130,12 +144,50 @@ class World:
         """The project's files whose text mentions ``name`` as a word, with their digests."""
         if name not in self._mentioning:
             if WORD.fullmatch(name):  # a word: the index of every file's words, built once
-                paths = self._by_word().get(name, [])
+                paths = self._mentioning_word(name)
             else:
                 word = re.compile(rf"\b{re.escape(name)}\b")
                 paths = [p for p in self.python_files() if name in self._text(p) and word.search(self._text(p))]
             self._mentioning[name] = tuple((p, self.digest_of(p)) for p in paths)
         return self._mentioning[name]
+
+    def _mentioning_word(self, name: str) -> list[str]:
+        """The Python files whose words include ``name``, in the order of :meth:`python_files`:
+        the previous run's answer where it has one, corrected by the words of the files changed,
+        added or removed since (no other file's words are read)."""
+        before = self.known.mentions.get(name) if self.known is not None else None
+        if before is None:
+            return self._by_word().get(name, [])
+        changed = self.changed_since_known()
+        if not changed:
+            return list(before)
+        keep = {p for p in before if p not in changed}
+        keep.update(p for p in changed if p in self._python_set() and name in self._words_of(p))
+        return [p for p in self.python_files() if p in keep]
+
+    def changed_since_known(self) -> set[str]:
+        """The Python files added, removed or changed since the previous run's answers."""
+        if self._changed is None:
+            known = self.known.digests if self.known is not None else {}
+            now = self._python_set()
+            self._changed = {p for p in now if known.get(p) != self.digest_of(p)} | (set(known) - now)
+        return self._changed
+
+    def _python_set(self) -> set[str]:
+        return set(self.python_files())
+
+    def _words_of(self, path: str) -> set[str]:
+        return set(WORD.findall(self._text(path)))
+
+    def remembered(self) -> Known | None:
+        """This run's answers about words, to be reused by the next run; None where this run has
+        not read every Python file's digest (then nothing is remembered)."""
+        if self._words is None and self._changed is None:
+            return None
+        mentions = {n: tuple(p for p, _ in v) for n, v in self._mentioning.items() if WORD.fullmatch(n)}
+        if self.known is not None and self._changed is not None and not self._changed:
+            mentions = {**self.known.mentions, **mentions}  # nothing changed: the earlier answers still hold
+        return Known({p: self.digest_of(p) for p in self.python_files()}, mentions)
 
     def _by_word(self) -> dict[str, list[str]]:
         if self._words is None:
@@ -147,8 +199,6 @@ class World:
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:
-            from fabric_lsp.engine.program.launch import text_files  # the engine's, imported when needed
-
             listings = {BATCH_SCRIPTS: script_paths, TEXT_FILES: text_files, PYTHON_FILES: lambda _: self.python_files()}
             paths = listings[kind](self.root) if kind in listings else []
             self._listings[kind] = tuple((p, self.digest_of(p)) for p in paths)
@@ -157,10 +207,18 @@ class World:
     def state(self, deps: Dependencies) -> str:
         """A digest of what ``deps`` looked up, as the project is now."""
         parts: list[object] = [sorted((p, self.digest_of(p)) for p in deps.paths)]
-        parts += [(n, self.providers(n)) for n in sorted(deps.missing)]
-        parts += [(n, self.mentioning(n)) for n in sorted(deps.mentions)]
-        parts += [(k, self.listing(k)) for k in sorted(deps.listings)]
+        parts += [(n, self._answer("providers", n, self.providers)) for n in sorted(deps.missing)]
+        parts += [(n, self._answer("mentioning", n, self.mentioning)) for n in sorted(deps.mentions)]
+        parts += [(k, self._answer("listing", k, self.listing)) for k in sorted(deps.listings)]
         return digest(repr(parts))
+
+    def _answer(self, kind: str, name: str, ask: Callable[[str], object]) -> str:
+        """A digest of the answer to a project-wide question (the files providing a module, those
+        mentioning a word, a listing), made once per run: many entries' states hold the same one."""
+        key = (kind, name)
+        if key not in self._answers:
+            self._answers[key] = digest(repr(ask(name)))
+        return self._answers[key]
 
 
 class Cache:
@@ -171,11 +229,13 @@ class Cache:
         name = digest(f"{os.path.abspath(root)}\0{environment or ''}")[:16]
         self.engine = engine_version()
         self.path = os.path.join(directory, __version__, f"{name}.pickle")
-        self.world = World(os.path.abspath(root))
-        self.entries: dict[str, Entry] = self._load()
+        loaded = self._load()
+        entries, known = loaded.get("entries"), loaded.get("known")
+        self.entries: dict[str, Entry] = entries if isinstance(entries, dict) else {}
+        self.world = World(os.path.abspath(root), known=known if isinstance(known, Known) else None)
         self.hits = 0
 
-    def _load(self) -> dict[str, Entry]:
+    def _load(self) -> dict:
         try:
             with open(self.path, "rb") as fh:
                 loaded = pickle.load(fh)
@@ -183,8 +243,7 @@ class Cache:
             return {}
         if not isinstance(loaded, dict) or loaded.get("format") != FORMAT or loaded.get("engine") != self.engine:
             return {}
-        entries = loaded.get("entries")
-        return entries if isinstance(entries, dict) else {}
+        return loaded
 
     def get(self, path: str, key: str) -> Entry | None:
         """The entry of ``path`` if its key and its look-ups' state are those of now (a hit)."""
@@ -211,10 +270,11 @@ class Cache:
                     fh.write("# Automatically created by fabric-lsp.\n*\n")
             fd, tmp = tempfile.mkstemp(prefix=".entries-", dir=os.path.dirname(self.path))
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump({"format": FORMAT, "engine": self.engine, "entries": self.entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                saved = {"format": FORMAT, "engine": self.engine, "entries": self.entries, "known": self.world.remembered()}
+                pickle.dump(saved, fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, self.path)
         except OSError:
             pass
 
 
-__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "Entry", "World", "digest", "file_key"]
+__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "Entry", "Known", "World", "digest", "file_key"]

@@ -508,7 +508,8 @@ class FabricLanguageServer(LanguageServer):
             directory = os.path.join(config.root or self.root, config.cache_dir) if config.cache_dir else os.path.join(self.root, CACHE_DIR)
             self.disk_cache = Cache(directory, self.root, self.options.environment_path)
         if self.disk_cache is not None:
-            self.disk_cache.world = World(self.disk_cache.world.root)
+            old = self.disk_cache.world  # its answers about words are reused where the files are unchanged
+            self.disk_cache.world = World(old.root, known=old.remembered() or old.known)
             self.disk_cache_live = True
 
     def end_disk_reports(self) -> None:

@@ -182,6 +182,24 @@ def test_installed_version_of_the_standalone_trainer_package(tmp_path: Path) -> 
     assert facts.installed_lightning_version(str(tmp_path)) == "1.9.5"
 
 
+def test_the_metadata_is_looked_up_only_where_a_distribution_may_be(tmp_path: Path, monkeypatch) -> None:
+    """``importlib.metadata`` is asked only where a folder of the path holds a dist-info, egg-info
+    or egg of a Lightning distribution, whatever its case and separators; on the running
+    interpreter's path as on an environment's."""
+    site = tmp_path / "site"
+    (site / "torch-2.13.0.dist-info").mkdir(parents=True)
+    (site / "lightning_utilities-0.15.2.dist-info").mkdir()
+    assert not facts._may_hold_distribution([str(site)])
+    monkeypatch.setattr(sys, "path", [str(site)])
+    assert not facts._may_hold_distribution(None)
+    for name in ("Lightning_Fabric-2.6.6.dist-info", "pytorch_lightning.egg-info", "lightning-2.6.6-py3.11.egg"):
+        other = tmp_path / name.lower()
+        (other / name).mkdir(parents=True)
+        assert facts._may_hold_distribution([str(other)]), name
+    (tmp_path / "lib.zip").write_bytes(b"")
+    assert facts._may_hold_distribution([str(tmp_path / "lib.zip")])  # a zip on the path: asked
+
+
 # -- the table itself is Lightning's -------------------------------------------------------------
 def _runtime_python() -> Path:
     """The runtime venv's interpreter, made by the same installer the runtime tests use."""

@@ -32,7 +32,7 @@ from fabric_lsp.engine.python.flow import conditions, enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import FabricInst, FuncRef, PartialVal, Unknown, Value
 from fabric_lsp.engine.workspace.dependencies import TEXT_FILES
-from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.files import text_files
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
 
@@ -57,30 +57,9 @@ CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
 SEVERAL_DEVICES = re.compile(r"device|gpu|world_size|nproc|num_proc", re.IGNORECASE)
 #: a backslash that continues a command line on the next one
 CONTINUATION = re.compile(r"\\\r?\n")
-#: text files searched for CLI use: names and suffixes
-TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
-TEXT_SUFFIXES = (
-    ".md",
-    ".rst",
-    ".txt",
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".slurm",
-    ".sbatch",
-    ".yaml",
-    ".yml",
-    ".toml",
-    ".cfg",
-    ".ini",
-    ".json",
-    ".ipynb",
-)
 #: the Fabric CLI run from Python as an argument list (``subprocess.run(["fabric", "run", ...])``)
 LIST_RUN = re.compile(r"""[\[(]\s*(?:["']fabric["']\s*,\s*["']run["']|["']lightning["']\s*,\s*["']run["']\s*,\s*["']model["'])""")
-MAX_TEXT_FILES = 400
 MAX_TEXT_BYTES = 256 * 1024
-MAX_DEPTH = 4
 EVIDENCE_TTL = 10.0
 
 
@@ -335,17 +314,6 @@ def _search_text(text: str) -> tuple[int, str, frozenset[str]] | None:
     command = joined.splitlines()[joined.count("\n", 0, first.start())]
     scripts = frozenset(os.path.basename(n) for m in matches for n in SCRIPT_NAME.findall(m.group()))
     return text.count("\n", 0, first.start()), " ".join(command.split())[:120], scripts
-
-
-def text_files(root: str) -> list[str]:
-    """The files of the repository that may run a script with the Fabric CLI (READMEs, shell
-    scripts, configuration, launcher scripts), searched for :func:`cli_evidence`."""
-    return project_files(root, _is_text_file, MAX_TEXT_FILES, MAX_DEPTH)
-
-
-def _is_text_file(name: str) -> bool:
-    lower = name.lower()
-    return lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme")
 
 
 def _search_repository(root: str) -> list[Evidence]:

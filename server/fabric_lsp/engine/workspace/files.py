@@ -33,3 +33,39 @@ def project_files(root: str, wanted: Callable[[str], bool], limit: int, max_dept
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+#: text files searched for CLI use: names and suffixes
+TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
+TEXT_SUFFIXES = (
+    ".md",
+    ".rst",
+    ".txt",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".slurm",
+    ".sbatch",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".json",
+    ".ipynb",
+)
+#: at most this many text files are listed, from at most this many folders below the root
+MAX_TEXT_FILES = 400
+MAX_TEXT_DEPTH = 4
+
+
+def text_files(root: str) -> list[str]:
+    """The files of the repository that may run a script with the Fabric CLI (READMEs, shell
+    scripts, configuration, launcher scripts), searched for the CLI's use
+    (:func:`fabric_lsp.engine.program.launch.cli_evidence`)."""
+    return project_files(root, _is_text_file, MAX_TEXT_FILES, MAX_TEXT_DEPTH)
+
+
+def _is_text_file(name: str) -> bool:
+    lower = name.lower()
+    return lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme")

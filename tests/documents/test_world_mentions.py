@@ -1,0 +1,55 @@
+"""The cache's answers to "which files mention this word" are reused from the previous run where
+the files are unchanged: after any edits (files changed, added, removed), the reused answers equal
+a fresh run's (a property test), and an unchanged project reads no file's words at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fabric_lsp.documents.cache import World
+
+WORDS = ["make_fabric", "Fabric", "setup", "train", "éfabric", "fabric_2"]
+FILES = ["a.py", "b.py", "pkg/c.py", "pkg/d.py"]
+TEXTS = st.lists(st.sampled_from([*WORDS, " ", "\n", ".", "(", "é"]), max_size=8).map("".join)
+EDITS = st.lists(st.tuples(st.sampled_from(FILES), st.none() | TEXTS), max_size=5)
+
+
+def _write(root: Path, edits) -> None:
+    for name, text in edits:
+        path = root / name
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+
+
+def _answers(world: World) -> dict:
+    return {w: world.mentioning(w) for w in WORDS}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=EDITS, after=EDITS, asked=st.lists(st.sampled_from(WORDS), min_size=1))
+def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked):
+    root = tmp_path_factory.mktemp("world")
+    _write(root, before)
+    first = World(str(root))
+    for w in asked:
+        first.mentioning(w)
+    known = first.remembered()
+    _write(root, after)
+    again = World(str(root), known=known)
+    assert _answers(again) == _answers(World(str(root)))
+
+
+def test_an_unchanged_project_reads_no_words(tmp_path, monkeypatch):
+    _write(tmp_path, [("a.py", "make_fabric()\n"), ("b.py", "x = 1\n")])
+    first = World(str(tmp_path))
+    assert [Path(p).name for p, _ in first.mentioning("make_fabric")] == ["a.py"]
+    again = World(str(tmp_path), known=first.remembered())
+    monkeypatch.setattr(World, "_by_word", lambda self: (_ for _ in ()).throw(AssertionError("words read")))
+    monkeypatch.setattr(World, "_words_of", lambda self, p: (_ for _ in ()).throw(AssertionError("words read")))
+    assert [Path(p).name for p, _ in again.mentioning("make_fabric")] == ["a.py"]

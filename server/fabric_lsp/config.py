@@ -699,10 +699,11 @@ class _IgnoreFile:
     def __init__(self, spec: Any) -> None:
         self.spec = spec
         self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
-        regexes = [getattr(p, "regex", None) for p in spec.patterns if p.include is not None]
-        if all(isinstance(getattr(r, "pattern", None), str) for r in regexes):
+        sources = [getattr(getattr(p, "regex", None), "pattern", None) for p in spec.patterns if p.include is not None]
+        texts = [x for x in sources if isinstance(x, str)]
+        if len(texts) == len(sources):
             with contextlib.suppress(re.error):
-                self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', r.pattern)})" for r in regexes) or r"(?!)")
+                self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', x)})" for x in texts) or r"(?!)")
 
 
 class GitIgnore:

@@ -6,10 +6,9 @@ pattern for."""
 from __future__ import annotations
 
 import pathspec
+from fabric_lsp.config import _IgnoreFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fabric_lsp.config import _IgnoreFile
 
 PIECES = ["a", "b", "x.py", "*", "**", "?", "[ab]", "/", ".", "-", "build", "\\#", "\\!"]
 LINES = st.builds(

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fabric_lsp.documents.cache import World
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from fabric_lsp.documents.cache import World
 
 WORDS = ["make_fabric", "Fabric", "setup", "train", "éfabric", "fabric_2"]
 FILES = ["a.py", "b.py", "pkg/c.py", "pkg/d.py"]

@@ -7,6 +7,7 @@ qualified names) and with `lightning` installed (jedi sees its source).
 from __future__ import annotations
 
 import ast
+import os
 import textwrap
 
 import pytest
@@ -571,6 +572,26 @@ def test_call_sites_in_other_modules(tmp_path, analysed_env):
     )
     path = tmp_path / "utils.py"
     assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(3, "error"), (8, "error")]
+
+
+@pytest.mark.parametrize("callers", [3, 25])
+def test_a_function_called_from_more_modules_than_are_followed_is_an_api(tmp_path, callers, monkeypatch):
+    """A helper called from a few modules takes its parameters' values from their calls; one that
+    more than ``MAX_CALLER_MODULES`` modules may call (thunder's ``jit``: 77) is an API whose
+    callers are not parsed: its parameters are filled by callers not in view (silent here)."""
+    from fabric_lsp.engine.python import calls
+
+    assert calls.MAX_CALLER_MODULES < 25
+    (tmp_path / "utils.py").write_text("def fit(fabric, model, opt):\n    model = fabric.setup_module(model)\n    opt = fabric.setup_optimizers(opt)\n")
+    for i in range(callers):
+        (tmp_path / f"main_{i}.py").write_text("from lightning.fabric import Fabric\nfrom utils import fit\n\nfit(Fabric(strategy='deepspeed'), 1, 2)\n")
+    path = tmp_path / "utils.py"
+    loaded: set[str] = set()
+    load_path = Workspace.load_path
+    monkeypatch.setattr(Workspace, "load_path", lambda self, p, name=None: loaded.add(os.path.basename(p)) or load_path(self, p, name))
+    findings = Analyzer(Workspace(str(tmp_path)), FAB001_ONLY).analyze(path.read_text(), str(path))
+    assert [(f.span.start.line + 1, f.severity.value) for f in findings] == ([(3, "error")] if callers == 3 else [])
+    assert len({p for p in loaded if p.startswith("main_")}) == (callers if callers == 3 else 0)
 
 
 def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):

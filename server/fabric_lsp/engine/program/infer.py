@@ -658,7 +658,7 @@ class Inference:
                 return self.self_fabric(ref, ctx)
             return self.self_instances(ref)
         out: list[Value] = []
-        sites = list(calls.call_sites(self, func, m, is_method, cls))
+        sites, complete = calls.followed_call_sites(self, func, m, is_method, cls)
         for i, (site_args, site_ctx, site_call) in enumerate(sites):
             expr = site_args.get(name, MISSING)
             if expr is MISSING:
@@ -669,9 +669,9 @@ class Inference:
                 found = with_step(self.ev(expr, site_ctx), self.origin(site_call, m))
             # one call site fills every parameter: its values go together
             out += paths.restrict(found, frozenset({(("call", id(func)), i)})) if len(sites) > 1 else found
-        if not sites or calls.escapes(self, func, m) or _hides_callers(func):
-            # a decorated function (click, hydra …) or one passed around is called with values
-            # its own module does not show
+        if not sites or not complete or calls.escapes(self, func, m) or _hides_callers(func):
+            # a decorated function (click, hydra …), one passed around, or one called from more
+            # modules than are followed is called with values its own module does not show
             choices = cli_sources.param_choices(self, func, name, ctx)
             if choices is not None:
                 return out + paths.tagged(choices, ("choices", id(func), name))

@@ -11,6 +11,10 @@ import os
 from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import ClassRef, Ctx, Evaluator, FabricInst, FuncRef, Seq, Value
 
+#: a function that more modules than this may call (they mention it and its module) is an API
+#: whose parameters' values are not followed to its callers: they are filled by callers not in view
+MAX_CALLER_MODULES = 24
+
 
 def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None):
     """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
@@ -22,9 +26,27 @@ def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls
     yield from sites_in(ev, func, m, is_method, cls, m, verify=False)
     if ev.workspace is None:
         return
-    name = cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
-    for other in ev.workspace.modules_mentioning(name, exclude=m.path, importing=m.path):
+    for other in ev.workspace.modules_mentioning(_called_name(func, is_method, cls), exclude=m.path, importing=m.path):
         yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
+
+
+def followed_call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None) -> tuple[list, bool]:
+    """The call sites of ``func`` (as :func:`call_sites`) and whether they are all of those the
+    workspace shows: where more than :data:`MAX_CALLER_MODULES` other modules may call it, only
+    those of its own module, and False."""
+    if isinstance(func, ast.Lambda):
+        return [], True
+    own = list(sites_in(ev, func, m, is_method, cls, m, verify=False))
+    if ev.workspace is None:
+        return own, True
+    others = ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, _called_name(func, is_method, cls), m.path, m.path)
+    if others is None:
+        return own, False
+    return own + [site for other in others for site in sites_in(ev, func, m, is_method, cls, other, verify=True)], True
+
+
+def _called_name(func: ast.AST, is_method: bool, cls: ast.ClassDef | None) -> str:
+    return cls.name if (is_method and cls is not None and func.name == "__init__") else func.name
 
 
 def is_def(ev: Evaluator, v: Value, node: ast.AST, m: ModuleInfo) -> bool:

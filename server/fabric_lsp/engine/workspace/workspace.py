@@ -390,6 +390,15 @@ class Workspace:
         can import it: those that also mention its module's name (``from pkg.mod import name``,
         ``import mod``, ``from .mod import name``) or, for a package's ``__init__.py``, that lie
         in the package (``from . import name``)."""
+        return self._load_all(self._paths_to_load(name, exclude, importing))
+
+    def modules_mentioning_at_most(self, limit: int, name: str, exclude: str, importing: str) -> list[ModuleInfo] | None:
+        """:meth:`modules_mentioning`, or None (and none parsed) where more than ``limit`` modules
+        would be: a function that many modules may call is an API, not a helper to follow."""
+        paths = self._paths_to_load(name, exclude, importing)
+        return None if len(paths) > limit else self._load_all(paths)
+
+    def _paths_to_load(self, name: str, exclude: str | None, importing: str | None) -> list[str]:
         self.note_lookup()
         recorder = self._recorder()
         if recorder is not None:
@@ -398,13 +407,10 @@ class Workspace:
         paths = self._paths_mentioning(name)
         if importing:
             paths = self._importers(paths, os.path.abspath(importing))
-        out = []
-        for path in paths:
-            if path != skip:
-                module = self.load_path(path)
-                if module is not None:
-                    out.append(module)
-        return out
+        return [p for p in paths if p != skip]
+
+    def _load_all(self, paths: list[str]) -> list[ModuleInfo]:
+        return [module for module in map(self.load_path, paths) if module is not None]
 
     def mentions(self, name: str) -> list[str]:
         """The workspace files whose text mentions the identifier ``name`` (recorded as a look-up)."""

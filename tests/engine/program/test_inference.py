@@ -638,3 +638,30 @@ def test_an_evaluation_asked_outside_any_question_has_a_budget_of_its_own():
     use = module.tree.body[0].body[-1].value
     assert inference.evaluate(module.tree.body[0].body[0].value, module)[0].value == 1
     assert [v.value for v in inference.ev(use, Ctx(module))] == [1]
+
+
+@pytest.mark.parametrize("users", [2, 25])
+def test_self_of_a_class_more_modules_use_than_are_followed(tmp_path, users):
+    """``self.step`` in a method of a class few modules use is its own ``step`` and each
+    subclass's override (one of them in another module); of a class more than
+    ``MAX_CALLER_MODULES`` modules use (an API), its own ``step`` and an unknown override, none
+    of those modules parsed; ``self`` is any instance of the class, its constructions not sought."""
+    from fabric_lsp.engine.python.values import FuncRef, Instance
+
+    (tmp_path / "loops.py").write_text("class Loop:\n    def run(self):\n        return self.step()\n\n    def step(self):\n        return 1\n")
+    (tmp_path / "fast.py").write_text("from loops import Loop\n\nclass Fast(Loop):\n    def step(self):\n        return 2\n\nFast().run()\n")
+    for i in range(users - 1):
+        (tmp_path / f"user_{i}.py").write_text("from loops import Loop\n\nLoop().run()\n")
+    workspace = Workspace(str(tmp_path))
+    module = workspace.load_path(str(tmp_path / "loops.py"))
+    run = module.tree.body[0].body[0]
+    inference = Inference(workspace)
+    selves = inference.evaluate(run.body[0].value.func.value, module)
+    steps = inference.evaluate(run.body[0].value.func, module)
+    owners = sorted(v.module.path.rsplit("/", 1)[-1] for v in steps if isinstance(v, FuncRef))
+    if users == 2:
+        assert owners == ["fast.py", "loops.py"] and not any(isinstance(v, Unknown) for v in steps)
+        assert all(isinstance(v, Instance) and v.call is not None for v in selves)  # Loop() and Fast()
+    else:
+        assert owners == ["loops.py"] and any(isinstance(v, Unknown) for v in steps)
+        assert [(type(v).__name__, v.call) for v in selves] == [("Instance", None)]

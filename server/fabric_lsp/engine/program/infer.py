@@ -658,7 +658,8 @@ class Inference:
                 return self.self_fabric(ref, ctx)
             return self.self_instances(ref)
         out: list[Value] = []
-        sites, complete = calls.followed_call_sites(self, func, m, is_method, cls)
+        sites = list(calls.call_sites(self, func, m, is_method, cls))
+        complete = calls.all_followed(self, func, m, is_method, cls)
         for i, (site_args, site_ctx, site_call) in enumerate(sites):
             expr = site_args.get(name, MISSING)
             if expr is MISSING:
@@ -839,7 +840,9 @@ class Inference:
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == attr:
                 found: list[Value] = [FuncRef(item, klass.module, bound_self=inst)]
-                if inst.call is None:  # `self`: a subclass may override the method
+                if inst.call is None and not calls.all_users_followed(self, klass.name, klass.module):
+                    found.append(Unknown(f"`{attr}` of a subclass of `{klass.name}` (used by more modules than are followed)"))
+                elif inst.call is None:  # `self`: a subclass may override the method
                     for sub in self.subclasses(klass):
                         found += [FuncRef(o, sub.module, bound_self=inst) for o in sub.node.body if isinstance(o, FUNC_TYPES) and o.name == attr]
                 return found
@@ -888,7 +891,10 @@ class Inference:
     def self_instances(self, ref: ClassRef) -> list[Value]:
         """``self`` in a method of ``ref``: an instance of each class of its hierarchy that the
         code builds (``DeepSpeedTrainer()`` makes ``self._setup_strategy()`` the override), when
-        every class of the hierarchy is only ever called; else any of them."""
+        every class of the hierarchy is only ever called; else any of them, as for a class more
+        modules may use than are followed (an API: :data:`~calls.MAX_CALLER_MODULES`)."""
+        if self.workspace is not None and ref.module.path and not calls.all_users_followed(self, ref.name, ref.module):
+            return [Instance(ref)]
         hierarchy = [ref, *self.subclasses(ref)]
         if any(calls.class_escapes(self, k) for k in hierarchy):
             return [Instance(ref)]

@@ -19,30 +19,29 @@ MAX_CALLER_MODULES = 24
 def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None):
     """Yield ({param name: argument expression | None when unpacked}, ctx, call) for each
     call of ``func``: in its own module, then in the other modules of the workspace that
-    mention its name. ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do
+    mention its name (none where more than :data:`MAX_CALLER_MODULES` may call it: see
+    :func:`all_followed`). ``x.launch(func, *args)`` counts as ``func(x, *args)``; so do
     ``launch(function=func)`` and ``launch(functools.partial(func, ...))``."""
     if isinstance(func, ast.Lambda):
         return
     yield from sites_in(ev, func, m, is_method, cls, m, verify=False)
     if ev.workspace is None:
         return
-    for other in ev.workspace.modules_mentioning(_called_name(func, is_method, cls), exclude=m.path, importing=m.path):
+    others = ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, _called_name(func, is_method, cls), m.path, m.path)
+    for other in others or []:
         yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
 
 
-def followed_call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None) -> tuple[list, bool]:
-    """The call sites of ``func`` (as :func:`call_sites`) and whether they are all of those the
-    workspace shows: where more than :data:`MAX_CALLER_MODULES` other modules may call it, only
-    those of its own module, and False."""
-    if isinstance(func, ast.Lambda):
-        return [], True
-    own = list(sites_in(ev, func, m, is_method, cls, m, verify=False))
-    if ev.workspace is None:
-        return own, True
-    others = ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, _called_name(func, is_method, cls), m.path, m.path)
-    if others is None:
-        return own, False
-    return own + [site for other in others for site in sites_in(ev, func, m, is_method, cls, other, verify=True)], True
+def all_followed(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None) -> bool:
+    """Whether :func:`call_sites` follows every module that may call ``func`` (at most
+    :data:`MAX_CALLER_MODULES` of them)."""
+    return isinstance(func, ast.Lambda) or all_users_followed(ev, _called_name(func, is_method, cls), m)
+
+
+def all_users_followed(ev: Evaluator, name: str, m: ModuleInfo) -> bool:
+    """Whether at most :data:`MAX_CALLER_MODULES` other modules may use the function or class
+    ``name`` of module ``m`` (they mention it and ``m``), which are then followed."""
+    return ev.workspace is None or ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, name, m.path, m.path) is not None
 
 
 def _called_name(func: ast.AST, is_method: bool, cls: ast.ClassDef | None) -> str:

@@ -392,7 +392,7 @@ class Workspace:
         in the package (``from . import name``)."""
         return self._load_all(self._paths_to_load(name, exclude, importing))
 
-    def modules_mentioning_at_most(self, limit: int, name: str, exclude: str, importing: str) -> list[ModuleInfo] | None:
+    def modules_mentioning_at_most(self, limit: int, name: str, exclude: str | None, importing: str | None) -> list[ModuleInfo] | None:
         """:meth:`modules_mentioning`, or None (and none parsed) where more than ``limit`` modules
         would be: a function that many modules may call is an API, not a helper to follow."""
         paths = self._paths_to_load(name, exclude, importing)

@@ -13,7 +13,7 @@ from fabric_lsp.engine.python.values import ClassRef, Ctx, Evaluator, FabricInst
 
 #: a function that more modules than this may call (they mention it and its module) is an API
 #: whose parameters' values are not followed to its callers: they are filled by callers not in view
-MAX_CALLER_MODULES = 24
+MAX_CALLER_MODULES = 12
 
 
 def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls: ast.ClassDef | None):

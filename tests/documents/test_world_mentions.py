@@ -52,3 +52,24 @@ def test_an_unchanged_project_reads_no_words(tmp_path, monkeypatch):
     monkeypatch.setattr(World, "_by_word", lambda self: (_ for _ in ()).throw(AssertionError("words read")))
     monkeypatch.setattr(World, "_words_of", lambda self, p: (_ for _ in ()).throw(AssertionError("words read")))
     assert [Path(p).name for p, _ in again.mentioning("make_fabric")] == ["a.py"]
+
+
+def test_the_notebooks_an_analysis_read_are_a_listing_the_cache_follows_at_any_depth(tmp_path):
+    """Whether a notebook may fit a model (PL003/PL004 read every notebook of the project) depends
+    on notebooks at any depth: a notebook added six folders down changes the state of an entry
+    that read them, and the analysis records that it did."""
+    from fabric_lsp.engine.program.lightning_modules import _notebook_runs
+    from fabric_lsp.engine.workspace.dependencies import NOTEBOOKS, Dependencies
+    from fabric_lsp.engine.workspace.workspace import Workspace
+
+    workspace = Workspace(str(tmp_path))
+    with workspace.recording() as recorder:
+        assert not _notebook_runs(workspace, str(tmp_path))
+    assert NOTEBOOKS in recorder.freeze().listings
+    deps = Dependencies(listings=frozenset({NOTEBOOKS}))
+    before = World(str(tmp_path)).state(deps)
+    deep = tmp_path / "a" / "b" / "c" / "d" / "e" / "f"
+    deep.mkdir(parents=True)
+    (deep / "Train.IPYNB").write_text('{"cells": [{"source": ["trainer.fit(model)"]}]}')
+    assert World(str(tmp_path)).state(deps) != before
+    assert _notebook_runs(Workspace(str(tmp_path)), str(tmp_path))

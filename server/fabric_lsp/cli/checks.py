@@ -228,11 +228,6 @@ def _progress(total: int):
     return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
 
 
-def _may_have_findings(text: str, config: Config) -> bool:
-    """The rules' cheap prefilters: a file that no enabled rule would look at is not worth a worker."""
-    return may_have_findings(text, config.enabled_codes)
-
-
 def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None) -> list:
     """Check every task; results in task order.
 
@@ -287,12 +282,10 @@ def _settle(tasks: list[Task], sources: dict, results: list, keys: dict[int, str
             entry = cache.get(t.path, keys[i])
             if entry is not None:
                 results[i] = _from_entry(t, text, entry)
-        if results[i] is None and _may_have_findings(text, t.config):
+        if results[i] is None and may_have_findings(text, t.config.enabled_codes):  # worth a worker
             candidates.append(i)
             continue
-        if results[i] is None and check.kind_of(t.path) is check.Kind.MODULE:
-            results[i] = unanalysed(text, t.path, t.shown, mode, named=t.named)
-        elif results[i] is None:
+        if results[i] is None:  # a module no rule looks at gets its result without an analysis
             results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
         if bar is not None:
             bar.update(1)

@@ -4,7 +4,8 @@ An entry is reused when the file's text, its configuration, the analysed Lightni
 fabric-lsp's version are those it was made with (its *key*), and everything its analysis looked
 up is as it was (its *state*): the text of every module it read, the files that could provide a
 module name it did not find, the files that mention a name it searched the project for, and the
-project listings it read whole (batch scripts, the text files that may run the Fabric CLI). The
+project listings it read whole (batch scripts, the text files that may run the Fabric CLI, the
+notebooks). The
 look-ups are those the workspace recorded (:class:`~fabric_lsp.engine.workspace.dependencies.Recorder`),
 so an edit re-checks exactly the files whose analysis read what changed.
 
@@ -27,8 +28,8 @@ from fabric_lsp import __version__
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
-from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import project_files, text_files
+from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
+from fabric_lsp.engine.workspace.files import notebook_files, project_files, text_files
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -126,10 +127,14 @@ class World:
 
     def python_files(self) -> list[str]:
         if self._python is None:
-            from fabric_lsp.engine.workspace.workspace import MAX_FILES  # the engine's, imported when needed
-
-            self._python = project_files(self.root, lambda name: name.endswith(".py"), MAX_FILES)
+            self._python = project_files(self.root, lambda name: name.endswith(".py"), self._max_files())
         return self._python
+
+    @staticmethod
+    def _max_files() -> int:
+        from fabric_lsp.engine.workspace.workspace import MAX_FILES  # the engine's, imported when needed
+
+        return MAX_FILES
 
     def providers(self, name: str) -> list[str]:
         """The project's files that could be imported as module ``name``."""
@@ -161,8 +166,9 @@ class World:
         changed = self.changed_since_known()
         if not changed:
             return list(before)
+        now = self._python_set()
         keep = {p for p in before if p not in changed}
-        keep.update(p for p in changed if p in self._python_set() and name in self._words_of(p))
+        keep.update(p for p in changed if p in now and name in self._words_of(p))
         return [p for p in self.python_files() if p in keep]
 
     def changed_since_known(self) -> set[str]:
@@ -199,7 +205,12 @@ class World:
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:
-            listings = {BATCH_SCRIPTS: script_paths, TEXT_FILES: text_files, PYTHON_FILES: lambda _: self.python_files()}
+            listings = {
+                BATCH_SCRIPTS: script_paths,
+                TEXT_FILES: text_files,
+                NOTEBOOKS: lambda root: notebook_files(root, self._max_files()),
+                PYTHON_FILES: lambda _: self.python_files(),
+            }
             paths = listings[kind](self.root) if kind in listings else []
             self._listings[kind] = tuple((p, self.digest_of(p)) for p in paths)
         return self._listings[kind]

@@ -41,8 +41,8 @@ from fabric_lsp.engine.python.values import (
     Unknown,
     Value,
 )
-from fabric_lsp.engine.workspace.dependencies import TEXT_FILES
-from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.dependencies import NOTEBOOKS
+from fabric_lsp.engine.workspace.files import notebook_files
 from fabric_lsp.engine.workspace.workspace import MAX_FILES, Workspace
 
 #: the Lightning classes whose user subclasses this module describes
@@ -477,8 +477,8 @@ _NOTEBOOK_ENTRY_POINT = re.compile(r"\.(?:" + "|".join((*facts.TRAINER_ENTRY_POI
 def _notebook_runs(workspace: Workspace, root: str) -> bool:
     """Whether a notebook of the workspace may call an entry point (the workspace's modules are
     its ``.py`` files: a notebook's calls are not among them)."""
-    workspace.record_listing(TEXT_FILES)  # the notebooks are among the text files
-    for path in project_files(root, lambda name: name.lower().endswith(".ipynb"), MAX_FILES):
+    workspace.record_listing(NOTEBOOKS)
+    for path in notebook_files(root, MAX_FILES):
         text = workspace.text_of(path)  # None for a notebook larger than a module may be (its outputs): read whole
         if text is None:
             try:

@@ -41,7 +41,7 @@ def all_followed(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, c
 def all_users_followed(ev: Evaluator, name: str, m: ModuleInfo) -> bool:
     """Whether at most :data:`MAX_CALLER_MODULES` other modules may use the function or class
     ``name`` of module ``m`` (they mention it and ``m``), which are then followed."""
-    return ev.workspace is None or ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, name, m.path, m.path) is not None
+    return ev.workspace is None or ev.workspace.count_mentioning(name, m.path, m.path) <= MAX_CALLER_MODULES
 
 
 def _called_name(func: ast.AST, is_method: bool, cls: ast.ClassDef | None) -> str:

@@ -28,13 +28,14 @@ class Dependencies:
     #: Names it searched the workspace's files for (a file that starts mentioning one matters).
     mentions: frozenset[str] = frozenset()
     #: Listings of the project it read whole (:data:`LISTINGS`: its batch scripts, the text files
-    #: that may run a script with the Fabric CLI): a file added to one, or changed, matters.
+    #: that may run a script with the Fabric CLI, its notebooks): a file added to one, or changed,
+    #: matters.
     listings: frozenset[str] = frozenset()
 
 
 #: the project listings an analysis may read whole
-BATCH_SCRIPTS, TEXT_FILES = "batch scripts", "text files"
-LISTINGS = (BATCH_SCRIPTS, TEXT_FILES)
+BATCH_SCRIPTS, TEXT_FILES, NOTEBOOKS = "batch scripts", "text files", "notebooks"
+LISTINGS = (BATCH_SCRIPTS, TEXT_FILES, NOTEBOOKS)
 
 
 @dataclass
@@ -137,4 +138,4 @@ def _mentions_any(text: str, names: frozenset[str]) -> bool:
     return pattern.search(text) is not None
 
 
-__all__ = ["BATCH_SCRIPTS", "LISTINGS", "TEXT_FILES", "Dependencies", "DependencyGraph", "Recorder", "module_names_of"]
+__all__ = ["BATCH_SCRIPTS", "LISTINGS", "NOTEBOOKS", "TEXT_FILES", "Dependencies", "DependencyGraph", "Recorder", "module_names_of"]

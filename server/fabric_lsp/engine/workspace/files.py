@@ -69,3 +69,8 @@ def text_files(root: str) -> list[str]:
 def _is_text_file(name: str) -> bool:
     lower = name.lower()
     return lower in TEXT_NAMES or lower.endswith((*TEXT_SUFFIXES, ".py")) or lower.startswith("readme")
+
+
+def notebook_files(root: str, limit: int) -> list[str]:
+    """The project's notebooks (``*.ipynb``, in any case), at any depth, at most ``limit``."""
+    return project_files(root, lambda name: name.lower().endswith(".ipynb"), limit)

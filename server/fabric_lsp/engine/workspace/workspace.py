@@ -398,6 +398,10 @@ class Workspace:
         paths = self._paths_to_load(name, exclude, importing)
         return None if len(paths) > limit else self._load_all(paths)
 
+    def count_mentioning(self, name: str, exclude: str | None, importing: str | None) -> int:
+        """How many modules :meth:`modules_mentioning` would give (none of them parsed)."""
+        return len(self._paths_to_load(name, exclude, importing))
+
     def _paths_to_load(self, name: str, exclude: str | None, importing: str | None) -> list[str]:
         self.note_lookup()
         recorder = self._recorder()

@@ -57,25 +57,10 @@ def init_state(root: str, environment: str | None) -> None:
 def analyzers() -> Analyzers:
     """This process's analyzers over its workspace, made at the first call."""
     if "analyzers" not in _STATE:
-        from fabric_lsp.documents.analyzers import Analyzers
-        from fabric_lsp.engine.workspace.workspace import Workspace
+        from fabric_lsp.documents.analyzers import for_one_run
 
-        workspace = Workspace(_STATE["root"], _STATE["environment"], single_threaded=True)
-        _STATE["analyzers"] = Analyzers(workspace, _STATE["log"])
-        _keep_parsed_modules()
+        _STATE["analyzers"] = for_one_run(_STATE["root"], _STATE["environment"], _STATE["log"])
     return _STATE["analyzers"]
-
-
-def _keep_parsed_modules() -> None:
-    """A check is one short run: parso's parser cache (jedi's) throws away only the modules nobody
-    used for ten minutes, and once it holds 600 it rebuilds itself at every module it adds to find
-    that out (6 % of pytorch-lightning's check, whose receivers jedi infers through Lightning's
-    own source). A run keeps what it parsed (parso's setting for this, raised)."""
-    try:
-        import parso.cache
-    except ImportError:
-        return
-    parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize
 
 
 def analyzer_for(config):

@@ -3,6 +3,7 @@ enabled rules and settings, all over one workspace."""
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 from fabric_lsp.config import Config
@@ -35,3 +36,24 @@ class Analyzers:
             while len(self._by_key) > self.MAX_ANALYZERS:
                 self._by_key.pop(next(iter(self._by_key)))
         return analyzer
+
+
+def for_one_run(root: str | None, environment: str | None, log: Callable[[str], None] = lambda m: None) -> Analyzers:
+    """The analyzers of a process that makes one run and runs no other thread (``fabric-lsp
+    check``'s process, a worker of the command line or of the server): its workspace looks the
+    running interpreter's modules up without jedi's subprocess, and it keeps every module jedi
+    parsed (:func:`_keep_parsed_modules`)."""
+    _keep_parsed_modules()
+    return Analyzers(Workspace(root, environment, single_threaded=True), log)
+
+
+def _keep_parsed_modules() -> None:
+    """A run is short: parso's parser cache (jedi's) throws away only the modules nobody used for
+    ten minutes, and once it holds 600 it rebuilds itself at every module it adds to find that out
+    (6 % of pytorch-lightning's check, whose receivers jedi infers through Lightning's own
+    source). A run keeps what it parsed (parso's setting for this, raised)."""
+    try:
+        import parso.cache
+    except ImportError:
+        return
+    parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize

@@ -86,13 +86,12 @@ def prestart() -> None:
 
 
 def _start(root: str | None, environment: str | None) -> None:
-    from fabric_lsp.documents.analyzers import Analyzers
-    from fabric_lsp.engine.workspace.workspace import Workspace
+    from fabric_lsp.documents.analyzers import for_one_run
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # never a byte on the server's protocol stream
     os.close(devnull)
-    _STATE["analyzers"] = Analyzers(Workspace(root, environment, single_threaded=True))  # a worker runs no other thread
+    _STATE["analyzers"] = for_one_run(root, environment)  # a worker runs no other thread
 
 
 def _analyse(job: Job) -> Done | None:

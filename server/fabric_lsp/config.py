@@ -22,7 +22,7 @@ from the editor.
 
 from __future__ import annotations
 
-import contextlib
+import importlib.util
 import os
 import posixpath
 import re
@@ -51,6 +51,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".bzr/",
     ".direnv/",
     ".eggs/",
+    ".fabric_lsp_cache/",
     ".git/",
     ".hg/",
     ".ipynb_checkpoints/",
@@ -141,7 +142,7 @@ def _exclude_patterns(value: Any) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"expected a list of glob patterns, got {value!r}")
     try:
-        _spec(tuple(value))
+        _ = _spec(tuple(value)).spec  # every pattern compiled: an invalid one is told now
     except Exception as exc:
         raise ConfigError(f"invalid pattern in {value!r}: {exc}") from None
     return tuple(value)
@@ -481,14 +482,13 @@ class Config:
         """Whether ``path`` matches ``exclude``/``extend-exclude``. Patterns are relative to
         ``root`` if given, else to the configuration's folder (the current folder for the
         defaults). A path outside that folder is matched on its name alone."""
-        root = root or self.root or os.getcwd()
-        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-        if rel == ".":
+        path, root = os.path.abspath(path), os.path.abspath(root or self.root or os.getcwd())
+        if path == root:
             return False
-        if rel.startswith(".." + os.sep) or rel == "..":
-            rel = os.path.basename(path.rstrip(os.sep))
+        top = root.rstrip(os.sep) + os.sep
+        rel = path[len(top) :] if path.startswith(top) else os.path.basename(path)
         rel = rel.replace(os.sep, "/")
-        return _spec(self.exclude_patterns).match_file(rel + ("/" if is_dir else ""))
+        return bool(_spec(self.exclude_patterns).check(rel + ("/" if is_dir else "")))
 
     def describe(self) -> dict:
         """The file keys' effective values (``--show-settings``)."""
@@ -525,10 +525,8 @@ EDITOR_KEYS = {spelling: k for k, f in KEYS.items() if f.metadata["editor"] for 
 
 
 @lru_cache(maxsize=64)
-def _spec(patterns: tuple[str, ...]):
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+def _spec(patterns: tuple[str, ...]) -> _IgnoreFile:
+    return _IgnoreFile(list(patterns))
 
 
 # -- reading layers -------------------------------------------------------------------------------
@@ -692,18 +690,77 @@ _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
 
 class _IgnoreFile:
-    """One ignore file's patterns (a ``pathspec.GitIgnoreSpec``, whose ``check_file`` tries them
-    one by one), and one regular expression that a path matches (``search``, as each pattern is tried) where any of them does: most paths
-    match none, and are told so by one match instead of one per pattern."""
+    """One ignore file's patterns, and one regular expression that a path matches (``search``, as
+    each pattern is tried) where any of them does: most paths match none, and are told so by one
+    match. The patterns themselves (a ``pathspec.GitIgnoreSpec``, whose ``check_file`` tries them
+    one by one) are compiled only for a path that one of them may decide."""
 
-    def __init__(self, spec: Any) -> None:
-        self.spec = spec
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._spec: Any = None
         self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
-        sources = [getattr(getattr(p, "regex", None), "pattern", None) for p in spec.patterns if p.include is not None]
-        texts = [x for x in sources if isinstance(x, str)]
-        if len(texts) == len(sources):
-            with contextlib.suppress(re.error):
-                self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', x)})" for x in texts) or r"(?!)")
+        texts, self.only_ignores = _translated(tuple(lines))
+        try:
+            self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', x)})" for x in texts) or r"(?!)")
+        except re.error:
+            _ = self.spec  # compiled one by one now: pathspec raises, or each pattern is asked
+
+    @property
+    def spec(self) -> Any:
+        if self._spec is None:
+            import pathspec
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        return self._spec
+
+    def check(self, rel: str) -> bool | None:
+        """Whether the patterns ignore ``rel`` (a ``/``-separated relative path, ending in ``/`` for
+        a folder): True or False as the last pattern that matches it decides, None where none does."""
+        if self.any_pattern is not None:
+            if not self.any_pattern.search(rel):
+                return None
+            if self.only_ignores:  # the last that matches ignores it, as every one does
+                return True
+        return self.spec.check_file(rel).include
+
+
+#: pathspec's translations of ignore files' lines, by lines (see :func:`_translated`)
+_TRANSLATED: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+
+
+def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """pathspec's own translation of each line that decides something to an expression (it raises
+    where pathspec would), and whether every such line ignores (none is a ``!`` negation); made
+    once (:func:`remembered_translations` keeps them for a later process)."""
+    if lines not in _TRANSLATED:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+        translated = [(regex, include) for regex, include in map(GitIgnoreSpecPattern.pattern_to_regex, lines) if include is not None]
+        _TRANSLATED[lines] = (tuple(regex for regex, _ in translated), all(include for _, include in translated))
+    return _TRANSLATED[lines]
+
+
+def _pathspec_stamp() -> tuple | None:
+    """The installed pathspec's state (its translations are kept while it stays the same)."""
+    found = importlib.util.find_spec("pathspec")
+    origin = found.origin if found is not None else None
+    try:
+        st = os.stat(origin) if origin else None
+    except OSError:
+        st = None
+    return None if st is None else (origin, st.st_mtime_ns, st.st_size)
+
+
+def remembered_translations() -> tuple[tuple | None, dict[tuple[str, ...], tuple[tuple[str, ...], bool]]]:
+    return _pathspec_stamp(), dict(_TRANSLATED)
+
+
+def recall_translations(kept: object) -> None:
+    """Take a former process's :func:`remembered_translations` if pathspec is the same."""
+    if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[1], dict) and kept[0] is not None and kept[0] == _pathspec_stamp():
+        for lines, translated in kept[1].items():
+            if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2:
+                _TRANSLATED.setdefault(lines, translated)
 
 
 class GitIgnore:
@@ -715,6 +772,7 @@ class GitIgnore:
         self.base = os.path.abspath(base) if base else None
         self._specs: dict[str, Any] = {}
         self._roots: dict[str, str | None] = {}
+        self._chains: dict[str, list[tuple[str, Any]]] = {}
 
     def _load(self, directory: str, name: str = ".gitignore"):
         key = os.path.join(directory, name)
@@ -723,9 +781,7 @@ class GitIgnore:
             try:
                 with open(key, encoding="utf-8", errors="replace") as fh:
                     lines = fh.read().splitlines()
-                import pathspec
-
-                spec = _IgnoreFile(pathspec.GitIgnoreSpec.from_lines(lines))
+                spec = _IgnoreFile(lines)
             except OSError:
                 spec = None
             except Exception:  # a pattern pathspec cannot compile: ignore that file, as git would warn
@@ -750,12 +806,29 @@ class GitIgnore:
 
     def ignored(self, path: str, is_dir: bool = False) -> bool:
         path = os.path.abspath(path)
-        directory = os.path.dirname(path)
+        sources = self._sources(os.path.dirname(path))
+        for d, spec in sources:  # deepest first: its decision wins
+            if spec is None:
+                continue
+            rel = path[len(d.rstrip(os.sep)) + 1 :].replace(os.sep, "/") + ("/" if is_dir else "")  # d holds path
+            include = spec.check(rel)
+            if include is not None:
+                return bool(include)
+        return False
+
+    def _sources(self, directory: str) -> list[tuple[str, Any]]:
+        """The ignore files that decide for the entries of ``directory``, deepest first (each
+        with its folder): those from the repository root (else ``base``) down to it."""
+        if directory not in self._chains:
+            self._chains[directory] = self._chain(directory)
+        return self._chains[directory]
+
+    def _chain(self, directory: str) -> list[tuple[str, Any]]:
         top = self.git_root(directory)
         if top is None:
             top = self.base
             if top is None or not (directory == top or directory.startswith(top.rstrip(os.sep) + os.sep)):
-                return False
+                return []
         chain = []
         d = directory
         while True:
@@ -769,17 +842,7 @@ class GitIgnore:
         sources = [(d, self._load(d)) for d in chain]
         if self.git_root(directory) == top:
             sources.append((top, self._load(os.path.join(top, ".git", "info"), "exclude")))
-        for d, spec in sources:  # deepest first: its decision wins
-            if spec is None:
-                continue
-            rel = os.path.relpath(path, d).replace(os.sep, "/") + ("/" if is_dir else "")
-            if spec.any_pattern is not None and not spec.any_pattern.search(rel):
-                continue  # no pattern of the file matches: it decides nothing
-            include = spec.spec.check_file(rel).include
-            if include is not None:
-                return bool(include)
-        return False
-
+        return sources
 
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import configparser
 import fnmatch
+import math
 import os
 import re
 import sys
@@ -248,26 +249,46 @@ def poetry_constraint(part: str) -> str:
     return f"=={part}" if part[0].isdigit() else part
 
 
-def _matching(folder: str, patterns: Iterable[str]) -> list[str]:
-    """The paths of ``folder``'s entries that one of the glob ``patterns`` (none starting with a
-    dot) matches, as ``glob.glob`` finds them (hidden entries left out; none when the folder
-    cannot be listed), from one listing of the folder (not one per pattern)."""
+def _listing(folder: str) -> list[str]:
+    """The names of ``folder``'s entries as ``glob.glob`` sees them (hidden ones left out; none
+    when the folder cannot be listed)."""
     try:
-        names = [n for n in os.listdir(folder) if not n.startswith(".")]
+        return [n for n in os.listdir(folder) if not n.startswith(".")]
     except OSError:
         return []
-    return [os.path.join(folder, n) for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
 
 
-def requirement_files(root: str) -> list[str]:
-    """``requirements*.txt`` at the root, then ``requirements/*.txt``, each sorted by name."""
-    return sorted(_matching(root, ["requirements*.txt"])) + sorted(_matching(os.path.join(root, "requirements"), ["*.txt"]))
+def _matching(folder: str, patterns: Iterable[str], names: list[str] | None = None) -> list[str]:
+    """The paths of ``folder``'s entries (``names``, else its :func:`_listing`) that one of the
+    glob ``patterns`` (none starting with a dot) matches, as ``glob.glob`` finds them."""
+    names = _listing(folder) if names is None else names
+    match = _globs(tuple(patterns)).match
+    return [os.path.join(folder, n) for n in names if match(os.path.normcase(n))]
+
+
+@lru_cache(maxsize=16)
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression that a (``normcase``-d) name matches where one of the glob ``patterns`` does,
+    as ``fnmatch.fnmatch`` decides."""
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns))
+
+
+def requirement_files(root: str, names: list[str] | None = None) -> list[str]:
+    """``requirements*.txt`` at the root, then ``requirements/*.txt``, each sorted by name
+    (``names``: the root's listing, when the caller has it)."""
+    names = _listing(root) if names is None else names
+    below = sorted(_matching(os.path.join(root, "requirements"), ["*.txt"])) if "requirements" in names else []
+    return sorted(_matching(root, ["requirements*.txt"], names)) + below
 
 
 def from_requirements(root: str) -> Iterator[Found]:
     seen: set[str] = set()
     for path in requirement_files(root):
         yield from _requirements_file(root, path, seen)
+
+
+#: a requirements file's line that includes another one (``-r base.txt``)
+_INCLUDE = re.compile(r"^(?:-r|--requirement)(?:\s+|=)?(\S+)")
 
 
 def _requirements_file(root: str, path: str, seen: set[str]) -> Iterator[Found]:
@@ -278,7 +299,7 @@ def _requirements_file(root: str, path: str, seen: set[str]) -> Iterator[Found]:
     text = _read(path)
     for line in (text or "").splitlines():
         line = line.strip()
-        included = re.match(r"^(?:-r|--requirement)(?:\s+|=)?(\S+)", line)
+        included = _INCLUDE.match(line)
         if included:
             yield from _requirements_file(root, os.path.join(os.path.dirname(path), included[1]), seen)
             continue
@@ -339,9 +360,9 @@ def from_setup_cfg(root: str) -> Iterator[Found]:
 _CONDA_FILES = ("environment*.yml", "environment*.yaml", "env*.yml", "env*.yaml", "conda*.yml", "conda*.yaml", "requirements*.yml", "requirements*.yaml")
 
 
-def conda_files(root: str) -> list[str]:
+def conda_files(root: str, names: list[str] | None = None) -> list[str]:
     """``environment.yml``, ``environment.yaml``, then the other conda files, sorted by name."""
-    found = set(_matching(root, _CONDA_FILES))
+    found = set(_matching(root, _CONDA_FILES, names))
     first = [os.path.join(root, n) for n in ("environment.yml", "environment.yaml") if os.path.join(root, n) in found]
     return first + sorted(found - set(first))
 
@@ -456,9 +477,13 @@ def forget() -> None:
 
 
 def _stamps(root: str) -> tuple:
-    paths: Iterable[str] = (os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", *_READMES))
+    """The files at ``root`` a declared version is read from (and those its requirements files
+    include, wherever they are), with their modification times and sizes."""
+    names = _listing(root)
+    present = set(names)
+    named = [os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", *_READMES) if n in present]
     out = []
-    for path in [*paths, *requirement_files(root), *conda_files(root)]:
+    for path in [*named, *_with_includes(requirement_files(root, names)), *conda_files(root, names)]:
         try:
             st = os.stat(path)
         except OSError:
@@ -467,14 +492,28 @@ def _stamps(root: str) -> tuple:
     return tuple(out)
 
 
+def _with_includes(paths: list[str]) -> list[str]:
+    """Requirements files ``paths``, each followed by those it includes (``-r``), recursively."""
+    out: list[str] = []
+    todo = [os.path.abspath(p) for p in reversed(paths)]
+    while todo:
+        path = todo.pop()
+        if path in out:
+            continue
+        out.append(path)
+        lines = (_read(path) or "").splitlines()
+        included = [m[1] for m in (_INCLUDE.match(line.strip()) for line in lines) if m]
+        todo.extend(os.path.abspath(os.path.join(os.path.dirname(path), name)) for name in reversed(included))
+    return out
+
+
 _CACHE: dict[str, tuple[float, tuple, Declared | None]] = {}
 _LOCK = threading.Lock()
 
 
 def declared_lightning_version(root: str) -> Declared | None:
     """:func:`read_declared`, cached by root while its files' modification times stay the same
-    (looked at again at most every :data:`STAMP_TTL` seconds). A file a ``-r`` includes from
-    elsewhere is not watched."""
+    (looked at again at most every :data:`STAMP_TTL` seconds)."""
     root = os.path.abspath(root)
     now = time.monotonic()
     with _LOCK:
@@ -482,10 +521,30 @@ def declared_lightning_version(root: str) -> Declared | None:
     if cached is not None and now - cached[0] < STAMP_TTL:
         return cached[2]
     stamps = _stamps(root)
-    declared = cached[2] if cached is not None and cached[1] == stamps else read_declared(root)
+    unchanged = cached is not None and cached[1] == stamps
+    # read again where a file changed (nothing to read where none of them is there)
+    declared = cached[2] if cached is not None and unchanged else (read_declared(root) if stamps else None)
     with _LOCK:
         _CACHE[root] = (now, stamps, declared)
     return declared
+
+
+def remembered() -> dict[str, tuple[tuple, Declared | None]]:
+    """The versions read so far, by root, each with the state of the files it was read from (for
+    :func:`recall` in a later process)."""
+    with _LOCK:
+        return {root: (stamps, declared) for root, (_, stamps, declared) in _CACHE.items()}
+
+
+def recall(versions: object) -> None:
+    """Take the versions a former process read (:func:`remembered`): each is used only while its
+    files are as they were then (they are looked at the first time its root is asked about)."""
+    if not isinstance(versions, dict):
+        return
+    with _LOCK:
+        for root, kept in versions.items():
+            if isinstance(root, str) and isinstance(kept, tuple) and len(kept) == 2 and root not in _CACHE:
+                _CACHE[root] = (-math.inf, *kept)
 
 
 def declaring_folder(start: str, root: str) -> str | None:

@@ -1,11 +1,12 @@
 """The one regular expression that tells a path no pattern of an ignore file matches (so that the
-patterns are not tried one by one) never skips a path that a pattern decides: for random
-``.gitignore`` lines and paths, a path it lets pass is one ``pathspec`` finds no decisive
-pattern for."""
+patterns are not compiled and tried one by one) never skips a path that a pattern decides: for
+random ``.gitignore`` lines and paths, an ignore file decides as ``pathspec`` does, and refuses
+the lines ``pathspec`` refuses."""
 
 from __future__ import annotations
 
 import pathspec
+import pytest
 from fabric_lsp.config import _IgnoreFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,13 +24,16 @@ PATHS = st.builds(lambda parts, d: "/".join(parts) + ("/" if d else ""), st.list
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(LINES | st.sampled_from(["# comment", "", "*.py", "!/a/", "a/**/b"]), max_size=8), paths=st.lists(PATHS, min_size=1, max_size=8))
-def test_a_path_no_pattern_matches_is_one_no_pattern_decides(lines, paths):
+def test_an_ignore_file_decides_as_pathspec_does(lines, paths):
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception:  # a line pathspec cannot compile: the ignore file is not used at all
+        with pytest.raises(Exception):  # noqa: B017, PT011 - whatever pathspec raises
+            _IgnoreFile(lines)
         return
-    ignore = _IgnoreFile(spec)
+    ignore = _IgnoreFile(lines)
     assert ignore.any_pattern is not None
     for path in paths:
+        assert ignore.check(path) == spec.check_file(path).include, (lines, path)
         if not ignore.any_pattern.search(path):
             assert spec.check_file(path).include is None, (lines, path)

@@ -250,6 +250,33 @@ def test_read_again_only_when_a_file_changed(tmp_path, monkeypatch):
     assert second is not None and second.version == "1.9.0" and len(reads) == 2
 
 
+def test_an_included_file_elsewhere_is_watched(tmp_path, monkeypatch):
+    monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
+    write(tmp_path, {"project/requirements.txt": "-r ../shared/pins.txt\n", "shared/pins.txt": "pytorch-lightning==1.5.10\n"})
+    assert declared_lightning_version(str(tmp_path / "project")).version == "1.5.10"
+    (tmp_path / "shared/pins.txt").write_text("pytorch-lightning==1.9.0\n")
+    os.utime(tmp_path / "shared/pins.txt", ns=(0, 0))
+    assert declared_lightning_version(str(tmp_path / "project")).version == "1.9.0"
+
+
+def test_a_later_process_reuses_the_versions_while_their_files_stay_the_same(tmp_path, monkeypatch):
+    write(tmp_path, {"a/requirements.txt": "pytorch-lightning==1.5.10\n", "b/pyproject.toml": '[project]\ndependencies = ["lightning==2.1.0"]\n'})
+    for folder in ("a", "b", "c"):
+        declared_lightning_version(str(tmp_path / folder))
+    kept = declared_version.remembered()
+    declared_version.forget()  # as a new process
+    declared_version.recall(kept)
+    monkeypatch.setattr(declared_version, "read_declared", lambda root: pytest.fail(f"read again: {root}"))
+    assert [getattr(declared_lightning_version(str(tmp_path / f)), "version", None) for f in "abc"] == ["1.5.10", "2.1.0", None]
+    monkeypatch.undo()
+    (tmp_path / "a/requirements.txt").write_text("pytorch-lightning==1.9.0\n")
+    os.utime(tmp_path / "a/requirements.txt", ns=(0, 0))
+    declared_version.forget()
+    declared_version.recall(kept)
+    assert declared_lightning_version(str(tmp_path / "a")).version == "1.9.0"
+    declared_version.recall("not what remembered() gives")  # a damaged cache is ignored
+
+
 # -- the effective version -------------------------------------------------------------------------
 
 

@@ -356,12 +356,12 @@ def check_command(args) -> int:
         report.results.extend([result] if result is not None else [])
         n_inputs = len(report.results)
     else:
+        cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
         tasks = discover(paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore)
         n_inputs = len(tasks)
         if args.show_files:
             return _show_files(args, tasks, report)
         if tasks:
-            cache = _cache(args, resolver, mode, root)
             report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs(), cache))
             if cache is not None:
                 cache.save()

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from fabric_lsp import __version__
+from fabric_lsp import __version__, config, declared_version
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
@@ -245,6 +245,8 @@ class Cache:
         self.entries: dict[str, Entry] = entries if isinstance(entries, dict) else {}
         self.world = World(os.path.abspath(root), known=known if isinstance(known, Known) else None)
         self.hits = 0
+        declared_version.recall(loaded.get("declared"))  # each used while its files stay the same
+        config.recall_translations(loaded.get("ignore patterns"))
 
     def _load(self) -> dict:
         try:
@@ -281,7 +283,14 @@ class Cache:
                     fh.write("# Automatically created by fabric-lsp.\n*\n")
             fd, tmp = tempfile.mkstemp(prefix=".entries-", dir=os.path.dirname(self.path))
             with os.fdopen(fd, "wb") as fh:
-                saved = {"format": FORMAT, "engine": self.engine, "entries": self.entries, "known": self.world.remembered()}
+                saved = {
+                    "format": FORMAT,
+                    "engine": self.engine,
+                    "entries": self.entries,
+                    "known": self.world.remembered(),
+                    "declared": declared_version.remembered(),
+                    "ignore patterns": config.remembered_translations(),
+                }
                 pickle.dump(saved, fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, self.path)
         except OSError:

@@ -74,17 +74,24 @@ def how_run(model: SemanticModel, cls: ClassRef, methods: tuple[str, ...]) -> Ho
     if runs_only_others(model, cls):
         return HowRun(None, why_not=f"no call seen runs `{cls.name}`; its module runs other LightningModules")
     seen = model.entry_points(cls)
-    if not seen and model.refused_by_every_trainer(cls):
-        return HowRun(None, why_not=f"every Trainer the workspace runs is of the other import style than `{cls.name}`'s LightningModule (it refuses it)")
+    why_not = None if seen else _not_run(model, cls)
+    if why_not is not None:
+        return HowRun(None, why_not=why_not)
     running = [e for e in seen if e.method in methods]
     if seen and not running:
         names = " or ".join(f"`trainer.{m}`" for m in methods)
         return HowRun(None, why_not=f"{{what}} is checked only by {names}, which no call seen runs on `{cls.name}`")
-    if not seen:
-        others = declared_runs_others(model, cls)
-        if others is not None:
-            declared = sorted({r.cls.name for r in others if r.declared})
-            names = ", ".join(f"`{n}`" for n in declared)
-            return HowRun(None, why_not=f"no entry point of the workspace runs `{cls.name}`: what they run is known, declared as {names} (of which `{cls.name}` is none)")
     certain = [e for e in running if e.every and not e.conditional]
     return HowRun(Certainty.CERTAIN if certain else Certainty.POSSIBLE, tuple(certain or running))
+
+
+def _not_run(model: SemanticModel, cls: ClassRef) -> str | None:
+    """Why ``cls``, which no entry point is seen to run, is visibly not run here (None: it may be):
+    every Trainer of the workspace refuses it, or every entry point runs a known model it is not."""
+    if model.refused_by_every_trainer(cls):
+        return f"every Trainer the workspace runs is of the other import style than `{cls.name}`'s LightningModule (it refuses it)"
+    others = declared_runs_others(model, cls)
+    if others is None:
+        return None
+    names = ", ".join(f"`{n}`" for n in sorted({r.cls.name for r in others if r.declared}))
+    return f"no entry point of the workspace runs `{cls.name}`: what they run is known, declared as {names} (of which `{cls.name}` is none)"

@@ -3,6 +3,7 @@ enabled rules and settings, all over one workspace."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Callable
 
@@ -19,9 +20,10 @@ class Analyzers:
     #: analyzers kept (each holds the memos of its documents); the oldest is dropped first
     MAX_ANALYZERS = 16
 
-    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None) -> None:
+    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None, one_run: bool = False) -> None:
         self.workspace = workspace
         self.log = log
+        self.one_run = one_run  # see for_one_run
         self._by_key: dict[tuple, Analyzer] = {}
 
     def for_config(self, config: Config) -> Analyzer:
@@ -31,7 +33,7 @@ class Analyzers:
         key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
         analyzer = self._by_key.get(key)
         if analyzer is None:
-            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version)
+            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version, one_run=self.one_run)
             self._by_key[key] = analyzer
             while len(self._by_key) > self.MAX_ANALYZERS:
                 self._by_key.pop(next(iter(self._by_key)))
@@ -41,10 +43,12 @@ class Analyzers:
 def for_one_run(root: str | None, environment: str | None, log: Callable[[str], None] = lambda m: None) -> Analyzers:
     """The analyzers of a process that makes one run and runs no other thread (``fabric-lsp
     check``'s process, a worker of the command line or of the server): its workspace looks the
-    running interpreter's modules up without jedi's subprocess, and it keeps every module jedi
-    parsed (:func:`_keep_parsed_modules`)."""
+    running interpreter's modules up without jedi's subprocess, it keeps every module jedi
+    parsed (:func:`_keep_parsed_modules`), and the garbage collector stops scanning what each
+    analysis leaves for the next (:func:`~fabric_lsp.engine.analyzer.gc_paused`)."""
     _keep_parsed_modules()
-    return Analyzers(Workspace(root, environment, single_threaded=True), log)
+    gc.freeze()  # what the process holds now (the engine, imported) is never scanned by the collector
+    return Analyzers(Workspace(root, environment, single_threaded=True), log, one_run=True)
 
 
 def _keep_parsed_modules() -> None:

@@ -699,9 +699,10 @@ class _IgnoreFile:
         self.lines = lines
         self._spec: Any = None
         self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
-        texts, self.only_ignores = _translated(tuple(lines))
+        self.any_negation: re.Pattern[str] | None = None  # where a `!` pattern matches
+        texts, negations = _translated(tuple(lines))
         try:
-            self.any_pattern = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', x)})" for x in texts) or r"(?!)")
+            self.any_pattern, self.any_negation = _any_of(texts), _any_of(negations)
         except re.error:
             _ = self.spec  # compiled one by one now: pathspec raises, or each pattern is asked
 
@@ -719,24 +720,29 @@ class _IgnoreFile:
         if self.any_pattern is not None:
             if not self.any_pattern.search(rel):
                 return None
-            if self.only_ignores:  # the last that matches ignores it, as every one does
+            if self.any_negation is not None and not self.any_negation.search(rel):  # every pattern that matches ignores it
                 return True
         return self.spec.check_file(rel).include
 
 
+def _any_of(texts: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression that a path matches (``search``) where one of pathspec's ``texts`` does."""
+    return re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', x)})" for x in texts) or r"(?!)")
+
+
 #: pathspec's translations of ignore files' lines, by lines (see :func:`_translated`)
-_TRANSLATED: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+_TRANSLATED: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """pathspec's own translation of each line that decides something to an expression (it raises
-    where pathspec would), and whether every such line ignores (none is a ``!`` negation); made
-    once (:func:`remembered_translations` keeps them for a later process)."""
+    where pathspec would), and those of the ``!`` negations among them; made once
+    (:func:`remembered_translations` keeps them for a later process)."""
     if lines not in _TRANSLATED:
         from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
         translated = [(regex, include) for regex, include in map(GitIgnoreSpecPattern.pattern_to_regex, lines) if include is not None]
-        _TRANSLATED[lines] = (tuple(regex for regex, _ in translated), all(include for _, include in translated))
+        _TRANSLATED[lines] = (tuple(regex for regex, _ in translated), tuple(regex for regex, include in translated if not include))
     return _TRANSLATED[lines]
 
 
@@ -751,7 +757,7 @@ def _pathspec_stamp() -> tuple | None:
     return None if st is None else (origin, st.st_mtime_ns, st.st_size)
 
 
-def remembered_translations() -> tuple[tuple | None, dict[tuple[str, ...], tuple[tuple[str, ...], bool]]]:
+def remembered_translations() -> tuple[tuple | None, dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]]:
     return _pathspec_stamp(), dict(_TRANSLATED)
 
 
@@ -759,7 +765,7 @@ def recall_translations(kept: object) -> None:
     """Take a former process's :func:`remembered_translations` if pathspec is the same."""
     if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[1], dict) and kept[0] is not None and kept[0] == _pathspec_stamp():
         for lines, translated in kept[1].items():
-            if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2:
+            if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2 and isinstance(translated[1], tuple):
                 _TRANSLATED.setdefault(lines, translated)
 
 

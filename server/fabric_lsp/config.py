@@ -22,7 +22,6 @@ from the editor.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import posixpath
 import re
@@ -746,25 +745,15 @@ def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...
     return _TRANSLATED[lines]
 
 
-def _pathspec_stamp() -> tuple | None:
-    """The installed pathspec's state (its translations are kept while it stays the same)."""
-    found = importlib.util.find_spec("pathspec")
-    origin = found.origin if found is not None else None
-    try:
-        st = os.stat(origin) if origin else None
-    except OSError:
-        st = None
-    return None if st is None else (origin, st.st_mtime_ns, st.st_size)
-
-
-def remembered_translations() -> tuple[tuple | None, dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]]:
-    return _pathspec_stamp(), dict(_TRANSLATED)
+def remembered_translations() -> dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The translations made so far (kept by the cache, whose key holds pathspec's version)."""
+    return dict(_TRANSLATED)
 
 
 def recall_translations(kept: object) -> None:
-    """Take a former process's :func:`remembered_translations` if pathspec is the same."""
-    if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[1], dict) and kept[0] is not None and kept[0] == _pathspec_stamp():
-        for lines, translated in kept[1].items():
+    """Take a former process's :func:`remembered_translations`."""
+    if isinstance(kept, dict):
+        for lines, translated in kept.items():
             if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2 and isinstance(translated[1], tuple):
                 _TRANSLATED.setdefault(lines, translated)
 

@@ -17,6 +17,7 @@ that cannot be written is left as it was: the check itself never fails because o
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import re
@@ -76,9 +77,10 @@ def file_key(text: str, config: Config, named: bool = False, *more: object) -> s
 
 def engine_version() -> str:
     """fabric-lsp's version, and the state of its own files (a development install that changed
-    since an entry was made never reuses it): their names, sizes and modification times."""
+    since an entry was made never reuses it): their names, sizes and modification times; and
+    that of pathspec's package file (the cache keeps its reading of ignore files)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    stamps = []
+    stamps: list[tuple] = [_package_stamp("pathspec")]
     for dirpath, dirnames, filenames in os.walk(package):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
@@ -86,6 +88,18 @@ def engine_version() -> str:
                 st = os.stat(os.path.join(dirpath, name))
                 stamps.append((os.path.relpath(os.path.join(dirpath, name), package), st.st_size, st.st_mtime_ns))
     return f"{__version__}-{digest(repr(stamps))[:12]}"
+
+
+def _package_stamp(name: str) -> tuple:
+    """An installed package's ``__init__`` file, with its size and modification time (found
+    without importing it)."""
+    found = importlib.util.find_spec(name)
+    origin = found.origin if found is not None else None
+    try:
+        st = os.stat(origin) if origin else None
+    except OSError:
+        return (name,)
+    return (name,) if st is None else (origin, st.st_size, st.st_mtime_ns)
 
 
 @dataclass

@@ -81,6 +81,36 @@ def test_models_through_parameters_and_self_attributes():
     assert _models(model, 1) == ["model"]
 
 
+def test_a_model_handed_on_through_many_helpers_is_searched_once_per_parameter(monkeypatch):
+    # MolPilot's validation callback: helpers calling each other with the model, each twice; the
+    # call sites of every parameter were searched once per call chain (exponential in the depth)
+    from fabric_lsp.engine.program import setups
+
+    helpers = "".join(f"def h{i}(model, x):\n" + "".join(f"    h{i + 1}(model, x + {k})\n" for k in range(3)) + "\n" for i in range(4))
+    source = f"""
+from lightning.fabric import Fabric
+
+{helpers}def h4(model, x):
+    model(x).sum().backward()
+
+fabric = Fabric()
+m = fabric.setup(m)
+h0(m, x)
+"""
+    searched: list[str] = []
+    real = setups.calls.call_sites
+
+    def counted(inference, func, *args, **kwargs):
+        searched.append(func.name)
+        return real(inference, func, *args, **kwargs)
+
+    monkeypatch.setattr(setups.calls, "call_sites", counted)
+    model = SemanticModel(ModuleInfo(textwrap.dedent(source).lstrip()), Workspace())
+    assert _models(model) == ["model"]
+    assert set(searched) == {"h0", "h1", "h2", "h3", "h4"}
+    assert len(searched) < 10  # one search per chain: 1 + 3 + 9 + 27 + 81
+
+
 def test_a_project_class_named_fabric_sets_up_nothing():
     model = _model(
         """

@@ -80,6 +80,11 @@ class Setups:
         self.workspace = workspace
         self.asked_once = asked_once  # the analysis' memo
         self._reach: dict[int, bool] = {}
+        #: (id(function), parameter, id(module)) → (function, the arguments its call sites pass)
+        self._passed: dict[tuple[int, str, int], tuple[ast.AST, list[tuple[ast.AST | None, ModuleInfo]]]] = {}
+        #: (id(function), parameter, id(module), depth) → (function, the setup calls found): helpers
+        #: that hand a model on through several parameters reach each one along many call chains
+        self._param_answers: dict[tuple[int, str, int, int], tuple[ast.AST, list[SetupCall]]] = {}
 
     # -- setup calls -----------------------------------------------------------------------
     def setup_call(self, node: ast.AST, m: ModuleInfo) -> SetupCall | None:
@@ -210,20 +215,31 @@ class Setups:
         return self._name_models(name, m, m.tree, depth + 1)  # a global read in a function
 
     def _param_models(self, func: ast.AST, name: str, m: ModuleInfo, depth: int) -> list[SetupCall]:
-        cls = m.enclosing_class(func)
-        is_method = cls is not None
-        sites: list[tuple[ast.AST | None, ModuleInfo]] = []
+        key = (id(func), name, id(m), depth)
+        found = self._param_answers.get(key)
+        if found is None:
+            out: list[SetupCall] = []
+            for arg, where in self._passed_to(func, name, m):
+                if isinstance(arg, (ast.Name, ast.Attribute)):
+                    out += self.models(arg, where, None, depth + 1)
+            found = self._param_answers[key] = (func, out)
+        return list(found[1])
 
-        def collect() -> None:  # where the budget runs out: the call sites found so far
-            for site_args, site_ctx, _call in calls.call_sites(self.inference, func, m, is_method, cls):
-                sites.append((site_args.get(name), site_ctx.module))
+    def _passed_to(self, func: ast.AST, name: str, m: ModuleInfo) -> list[tuple[ast.AST | None, ModuleInfo]]:
+        """What the call sites of ``func`` pass to its parameter ``name``, with their modules."""
+        key = (id(func), name, id(m))
+        found = self._passed.get(key)
+        if found is None:
+            cls = m.enclosing_class(func)
+            sites: list[tuple[ast.AST | None, ModuleInfo]] = []
 
-        self.inference.bounded(collect, None)
-        out: list[SetupCall] = []
-        for arg, where in sites:
-            if isinstance(arg, (ast.Name, ast.Attribute)):
-                out += self.models(arg, where, None, depth + 1)
-        return out
+            def collect() -> None:  # where the budget runs out: the call sites found so far
+                for site_args, site_ctx, _call in calls.call_sites(self.inference, func, m, cls is not None, cls):
+                    sites.append((site_args.get(name), site_ctx.module))
+
+            self.inference.bounded(collect, None)
+            found = self._passed[key] = (func, sites)
+        return found[1]
 
     def _attr_models(self, cls: ast.ClassDef, attr: str, m: ModuleInfo) -> list[SetupCall]:
         out: list[SetupCall] = []

@@ -284,6 +284,8 @@ class Inference:
         for base in self.ev(node.value, ctx):
             if isinstance(base, DictVal):
                 found = self._dict_entries(base, keys)
+            elif isinstance(base, ArgNamespace):
+                found = self._options(base, key_vals, ctx)
             elif isinstance(base, Seq):
                 found = self._seq_items(base, keys, ctx)
             else:
@@ -305,6 +307,15 @@ class Inference:
                         out += paths.restrict(self.ev(v, base.ctx), paths.path_of(key))
             else:
                 out += self.ev(v, base.ctx)
+        return out
+
+    def _options(self, base: ArgNamespace, keys: list[Value], ctx: Ctx) -> list[Value]:
+        """``vars(args)[key]``: the option named by each key, on that key's path."""
+        out: list[Value] = []
+        for key in keys:
+            if not (isinstance(key, Const) and isinstance(key.value, str)):
+                return [Unknown("an option named by a key not known")]
+            out += paths.restrict(cli_sources.cli_option(self, base.module, key.value, ctx), paths.path_of(key))
         return out
 
     def _seq_items(self, base: Seq, keys: list[Value] | None, ctx: Ctx) -> list[Value]:
@@ -940,8 +951,15 @@ class Inference:
             if arg_parsers:
                 ns = ArgNamespace(arg_parsers[0].module)
                 return [Seq(2, (), ctx), ns] if func.attr == "parse_known_args" else [ns]
+        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args:
+            namespaces = [v for v in self.ev(func.value, ctx) if isinstance(v, ArgNamespace)]
+            if namespaces:  # `vars(args).get("key", default)`
+                return self._options(namespaces[0], self.ev(node.args[0], ctx), ctx)
         out: list[Value] = []
         callees = self.ev(func, ctx)
+        if isinstance(func, ast.Name) and func.id == "vars" and len(node.args) == 1 and all(isinstance(c, Unknown) for c in callees):
+            # the builtin: a parsed namespace's options as a mapping
+            return [v if isinstance(v, ArgNamespace) else Unknown("`vars(...)`") for v in self.ev(node.args[0], ctx)]
         if isinstance(func, ast.Name) and func.id == "dict" and all(isinstance(c, Unknown) for c in callees):
             return [KwargsVal(node, ctx)]  # the builtin: a mapping whose entries are known
         if isinstance(func, ast.Name) and func.id in _COLLECTIONS and len(node.args) == 1 and all(isinstance(c, Unknown) for c in callees):

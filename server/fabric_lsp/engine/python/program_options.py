@@ -11,6 +11,7 @@ from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import (
     UNKNOWN,
+    ArgNamespace,
     ArgParser,
     ClassRef,
     Const,
@@ -24,6 +25,7 @@ from fabric_lsp.engine.python.values import (
     Unknown,
     Value,
     ValueTuple,
+    short,
 )
 
 
@@ -87,9 +89,79 @@ def literal_values(ev: Evaluator, annotation: ast.AST | None, ctx: Ctx, what: st
 
 
 def cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:
-    """``args.<dest>`` after ``parser.parse_args()``: the option's ``choices``, else unknown;
-    one decision per option, so that every read of it takes the same value."""
-    return paths.tagged(_cli_option(ev, m, dest, ctx), ("option", id(m), dest), single=True)
+    """``args.<dest>`` (``vars(args)["<dest>"]``) after ``parser.parse_args()``: the option's
+    ``choices``, else its default and what a user may type; one decision per option, so that
+    every read of it takes the same value. Writes to the namespace, in the parser's module or
+    the reading one, count: an option assigned after parsing is not known; an update from a
+    mapping not known (``args.update(yaml.safe_load(f))``) may change any option."""
+    assigned, updated = _namespace_writes(ev, m, dest, ctx)
+    if assigned is not None:
+        return [Unknown(f"`{dest}` is assigned after the command line is parsed (`{assigned}`)")]
+    values = _cli_option(ev, m, dest, ctx)
+    if updated is not None:
+        values.append(Unknown(f"the command-line options may be updated by `{updated}`"))
+    return paths.tagged(values, ("option", id(m), dest), single=True)
+
+
+def _namespace_writes(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> tuple[str | None, str | None]:
+    """(the write that assigns ``dest`` after parsing: ``args.dest = ...``, ``args["dest"] = ...``,
+    ``setattr(args, "dest", ...)``, ``args.update(dest=...)``; the update whose keys are not
+    known: ``args.update(config)``, ``vars(args).update(...)``, ``setattr(args, k, v)``), each
+    as written, in the parser's module or the reading one."""
+    updated: str | None = None
+    for module in dict.fromkeys((m, ctx.module)):
+        for top in module.tops_with(dest):
+            for node in ast.walk(top):
+                if isinstance(node, (ast.Attribute, ast.Subscript)) and _stores(node, dest) and _is_namespace(ev, node.value, module, ctx):
+                    return short(module.segment(node)), None
+        for call in (*module.calls_named("update"), *module.calls_named("setattr")):
+            receiver = _written_namespace(call)
+            keys = _written_keys(call)
+            if receiver is None or (keys is not None and dest not in keys) or not _is_namespace(ev, receiver, module, ctx):
+                continue
+            if keys is not None:
+                return short(module.segment(call)), None
+            updated = updated or short(module.segment(call))
+    return None, updated
+
+
+def _stores(node: ast.Attribute | ast.Subscript, dest: str) -> bool:
+    """``x.dest = ...`` / ``x["dest"] = ...`` (also augmented, deleted)."""
+    if not isinstance(node.ctx, (ast.Store, ast.Del)):
+        return False
+    if isinstance(node, ast.Attribute):
+        return node.attr == dest
+    return isinstance(node.slice, ast.Constant) and node.slice.value == dest
+
+
+def _written_namespace(call: ast.Call) -> ast.expr | None:
+    """What ``x.update(...)``/``setattr(x, ...)``/``x.__dict__.update(...)`` writes to."""
+    if isinstance(call.func, ast.Name):
+        return call.args[0] if call.args else None
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Attribute) and receiver.attr == "__dict__":
+        return receiver.value
+    return receiver
+
+
+def _written_keys(call: ast.Call) -> frozenset[str] | None:
+    """The keys a write sets, where all are written out (``setattr(x, "k", v)``,
+    ``x.update({"k": v}, j=w)``); None where some key is not known."""
+    if isinstance(call.func, ast.Name):  # setattr(x, key, value)
+        key = call.args[1] if len(call.args) > 1 else None
+        return frozenset({key.value}) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    keys = {k.arg for k in call.keywords}
+    if None in keys:
+        return None
+    for arg in call.args:
+        if not isinstance(arg, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys):
+            return None
+        keys |= {k.value for k in arg.keys}
+    return frozenset(k for k in keys if k is not None)
+
+
+def _is_namespace(ev: Evaluator, expr: ast.expr, module: ModuleInfo, ctx: Ctx) -> bool:
+    return any(isinstance(v, ArgNamespace) for v in ev.ev(expr, Ctx(module, (), ctx.depth)))
 
 
 def _cli_option(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> list[Value]:

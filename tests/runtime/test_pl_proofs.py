@@ -35,6 +35,7 @@ EPOCH_END = (
     " You can use the `on_{hook}` hook instead."
 )
 BEST_NO_CALLBACK = 'ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.'
+BEST_NOT_SAVED = 'ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.'
 
 
 def _exact(message: str) -> str:
@@ -202,7 +203,14 @@ CASES = [
     Case(
         "PL005",
         "best_without_fit",
-        _exact('ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.'),
+        _exact(BEST_NOT_SAVED),
+        "trainer/connectors/checkpoint_connector.py:175-177",
+    ),
+    # an option defaulting to "best" on a Trainer that never fits (a warning: the default's path)
+    Case(
+        "PL005",
+        "best_option_default_without_fit",
+        _exact(BEST_NOT_SAVED),
         "trainer/connectors/checkpoint_connector.py:175-177",
     ),
     # test() with no model means "best" (checkpoint_connector.py:142-143)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterator
 from functools import cached_property
 
 from fabric_lsp.engine.findings import Span
@@ -18,6 +19,9 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 #: the document is not scanned again.
 _IDENTIFIER_CACHE: dict[str, frozenset[str]] = {}
 _IDENTIFIER_CACHE_SIZE = 20_000
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -440,6 +444,17 @@ class ModuleInfo:
                     if item is stmt:
                         return parent, block, i
         return parent, [], -1
+
+    def ancestors(self, node: ast.AST, upto: ast.AST) -> Iterator[ast.AST]:
+        """The nodes enclosing ``node``, innermost first, up to (not including) ``upto``."""
+        cur = self.parents.get(node)
+        while cur is not None and cur is not upto:
+            yield cur
+            cur = self.parents.get(cur)
+
+    def looped(self, node: ast.AST, scope: ast.AST, around: ast.AST | None = None) -> bool:
+        """Whether a loop of ``scope`` may run ``node`` again (a loop that does not also hold ``around``)."""
+        return any(isinstance(a, _LOOPS) and (around is None or not _inside(around, a)) for a in self.ancestors(node, scope))
 
     def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
         parent = self.parents.get(func)

@@ -9,7 +9,6 @@ from fabric_lsp.engine.python import paths
 from fabric_lsp.engine.python.values import Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: ``Trainer.fit``'s positional parameters after ``model``, up to ``ckpt_path``
 _FIT_CKPT_INDEX = 4
 
@@ -35,7 +34,7 @@ def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> list[tupl
             continue
         if _dominates(model, call, site):
             return _resumed(model, call)
-        if not _after(model, call, site):
+        if not _after(model, call, site) and not _exclusive(model, call, site):
             unknown = True
     if unknown or not _kept(model, site) or not _local(model, site):
         return [(Fitted.UNKNOWN, paths.EMPTY)]
@@ -82,13 +81,24 @@ def _after(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
     m = model.module
     if m.scope_of(call) is not m.scope_of(site) or (call.lineno, call.col_offset) <= (site.lineno, site.col_offset):
         return False
+    return not m.looped(site, m.scope_of(site))
+
+
+def _exclusive(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
+    """``call`` and the site are in the two branches of one ``if`` of the same scope, with no loop
+    around that ``if`` there (``if not args.test_only: trainer.fit(...)`` / ``else: trainer.test(...)``)."""
+    m = model.module
     scope = m.scope_of(site)
-    cur = m.parents.get(site)
-    while cur is not None and cur is not scope:
-        if isinstance(cur, _LOOPS):
-            return False
-        cur = m.parents.get(cur)
-    return True
+    if m.scope_of(call) is not scope:
+        return False
+    child: ast.AST = site
+    for cur in m.ancestors(site, scope):
+        if isinstance(cur, ast.If) and cur.test is not child:
+            other = cur.orelse if any(s is child for s in cur.body) else cur.body
+            if any(call is s or any(a is s for a in m.ancestors(call, cur)) for s in other):
+                return not m.looped(cur, scope)
+        child = cur
+    return False
 
 
 def _kept(model: SemanticModel, site: ast.Call) -> bool:

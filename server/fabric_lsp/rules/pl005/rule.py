@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from itertools import product
 
 from fabric_lsp import facts
@@ -22,6 +23,7 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl005.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.pl005.fitted import Fitted, fitted
+from fabric_lsp.rules.pl005.kept import reaches_only
 from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.trainer_args import argument_values
 from fabric_lsp.rules.trainer_callbacks import Callbacks, Checkpoint, callback_alternatives
@@ -71,20 +73,20 @@ class PL005(Rule):
         assert isinstance(site, ast.Call) and isinstance(site.func, ast.Attribute)
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # 1.x chose and reported the checkpoint otherwise (`trainer.test()` loaded "best" by default)
-        mode = _mode(model, site)
-        if mode is None or caught(model, site, "ValueError"):
+        called = _called(model, site)
+        if called is None or caught(model, site, "ValueError"):
             return None
         insts = model.values(site.func.value)
         if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):
-            return self._unknown(model, site, insts) if mode == "best" else None
-        results = [_path_state(model, site, v, mode) for v in insts]  # type: ignore[arg-type]
+            return self._unknown(model, site, insts) if called.mode == "best" and called.best is None else None
+        results = [_path_state(model, site, v, called) for v in insts]  # type: ignore[arg-type]
         if any(state == _UNKNOWN for state, _ in results):
             return None
         failures = [f for _, fs in results for f in fs]
         if not failures:
             return None
-        certain = all(state == "fail" for state, _ in results)
-        return self._verdict(model, site, insts[0], failures[0], mode, certain)  # type: ignore[arg-type]
+        every = all(state == "fail" for state, _ in results)
+        return self._verdict(model, site, insts[0], failures[0], called, every)  # type: ignore[arg-type]
 
     def _unknown(self, model: SemanticModel, site: ast.Call, values: list) -> Verdict | None:
         """The hint (``report-unknown``) where the Trainer is not known statically (a
@@ -97,14 +99,15 @@ class PL005(Rule):
         message = f'`{rcv}` is not known statically ({reasons[0]}): whether it has a best checkpoint for `ckpt_path="best"` is not checked.'
         return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
-    def _verdict(self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, mode: str, certain: bool) -> Verdict:
+    def _verdict(self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, called: _Call, every: bool) -> Verdict:
+        """``every``: the call fails on every path where ``ckpt_path`` is "best"."""
         assert isinstance(site.func, ast.Attribute)
         fn = site.func.attr
         text, where, why = _FAILURES[failure]
-        written = f'`{model.segment(site.func)}(ckpt_path="best")`' if mode == "best" else f"`{model.segment(site.func)}(...)` without a model (after `fit` it loads `ckpt_path=\"best\"`)"
-        verb = "raises" if certain else "may raise (on some paths)"
+        verb = "raises" if every else "may raise (on some paths)"
+        certain = every and called.best is None
         message = (
-            f"{written} {verb} ValueError: {text.format(fn=fn)} ({where}): {why}."
+            f"{called.written} {verb} ValueError{called.when}: {text.format(fn=fn)} ({where}): {why}."
             ' Pass the model in memory or an exact checkpoint path (`"last"` loads another checkpoint).'
         )
         certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
@@ -117,36 +120,62 @@ class PL005(Rule):
 
 
 # -- the call ------------------------------------------------------------------------------------------
-def _mode(model: SemanticModel, call: ast.Call) -> str | None:
-    """``"best"``: ``ckpt_path`` is certainly ``"best"``; ``"implicit"``: no model and no
-    ``ckpt_path`` (Lightning takes "best" when a model is connected); None otherwise."""
+@dataclass(frozen=True)
+class _Call:
+    """What a ``test``/``validate``/``predict`` call asks for."""
+
+    #: ``"best"``: ``ckpt_path`` is "best"; ``"implicit"``: no model and no ``ckpt_path`` (Lightning
+    #: takes "best" when a model is connected)
+    mode: str
+    #: the "best" alternatives where ``ckpt_path`` is "best" on some paths only (an option's
+    #: default), None where on every path
+    best: tuple[Const, ...] | None
+    written: str  # the call as the message names it
+    when: str = ""  # where "best" is one alternative: when it is
+
+
+def _called(model: SemanticModel, call: ast.Call) -> _Call | None:
+    """None where the call passes a model or another checkpoint on every path."""
     assert isinstance(call.func, ast.Attribute)
     if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     index = _CKPT_INDEX[call.func.attr]
     ckpt = next((k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[index] if len(call.args) > index else None)
+    method = model.segment(call.func)
     if ckpt is not None:
-        return "best" if _certainly_best(model, ckpt) else None
+        best = _best(model, ckpt)
+        if best is None:
+            return _Call("best", None, f'`{method}(ckpt_path="best")`')
+        notes = dict.fromkeys(b.note or '"best"' for b in best)
+        when = f" when `ckpt_path` is {' or '.join(notes)}"
+        return _Call("best", best, f"`{method}(ckpt_path={model.segment(ckpt)})`", when) if best else None
     given = next((k.value for k in call.keywords if k.arg == "model"), call.args[0] if call.args else None)
     if given is not None and not (isinstance(given, ast.Constant) and given.value is None):
         return None
     if re.search(r"\.ckpt_path\s*=(?!=)", model.module.text):
         return None  # `trainer.ckpt_path = ...` is what a call without one loads
-    return "implicit"
+    return _Call("implicit", None, f'`{method}(...)` without a model (after `fit` it loads `ckpt_path="best"`)')
 
 
-def _certainly_best(model: SemanticModel, expr: ast.expr) -> bool:
+def _best(model: SemanticModel, expr: ast.expr) -> tuple[Const, ...] | None:
+    """None where ``expr`` is "best" on every path, else its "best" alternatives (``--ckpt_path``
+    defaulting to "best": the default, on its path); () where it is never "best"."""
     if isinstance(expr, ast.Constant):
-        return expr.value == "best"
+        return None if expr.value == "best" else ()
     values = model.values(expr)
-    return bool(values) and all(isinstance(v, Const) and v.value == "best" for v in values)
+    best = tuple(v for v in values if isinstance(v, Const) and v.value == "best")
+    return None if best and len(best) == len(values) else best
 
 
 # -- one Trainer (one path) ----------------------------------------------------------------------------
-def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, mode: str) -> tuple[str, list[str]]:
-    """("fail"|"maybe"|"ok"|"unknown", the failures seen)."""
+def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, called: _Call) -> tuple[str, list[str]]:
+    """("fail"|"maybe"|"ok"|"unknown", the failures seen), on the paths where ``ckpt_path`` is "best"."""
     fits = fitted(model, site, inst)
-    if mode == "implicit" and any(fit not in (Fitted.YES, Fitted.RESUMED) for fit, _ in fits):
+    if called.best is not None:
+        fits = [(fit, merged) for fit, path in fits for b in called.best if (merged := paths.merge(path, paths.path_of(b))) is not None]
+        if not fits:
+            return _OK, []
+    if called.mode == "implicit" and any(fit not in (Fitted.YES, Fitted.RESUMED) for fit, _ in fits):
         # without a model connected: another error
         return (_OK, []) if all(fit is Fitted.NO for fit, _ in fits) else (_UNKNOWN, [])
     outcomes = _outcomes(model, inst, fits)
@@ -183,17 +212,23 @@ def _outcomes(model: SemanticModel, inst: TrainerInst, fits: list[tuple[Fitted, 
 
 
 def _may_be_shared(model: SemanticModel, inst: TrainerInst, cbs: Callbacks) -> bool:
-    """Whether the first checkpoint callback is an object built outside this ``Trainer(...)`` call
-    (``ckpt = ModelCheckpoint(...)``): another Trainer may have fitted with it, and "best" reads
-    the callback's own ``best_model_path`` (``checkpoint_connector.py:164-179``)."""
+    """Whether the first checkpoint callback is an object another Trainer may have fitted with:
+    "best" reads the callback's own ``best_model_path`` (``checkpoint_connector.py:164-179``).
+    Not where it is built in this ``Trainer(...)`` call, or built beside it and handed to it
+    alone (``ckpt = ModelCheckpoint(...)``; ``Trainer(callbacks=[ckpt])``: :mod:`.kept`)."""
     first = cbs.items[0] if cbs.items else None
     if first is None or first.call is None:
         return False
     origin = inst.origin
-    if origin is None or origin.path != model.module.path:
+    m = model.module
+    if origin is None or origin.path != m.path or m.parents.get(first.call) is None:
         return True
-    span = model.module.span(first.call)
-    return not (origin.span.start <= span.start and span.end <= origin.span.end)
+    span = m.span(first.call)
+    if origin.span.start <= span.start and span.end <= origin.span.end:
+        return False
+    top = m.top_for_line(origin.span.start.line + 1)
+    trainer = next((c for c in ast.walk(top) if isinstance(c, ast.Call) and m.span(c) == origin.span), None) if top else None
+    return trainer is None or not reaches_only(model, first.call, trainer)
 
 
 def _merged(*parts: frozenset) -> frozenset | None:

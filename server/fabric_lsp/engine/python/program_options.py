@@ -114,15 +114,29 @@ def _namespace_writes(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> tupl
             for node in ast.walk(top):
                 if isinstance(node, (ast.Attribute, ast.Subscript)) and _stores(node, dest) and _is_namespace(ev, node.value, module, ctx):
                     return short(module.segment(node)), None
+        for written, keys in _namespace_updates(ev, module, ctx):
+            if keys is None:
+                updated = updated or written
+            elif dest in keys:
+                return written, None
+    return None, updated
+
+
+def _namespace_updates(ev: Evaluator, module: ModuleInfo, ctx: Ctx) -> list[tuple[str, frozenset[str] | None]]:
+    """The ``update``/``setattr`` calls of ``module`` on a parsed namespace, as written, with the
+    keys each sets (None: not known); once per module and analysis."""
+
+    def compute() -> list[tuple[str, frozenset[str] | None]]:
+        out = []
         for call in (*module.calls_named("update"), *module.calls_named("setattr")):
             receiver = _written_namespace(call)
-            keys = _written_keys(call)
-            if receiver is None or (keys is not None and dest not in keys) or not _is_namespace(ev, receiver, module, ctx):
-                continue
-            if keys is not None:
-                return short(module.segment(call)), None
-            updated = updated or short(module.segment(call))
-    return None, updated
+            if receiver is not None and _is_namespace(ev, receiver, module, ctx):
+                out.append((short(module.segment(call)), _written_keys(call)))
+        return out
+
+    if ev.asked_once is None:
+        return compute()
+    return list(ev.asked_once(("namespace updates", id(module)), compute, (module.tree, module)))
 
 
 def _stores(node: ast.Attribute | ast.Subscript, dest: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Callable, Protocol
 
 from fabric_lsp.engine.findings import Span
 from fabric_lsp.engine.python import paths
@@ -361,6 +361,8 @@ class Evaluator(Protocol):
     evaluator. The evaluator is handed to them, so that no plug-in imports :mod:`infer`."""
 
     budget: Budget
+    #: the analysis' memo (``asked_once(key, compute, about)``), when there is one
+    asked_once: Callable | None
 
     @property
     def workspace(self) -> Modules | None: ...

@@ -122,6 +122,16 @@ def test_a_fit_in_the_other_branch_has_not_run():
     assert severities(looped) == []
 
 
+def test_a_fit_skipped_as_after_or_exclusive_needs_a_trainer_of_this_run():
+    # `run("fit")` then `run("test")` tests what the first call fitted: the same object each time
+    shared = "class Loop:\n    def __init__(self):\n        self.trainer = L.Trainer()\n    def run(self, stage):\n        trainer = self.trainer\n        if stage == 'fit':\n            trainer.fit(model)\n        else:\n            trainer.test(model, ckpt_path='best')\n"
+    assert severities(shared) == []
+    after = shared.replace("        if stage == 'fit':\n            trainer.fit(model)\n        else:\n            trainer.test(model, ckpt_path='best')\n", "        trainer.test(model, ckpt_path='best')\n        trainer.fit(model)\n")
+    assert severities(after) == []
+    fresh = shared.replace("trainer = self.trainer", "trainer = L.Trainer()")
+    assert severities(fresh) == [Severity.ERROR]
+
+
 OPTION = """
 parser = argparse.ArgumentParser()
 parser.add_argument("--ckpt_path", default=DEFAULT)

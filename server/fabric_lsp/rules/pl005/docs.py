@@ -43,7 +43,9 @@ function, a module's Trainer used inside a function), a `fit(ckpt_path=...)` tha
 `ckpt_path = "last" if args.resume and not args.dev else None`, the `--dev` path resumes nothing. A `fit` counts where it is a statement of the
 same function that runs before the call on every path (earlier in the same block or an
 enclosing one); one in the other branch of an `if` holding the call, with no loop around that
-`if`, has not run. A command-line option assigned after parsing (`args.ckpt_path = ...`) is not
+`if`, has not run — nor has one after the call — where the function makes its own Trainer each
+time it runs (`trainer = L.Trainer(...)` there; `trainer = self.trainer` may be the one an
+earlier call fitted). A command-line option assigned after parsing (`args.ckpt_path = ...`) is not
 known; one the script may update from a file (`args.update(yaml.safe_load(f))`) keeps its default
 as one alternative. Where a LightningModule of the workspace defines `configure_callbacks` (it may
 add a `ModelCheckpoint` when `fit` starts), checkpointing off and `save_top_k=0` are not

@@ -27,18 +27,41 @@ def fitted(model: SemanticModel, site: ast.Call, inst: TrainerInst) -> list[tupl
     on the paths where its ``ckpt_path`` may be a checkpoint); ``NO`` where no ``fit`` call in the
     document may run on it, the Trainer is not handed to anything (only ``trainer.<attribute>``
     is ever read of its name) and its name is bound in the site's own scope (a global another
-    module may fit first does not count); else ``UNKNOWN``."""
-    unknown = False
+    module may fit first does not count); else ``UNKNOWN``. A ``fit`` of the same function that
+    comes after the site or in the other branch of an ``if`` counts as not run only where this
+    run of the function has a Trainer of its own (:func:`_fresh`): a second call of it may
+    otherwise test what the first one fitted."""
+    unknown = skipped = False
     for call in model.method_calls("fit"):
         if not _may_be(model, call, inst):
             continue
         if _dominates(model, call, site):
             return _resumed(model, call)
-        if not _after(model, call, site) and not _exclusive(model, call, site):
+        if _after(model, call, site) or _exclusive(model, call, site):
+            skipped = True
+        else:
             unknown = True
-    if unknown or not _kept(model, site) or not _local(model, site):
+    if unknown or not _kept(model, site) or not _local(model, site) or (skipped and not _fresh(model, site)):
         return [(Fitted.UNKNOWN, paths.EMPTY)]
     return [(Fitted.NO, paths.EMPTY)]
+
+
+def _fresh(model: SemanticModel, site: ast.Call) -> bool:
+    """Each run of the site's function binds its receiver to an object it makes: every binding of
+    the name there is ``name = <call>(...)`` (``Trainer(...)``, a factory), or the scope is the
+    module's, which runs once (``trainer = self.trainer`` is the same object at every call)."""
+    assert isinstance(site.func, ast.Attribute) and isinstance(site.func.value, ast.Name)
+    m = model.module
+    scope = m.scope_of(site)
+    if isinstance(scope, ast.Module):
+        return True
+    name = site.func.value.id
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and m.scope_of(node) is scope:
+            parent = m.parents.get(node)
+            if not (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Call)):
+                return False
+    return True
 
 
 def _may_be(model: SemanticModel, call: ast.Call, inst: TrainerInst) -> bool:

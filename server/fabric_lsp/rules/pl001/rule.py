@@ -24,6 +24,8 @@ from fabric_lsp.rules.prefilters import PREFILTERS
 #: broadcast do nothing before the process group exists: ``strategies/ddp.py``)
 STRATEGY_COLLECTIVES = ("barrier", "broadcast", "reduce")
 LOG_METHODS = ("log", "log_dict")
+#: the methods whose calls :func:`_what` may name (``trainer.log_dir`` is an attribute)
+_SITE_METHODS = ("save_checkpoint", *STRATEGY_COLLECTIVES, "all_gather", *LOG_METHODS)
 
 
 def _is_trainer_text(node: ast.AST) -> bool:
@@ -196,10 +198,11 @@ class PL001(Rule):
     prefilter = PREFILTERS["PL001"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        tree = model.module.tree
-        if tree is None:
+        m = model.module
+        if m.tree is None:
             return []
-        found: list[ast.AST] = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.Attribute)) and _what(n, model.module) is not None]
+        found: list[ast.AST] = [c for name in _SITE_METHODS for c in m.calls_named(name) if _what(c, m) is not None]
+        found += [n for top in m.tops_with("log_dir") for n in ast.walk(top) if isinstance(n, ast.Attribute) and _what(n, m) is not None]
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         return found
 

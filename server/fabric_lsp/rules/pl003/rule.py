@@ -16,7 +16,7 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.python.modules import FUNC_TYPES
-from fabric_lsp.engine.python.values import ClassRef
+from fabric_lsp.engine.python.values import ClassRef, TrainerInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.rules.entry_points import entry_point_related, how_run
@@ -114,6 +114,8 @@ class PL003(Rule):
         fitting = call.func.attr == "fit"
         if not (checks.deepspeed or (fitting and checks.manual)):
             return None
+        if not any(isinstance(v, TrainerInst) and v.args is not None for v in model.values(call.func.value)):
+            return None  # no Trainer known by its arguments: no outcome can fail (`trainer.fit_outcomes`)
         classes, unknown = model.entry_point_classes(call)
         if not classes:
             return None

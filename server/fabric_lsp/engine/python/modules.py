@@ -53,6 +53,8 @@ class ModuleInfo:
         self._top_calls: dict[int, list[ast.Call]] = {}
         self._top_loads: dict[int, list[ast.Name]] = {}
         self._top_classes: dict[int, list[ast.ClassDef]] = {}
+        #: the class statements the walk of a top-level statement met (in its own order)
+        self._top_class_nodes: dict[int, list[ast.ClassDef]] = {}
         self._calls_cache: dict[str, list[ast.Call]] = {}
         self._calls_by_top_name: dict[int, dict[str, list[ast.Call]]] = {}
         self._globals: dict[ast.AST, set[str]] = {}
@@ -110,6 +112,7 @@ class ModuleInfo:
         parents = self._parents
         calls: list[ast.Call] = []
         loads: list[ast.Name] = []
+        classes: list[ast.ClassDef] = []
         stack: list[ast.AST] = [top]
         pop, push = stack.pop, stack.append
         # ast.iter_child_nodes, inlined (the walk of every statement an analysis reads: a
@@ -120,6 +123,8 @@ class ModuleInfo:
             kind = type(node)
             if kind is ast.Call:
                 calls.append(node)
+            elif kind is ast.ClassDef:
+                classes.append(node)
             elif kind is ast.Name:
                 if type(node.ctx) is ast.Load:
                     loads.append(node)
@@ -136,6 +141,7 @@ class ModuleInfo:
                     push(value)
         self._top_calls[id(top)] = calls
         self._top_loads[id(top)] = loads
+        self._top_class_nodes[id(top)] = classes
 
     @cached_property
     def top_texts(self) -> list[str]:
@@ -314,9 +320,12 @@ class ModuleInfo:
         if self.tree is not None:
             for top in self.tops_with("class"):
                 found = self._top_classes.get(id(top))
-                if found is None:  # walked once per statement: the evaluator asks at every `self.<attr>`
+                if found is None:  # found once per statement: the evaluator asks at every `self.<attr>`
                     self._walk_top(top)
-                    found = self._top_classes[id(top)] = [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                    found = self._top_class_nodes[id(top)]
+                    if len(found) > 1:  # nested classes: in ast.walk's order, as they always were
+                        found = [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                    self._top_classes[id(top)] = found
                 out += found
         return out
 

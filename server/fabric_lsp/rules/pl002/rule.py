@@ -11,7 +11,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
 from fabric_lsp.engine.lightning import lightning_cli
 from fabric_lsp.engine.program.lightning_modules import LightningClass, MonitorCallback
-from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
+from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import ClassRef, Instance, LightningCLIInst, TrainerInst, Unknown
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -409,10 +409,10 @@ def _scheduler_monitors(model: SemanticModel, lc: LightningClass, trainer_certai
 # -- LightningCLI ------------------------------------------------------------------------------------------
 def _cli_calls(model: SemanticModel) -> list[ast.Call]:
     """Calls of a name ending in ``CLI`` (``LightningCLI(...)``, a project's subclass)."""
-    tree = model.module.tree
-    if tree is None:
+    m = model.module
+    if m.tree is None or "CLI" not in m.text:
         return []
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (callee_name(n) or "").endswith("CLI")]
+    found = [c for name in m.index if name.endswith("CLI") for c in m.calls_named(name)]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 

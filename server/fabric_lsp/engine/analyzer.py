@@ -138,7 +138,9 @@ class Analyzer:
         CLI asks before it hands the same text to :meth:`analysis`)."""
         last_text, last_rules = self._last_match
         if last_text is not text:
-            last_rules = [r for r in self.rules if r.matches(text)]
+            seen: dict[str, bool] = {}
+            passed: dict[int, bool] = {}  # by prefilter: rules sharing one ask it once
+            last_rules = [r for r in self.rules if _passes(r, text, seen, passed)]
             self._last_match = (text, last_rules)
         return list(last_rules)
 
@@ -218,6 +220,14 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
+
+
+def _passes(rule: Rule, text: str, seen: dict[str, bool], passed: dict[int, bool]) -> bool:
+    """Whether ``rule``'s prefilter lets ``text`` through, asked once per prefilter object."""
+    found = passed.get(id(rule.prefilter))
+    if found is None:
+        found = passed[id(rule.prefilter)] = rule.matches(text, seen)
+    return found
 
 
 def _without_unknown(verdict: Verdict) -> Verdict:

@@ -89,16 +89,33 @@ class Prefilter:
     def of_parts(cls, *parts: tuple[tuple[str, ...], re.Pattern[str]]) -> Prefilter:
         return cls(re.compile("|".join(part.pattern for _, part in parts)), parts=parts)
 
-    def matches(self, text: str) -> bool:
-        """Whether ``text`` passes."""
+    def matches(self, text: str, seen: dict[str, bool] | None = None) -> bool:
+        """Whether ``text`` passes (``seen``: which substrings of the prefilters asked about the
+        same text before it holds, so that a substring several rules look for is looked for once)."""
         if self.folded:
             lowered = text.lower()
             return any(word in lowered for word in self.folded)
+        holds = _Holds(text, seen if seen is not None else {})
         if self.parts:
-            return any(any(k in text for k in words) and part.search(text) for words, part in self.parts)
-        if self.keywords and not any(k in text for k in self.keywords):
+            return any(any(map(holds, words)) and part.search(text) for words, part in self.parts)
+        if self.keywords and not any(map(holds, self.keywords)):
             return False
         return self.pattern.search(text) is not None
+
+
+class _Holds:
+    """``holds(k)``: whether the text holds the substring ``k``, remembered in ``seen``."""
+
+    __slots__ = ("seen", "text")
+
+    def __init__(self, text: str, seen: dict[str, bool]) -> None:
+        self.text, self.seen = text, seen
+
+    def __call__(self, k: str) -> bool:
+        found = self.seen.get(k)
+        if found is None:
+            found = self.seen[k] = k in self.text
+        return found
 
 
 class Rule:
@@ -117,9 +134,9 @@ class Rule:
     invalid: ClassVar[list[Example]] = []
     fixable: ClassVar[bool] = False
 
-    def matches(self, text: str) -> bool:
-        """Whether the rule's prefilter lets ``text`` through."""
-        return self.prefilter.matches(text)
+    def matches(self, text: str, seen: dict[str, bool] | None = None) -> bool:
+        """Whether the rule's prefilter lets ``text`` through (``seen``: :meth:`Prefilter.matches`)."""
+        return self.prefilter.matches(text, seen)
 
     @property
     def url(self) -> str:

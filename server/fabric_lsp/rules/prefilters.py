@@ -15,15 +15,18 @@ import re
 from fabric_lsp import facts
 from fabric_lsp.engine.rule import Prefilter
 
+#: a rank in the text: FAB002's and PL001's (one object: asked once per text)
+_RANKS = Prefilter.of_parts(
+    (("_rank",), re.compile(r"_rank\b")),
+    (("get_rank",), re.compile(r"get_rank")),
+    (("is_global_zero",), re.compile(r"is_global_zero")),
+    (("rank_zero_",), re.compile(r"rank_zero_")),
+    (("RANK",), re.compile(r"RANK\b")),
+)
+
 PREFILTERS: dict[str, Prefilter] = {
     "FAB001": Prefilter(re.compile(r"\bsetup_optimizers\b"), keywords=("setup_optimizers",)),
-    "FAB002": Prefilter.of_parts(
-        (("_rank",), re.compile(r"_rank\b")),
-        (("get_rank",), re.compile(r"get_rank")),
-        (("is_global_zero",), re.compile(r"is_global_zero")),
-        (("rank_zero_",), re.compile(r"rank_zero_")),
-        (("RANK",), re.compile(r"RANK\b")),
-    ),
+    "FAB002": _RANKS,
     "FAB003": Prefilter(re.compile(r"\.setup(?:_module)?\s*\(|\bFabric\b|\bfabric\b"), keywords=(".setup", "abric")),
     "FAB004": Prefilter(re.compile(r"\.backward\s*\(")),
     "FAB005": Prefilter.of_parts(
@@ -39,7 +42,7 @@ PREFILTERS: dict[str, Prefilter] = {
     "FAB009": Prefilter(re.compile(r"\.setup\s*\(")),
     "FAB010": Prefilter(re.compile(r"Fabric")),
     "FAB011": Prefilter(re.compile(r"(?i)fabric|lite"), folded=("fabric", "lite")),
-    "PL001": Prefilter(re.compile(r"_rank\b|is_global_zero|rank_zero_|get_rank|RANK\b")),
+    "PL001": _RANKS,
     "PL002": Prefilter(re.compile(r"\.fit\(|CLI\("), keywords=(".fit(", "CLI(")),
     "PL003": Prefilter(
         re.compile(r"\bdef\s+(?:training_step|configure_optimizers)\b|\.(?:fit|validate|test|predict)\("),
@@ -56,7 +59,9 @@ PREFILTERS: dict[str, Prefilter] = {
 def may_have_findings(text: str, codes: frozenset[str]) -> bool:
     """Whether the prefilter of one of the rules ``codes`` lets ``text`` through (else no rule of
     them looks at it: its analysis finds nothing, and no fix applies)."""
-    return any(p.matches(text) for code, p in PREFILTERS.items() if code in codes)
+    seen: dict[str, bool] = {}  # the substrings several prefilters look for, looked for once
+    distinct = {id(p): p for code, p in PREFILTERS.items() if code in codes}
+    return any(p.matches(text, seen) for p in distinct.values())
 
 
 __all__ = ["PREFILTERS", "may_have_findings"]

@@ -3,6 +3,7 @@ bases (across modules), automatic_optimization, and the classes the Trainer's en
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -393,3 +394,59 @@ def test_the_classes_an_entry_point_runs(tmp_path):
     assert [c.name for c in classes] == ["A"] and not unknown
     assert model.entry_point_classes(validate) == ([], True)
     assert model.entry_point_classes(predict) == ([], True)
+
+
+# -- `self` of a class that is no Trainer -----------------------------------------------------------
+_OWN = """
+import lightning as L
+class Recipe:
+    def apply(self, model):
+        return self.validate(model)
+    @staticmethod
+    def build(self):
+        return self.validate(1)
+    def rebound(self, other):
+        self = other
+        return self.validate(1)
+    def nested(self):
+        def inner():
+            return self.validate(1)
+        return inner
+class MyTrainer(L.Trainer):
+    def run(self, model):
+        return self.fit(model)
+class Mixed(Recipe, L.Trainer):
+    def go(self, model):
+        return self.test(model)
+"""
+
+
+@pytest.mark.parametrize(
+    "method, expected",
+    [("apply", True), ("build", False), ("rebound", False), ("inner", False), ("run", False), ("go", False)],
+)
+def test_self_of_a_class_deriving_from_no_trainer(method, expected):
+    model = _model(_OWN)
+    func = next(n for n in ast.walk(model.module.tree) if isinstance(n, ast.FunctionDef) and n.name == method)
+    call = next(n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute))
+    assert model.own_instance_not_trainer(call.func.value) is expected
+
+
+def test_an_entry_point_called_on_self_of_a_plain_class_reads_no_other_module(tmp_path, monkeypatch):
+    """`self.validate(model)` in a class that is no Trainer (lightning-thunder's recipes) is the
+    class's own method: PL003 and PL005 do not evaluate `self`, which would read every module that
+    mentions the class to find its subclasses and constructions."""
+    from fabric_lsp.engine.analyzer import Analyzer
+    from fabric_lsp.rules import RULES_BY_CODE
+
+    files = {"recipe.py": "class Recipe:\n    def apply(self, model):\n        return self.validate(model)\n    def test(self):\n        return self.test()\n"}
+    files.update({f"user{i}.py": f"from recipe import Recipe\nclass R{i}(Recipe):\n    pass\nR{i}().apply(None)\n" for i in range(4)})
+    _write(tmp_path, files)
+    ws = Workspace(str(tmp_path))
+    loaded: list[str] = []
+    load = ws.load_path
+    monkeypatch.setattr(ws, "load_path", lambda path, name=None: loaded.append(path) or load(path, name))
+    analyzer = Analyzer(ws, [RULES_BY_CODE["PL003"], RULES_BY_CODE["PL005"]])
+    path = tmp_path / "recipe.py"
+    assert analyzer.analyze(path.read_text(), str(path)) == []
+    assert [p for p in loaded if not p.endswith("recipe.py")] == []

@@ -493,6 +493,31 @@ def _notebook_runs(workspace: Workspace, root: str) -> bool:
     return False
 
 
+def own_instance_not_trainer(inference: Inference, m: ModuleInfo, expr: ast.AST) -> bool:
+    """Whether ``expr`` is ``self`` (the instance parameter, never rebound) in a method of a class
+    that derives from no Trainer: ``self.test(model)`` there calls the class's own method. Told
+    from the class's bases, without evaluating ``self`` (which searches the workspace for the
+    class's subclasses and constructions); False where the bases cannot be told."""
+    if not isinstance(expr, ast.Name):
+        return False
+    func = m.scope_of(expr)
+    if not isinstance(func, FUNC_TYPES) or m.enclosing_class(func) is None or _instance_param(func) != expr.id:
+        return False
+    if any(isinstance(n, ast.Name) and n.id == expr.id and not isinstance(n.ctx, ast.Load) for n in m.walked(func, (ast.Name,))):
+        return False
+    cls = ClassRef(m.enclosing_class(func), m)  # type: ignore[arg-type]
+    not_known: str | None = facts.TRAINER_CLASS
+    return _bounded(inference, functools.partial(pytorch_base, inference, cls), not_known) != facts.TRAINER_CLASS
+
+
+def _instance_param(func: ast.AST) -> str | None:
+    """The name of a method's instance parameter (None: a static or class method, or none)."""
+    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):  # type: ignore[attr-defined]
+        return None
+    params = [*func.args.posonlyargs, *func.args.args]  # type: ignore[attr-defined]
+    return params[0].arg if params else None
+
+
 def _may_be_trainer(inference: Inference, v: Value) -> bool:
     """Whether a receiver may be a Trainer (or a Tuner): not a constant, a module, a function, an
     instance of a project class that derives from no Trainer …"""

@@ -180,15 +180,14 @@ def truthiness(v: Value) -> bool | None:
     return None
 
 
-def _compare_pair(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> bool | None:
+def _compare_pair(op: ast.cmpop, a: Value, pa: tuple[bool, Any], b: Value, pb: tuple[bool, Any]) -> bool | None:
+    """``a op b`` where both sides are known (``pa``, ``pb``: their :func:`_plain` values)."""
     if isinstance(op, (ast.Is, ast.IsNot)) and (_is_object(a) and isinstance(b, Const) and b.value is None or _is_object(b) and isinstance(a, Const) and a.value is None):
         return isinstance(op, ast.IsNot)
-    known_a, pa = _plain(ev, a)
-    known_b, pb = _plain(ev, b)
-    if not (known_a and known_b):
+    if not (pa[0] and pb[0]):
         return None
     try:
-        return bool(_COMPARE[type(op)](pa, pb))
+        return bool(_COMPARE[type(op)](pa[1], pb[1]))
     except Exception:  # noqa: BLE001 - comparing values Python would reject: not decided here
         return None
 
@@ -196,26 +195,25 @@ def _compare_pair(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> bool | No
 def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst, operands: Operands = None) -> Outcomes:
     if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
         return _undecided(test, ctx)
-    lefts = _operand(ev, test.left, ctx, subst, operands)
-    rights = _operand(ev, test.comparators[0], ctx, subst, operands)
+    op = test.ops[0]
+    lefts = [(a, _plain(ev, a)) for a in _operand(ev, test.left, ctx, subst, operands)]
+    rights = [(b, _plain(ev, b)) for b in _operand(ev, test.comparators[0], ctx, subst, operands)]
     out: Outcomes = []
-    for a in lefts:
-        for b in rights:
+    for a, pa in lefts:
+        for b, pb in rights:
             p = paths.merge(paths.path_of(a), paths.path_of(b))
             if p is None:
                 continue
-            result = _compare_pair(ev, test.ops[0], a, b)
-            out += [(result, p)] if result is not None else _undecided(test, ctx, p, _compare_decision(ev, test.ops[0], a, b))
+            result = _compare_pair(op, a, pa, b, pb)
+            out += [(result, p)] if result is not None else _undecided(test, ctx, p, _compare_decision(op, a, pa, b, pb))
     return _distinct(out, test, ctx)
 
 
-def _compare_decision(ev: Evaluator, op: ast.cmpop, a: Value, b: Value) -> tuple | None:
-    known_a, pa = _plain(ev, a)
-    known_b, pb = _plain(ev, b)
-    if known_b and not known_a:
-        return _value_decision(a, (type(op).__name__, "right", repr(pb)))
-    if known_a and not known_b:
-        return _value_decision(b, (type(op).__name__, "left", repr(pa)))
+def _compare_decision(op: ast.cmpop, a: Value, pa: tuple[bool, Any], b: Value, pb: tuple[bool, Any]) -> tuple | None:
+    if pb[0] and not pa[0]:
+        return _value_decision(a, (type(op).__name__, "right", repr(pb[1])))
+    if pa[0] and not pb[0]:
+        return _value_decision(b, (type(op).__name__, "left", repr(pa[1])))
     return None
 
 

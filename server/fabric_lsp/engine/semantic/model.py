@@ -36,7 +36,7 @@ from fabric_lsp.engine.program.model_methods import (
 )
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
-from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
+from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import (
     ClassRef,
     FabricInst,
@@ -207,13 +207,10 @@ class SemanticModel:
         return list(self.asked_once(("trainer_constructions",), self._trainer_constructions))
 
     def _trainer_constructions(self) -> list[ast.Call]:
-        tree = self.module.tree
-        if tree is None or "Trainer" not in self.module.text:
+        m = self.module
+        if m.tree is None or "Trainer" not in m.text:
             return []
-        out = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and (callee_name(node) or "").endswith("Trainer") and self._builds_trainer(node):
-                out.append(node)
+        out = [c for name in m.index if name.endswith("Trainer") for c in m.calls_named(name) if self._builds_trainer(c)]
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))
 
     def _builds_trainer(self, call: ast.Call) -> bool:
@@ -324,13 +321,16 @@ class SemanticModel:
         return configuration_problems(self.scenarios(fabric), lightning_version, exists)
 
     # -- LightningModules and callbacks (engine/program/lightning_modules.py) --------------------------
-    def lightning_classes(self) -> list[LightningClass]:
-        """The document's classes deriving from a LightningModule, DataModule or Callback."""
+    def lightning_classes(self, defining: frozenset[str] | None = None) -> list[LightningClass]:
+        """The document's classes deriving from a LightningModule, DataModule or Callback (whose
+        bodies define one of the methods ``defining``, when given: the bases of no other class
+        are evaluated)."""
         def compute() -> list[LightningClass]:
-            found = (self.lightning_class(ClassRef(node, self.module)) for node in self.module.classes() if node.bases)
+            classes = [node for node in self.module.classes() if node.bases and (defining is None or _defines(node, defining))]
+            found = (self.lightning_class(ClassRef(node, self.module)) for node in classes)
             return [lc for lc in found if lc is not None]
 
-        return list(self.asked_once(("lightning_classes",), compute))
+        return list(self.asked_once(("lightning_classes", defining), compute))
 
     def lightning_class(self, cls: ClassRef) -> LightningClass | None:
         """``cls`` as a LightningModule, DataModule or Callback of analysed source, or None. The
@@ -342,6 +342,11 @@ class SemanticModel:
         key = ("lightning_base", id(cls.module), bases) if top else ("lightning_base", id(cls.node))
         base = self.asked_once(key, lambda: lightning_modules.lightning_base(self.inference, cls))
         return LightningClass(cls, base) if base is not None else None
+
+    def own_instance_not_trainer(self, expr: ast.AST) -> bool:
+        """Whether ``expr`` is ``self`` in a method of a class that derives from no Trainer (its
+        ``self.fit(...)`` is the class's own method), told from the class's bases alone."""
+        return lightning_modules.own_instance_not_trainer(self.inference, self.module, expr)
 
     def hook(self, cls: ClassRef, name: str) -> Hook | None:
         """The ``def name`` that instances of ``cls`` run (through the user part of the MRO)."""
@@ -426,3 +431,7 @@ class SemanticModel:
         """For a Trainer subclass: whether ``keywords`` given to its construction reach
         ``Trainer.__init__`` unchanged (None: not known)."""
         return lightning_modules.trainer_init_forwards(self.inference, cls, keywords)
+
+
+def _defines(cls: ast.ClassDef, names: frozenset[str]) -> bool:
+    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in names for item in cls.body)

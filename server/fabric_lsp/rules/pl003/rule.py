@@ -37,6 +37,8 @@ SEVERAL_OPTIMIZERS = (
 )
 _OPTIMIZER_IDX_WHERE = f"{_OPTIMIZER}:352-357"
 _SEVERAL_WHERE = f"{_OPTIMIZER}:358-363"
+#: the hooks whose definitions are checked
+_CHECKED = frozenset({"training_step", "configure_optimizers"})
 
 
 class PL003(Rule):
@@ -50,10 +52,10 @@ class PL003(Rule):
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
         out: list[ast.AST] = []
-        for lc in model.lightning_classes():
+        for lc in model.lightning_classes(_CHECKED):
             if lc.base != facts.LIGHTNING_MODULE_CLASS:
                 continue
-            out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in ("training_step", "configure_optimizers")]
+            out += [f for f in lc.cls.node.body if isinstance(f, FUNC_TYPES) and f.name in _CHECKED]
         for method in facts.TRAINER_ENTRY_POINTS:  # the Trainer half: what the Trainer of the call refuses
             out += model.method_calls(method)
         return sorted(out, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
@@ -112,7 +114,7 @@ class PL003(Rule):
         assert isinstance(call.func, ast.Attribute)
         checks = trainer.checks_of(ctx.lightning_version)
         fitting = call.func.attr == "fit"
-        if not (checks.deepspeed or (fitting and checks.manual)):
+        if not (checks.deepspeed or (fitting and checks.manual)) or model.own_instance_not_trainer(call.func.value):
             return None
         if not any(isinstance(v, TrainerInst) and v.args is not None for v in model.values(call.func.value)):
             return None  # no Trainer known by its arguments: no outcome can fail (`trainer.fit_outcomes`)

@@ -16,7 +16,6 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
-from fabric_lsp.engine.python.modules import callee_name
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -54,7 +53,7 @@ class PL004(Rule):
         if not any(h in model.module.text for h in facts.REMOVED_EPOCH_END_HOOKS):
             return []
         out: list[ast.AST] = []
-        for lc in model.lightning_classes():
+        for lc in model.lightning_classes(frozenset(facts.REMOVED_EPOCH_END_HOOKS)):
             if lc.base == facts.LIGHTNING_MODULE_CLASS:
                 out += [item for item in lc.cls.node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in facts.REMOVED_EPOCH_END_HOOKS]
         return out
@@ -259,11 +258,10 @@ def _trainer_calls(model: SemanticModel) -> list[ast.Call]:
         if model.module.tree is None or "Trainer" not in model.module.text:
             return []
         known = set(facts.TRAINER_PARAMETERS)
-        return [
-            n
-            for n in ast.walk(model.module.tree)
-            if isinstance(n, ast.Call) and "trainer" in (callee_name(n) or "").lower() and any(k.arg is not None and k.arg not in known for k in n.keywords)
-        ]
+        m = model.module
+        calls = [c for name in m.index if "trainer" in name.lower() for c in m.calls_named(name)]
+        found = [c for c in calls if any(k.arg is not None and k.arg not in known for k in c.keywords)]
+        return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
     return list(model.asked_once(("pl004_trainer_calls",), compute))
 

@@ -74,7 +74,7 @@ class PL005(Rule):
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # 1.x chose and reported the checkpoint otherwise (`trainer.test()` loaded "best" by default)
         called = _called(model, site)
-        if called is None or caught(model, site, "ValueError"):
+        if called is None or model.own_instance_not_trainer(site.func.value) or caught(model, site, "ValueError"):
             return None
         insts = model.values(site.func.value)
         if not insts or not all(isinstance(v, TrainerInst) and v.args is not None for v in insts):

@@ -34,6 +34,23 @@ def test_an_expired_budget_left_by_an_earlier_evaluation_does_not_decide_the_sce
 
 def test_a_budget_that_runs_out_gives_an_unknown_scenario(monkeypatch):
     model, fabric = _model_and_fabric()
+    # an analysis that has not worked the scenarios out yet (the one that built the Fabric has:
+    # its strategies are asked where it is built, and answered once per analysis)
+    fresh = SemanticModel(model.module, Workspace())
     monkeypatch.setattr("fabric_lsp.engine.python.values.MAX_STEPS", 0)
-    (only,) = model.scenarios(fabric)
+    (only,) = fresh.scenarios(fabric)
     assert only.outcome is None and only.unknown == ("the evaluator's budget ran out on its arguments",)
+
+
+def test_the_scenarios_of_one_argument_set_are_worked_out_once_per_analysis(monkeypatch):
+    """Building the Fabric asks its strategies (its scenarios); every rule judging a call on it
+    asks its scenarios again: one working out per analysis (litgpt: 140 asked, 58 distinct)."""
+    from fabric_lsp.engine.lightning import configurations
+
+    worked: list[object] = []
+    real = configurations._scenarios_of
+    monkeypatch.setattr(configurations, "_scenarios_of", lambda ev, args, *rest: worked.append(args) or real(ev, args, *rest))
+    model, fabric = _model_and_fabric()
+    first = model.scenarios(fabric)
+    assert [s.outcome for s in model.scenarios(fabric)] == [s.outcome for s in first]
+    assert len(worked) == 1

@@ -152,7 +152,16 @@ def scenarios_of(
 ) -> list[Scenario]:
     """One scenario per *feasible* combination of argument values (their paths agree: values
     the code chooses together go together) and machine (``for_trainer``: the arguments of a
-    ``Trainer(...)``, whose strategy objects are the Trainer's classes)."""
+    ``Trainer(...)``, whose strategy objects are the Trainer's classes). Worked out once per
+    analysis and argument set: the strategies of a Fabric are asked where it is built, its
+    scenarios again by every rule that judges a call on it."""
+    if ev.asked_once is None:
+        return _scenarios_of(ev, args, interactive, resolve, for_trainer)
+    key = ("scenarios_of", args, interactive, resolve, for_trainer)
+    return list(ev.asked_once(key, lambda: _scenarios_of(ev, args, interactive, resolve, for_trainer)))
+
+
+def _scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool, resolve: Resolver, for_trainer: bool) -> list[Scenario]:
     per_arg = [_alternatives(ev, args, name, for_trainer) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
     seen: set = set()

@@ -154,7 +154,7 @@ class Analyzer:
             return self._analysis(text, path, rules, report_unknown)
 
     def _analysis(self, text: str, path: str | None, rules: list[Rule], report_unknown: bool | None) -> Analysis:
-        module = ModuleInfo(text, path, self.workspace.module_name_for(path))
+        module = self.workspace.document_module(text, path)
         if module.tree is None:
             return Analysis(text, path)
         model = SemanticModel(module, self.workspace)

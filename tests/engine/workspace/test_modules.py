@@ -36,3 +36,59 @@ def test_another_package_is_asked_of_jedi(tmp_path, monkeypatch):
     monkeypatch.setattr(Workspace, "_jedi_module_path", lambda self, q, p: asked.append(q))
     ws.find_module_path("otherlib.thing", None)
     assert asked == ["otherlib.thing"]
+
+
+# -- a document's module is the workspace's module of its file ----------------------------------------
+_LIB = "from lightning.fabric import Fabric\n\ndef make():\n    return Fabric(strategy='deepspeed')\n"
+_MAIN = "from lib import make\nfabric = make()\nfabric.setup_module(model)\nfabric.setup_optimizers(opt)\n"
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "lib.py").write_text(_LIB)
+    (tmp_path / "main.py").write_text(_MAIN)
+    return tmp_path / "lib.py", tmp_path / "main.py"
+
+
+def _parses(monkeypatch) -> list[str]:
+    from fabric_lsp.engine.python import modules
+
+    parsed: list[str] = []
+    real = modules.ModuleInfo.__init__
+    monkeypatch.setattr(modules.ModuleInfo, "__init__", lambda self, text, path=None, name=None: parsed.append(path) or real(self, text, path, name))
+    return parsed
+
+
+def test_a_file_checked_and_imported_is_parsed_once(tmp_path, monkeypatch):
+    """The command line analyses `lib.py` and `main.py`, which imports it: `lib.py` is parsed once,
+    its module shared by its own analysis and by `main.py`'s, in either order; the findings are
+    those of separate parses."""
+    from fabric_lsp.engine.analyzer import Analyzer
+    from fabric_lsp.rules import ALL_RULES
+
+    lib, main = _files(tmp_path)
+    expected = [f.code for f in Analyzer(Workspace(str(tmp_path)), ALL_RULES).analyze(_MAIN, str(main))]
+    assert "FAB001" in expected
+    for order in ((lib, main), (main, lib)):
+        parsed = _parses(monkeypatch)
+        analyzer = Analyzer(Workspace(str(tmp_path)), ALL_RULES)
+        found = {p: [f.code for f in analyzer.analyze(p.read_text(), str(p))] for p in order}
+        assert found[main] == expected
+        assert sorted(parsed) == sorted([str(lib), str(main)])
+        monkeypatch.undo()
+
+
+def test_a_document_whose_text_is_not_the_files_is_not_the_files_module(tmp_path):
+    lib, _ = _files(tmp_path)
+    ws = Workspace(str(tmp_path))
+    edited = ws.document_module(_LIB + "x = 1\n", str(lib))
+    assert ws.load_path(str(lib)) is not edited
+    assert ws.load_path(str(lib)).text == _LIB
+    assert ws.document_module(_LIB, str(lib)) is ws.load_path(str(lib))
+
+
+def test_a_document_with_unsaved_text_is_the_module_of_that_text(tmp_path):
+    lib, _ = _files(tmp_path)
+    unsaved = _LIB + "y = 2\n"
+    ws = Workspace(str(tmp_path), overlay=lambda path: unsaved if path == str(lib) else None)
+    module = ws.document_module(unsaved, str(lib))
+    assert ws.load_path(str(lib)) is module

@@ -302,18 +302,10 @@ class Workspace:
         recorder = self._recorder()
         if recorder is not None:
             recorder.paths.add(path)
-        text = self.overlay(path) if self.overlay else None
-        stamp: Stamp
-        if text is None:
-            try:
-                st = os.stat(path)
-            except OSError:
-                return None
-            if st.st_size > MAX_MODULE_BYTES:
-                return None
-            stamp = (st.st_mtime_ns, st.st_size)
-        else:
-            stamp = ("buffer", hash(text))  # the editor's unsaved text wins over the disk
+        found = self._stamp(path)
+        if found is None:
+            return None
+        stamp, text = found
         with self._lock:
             cached = self._modules.get(path)
             if cached and cached[0] == stamp:
@@ -328,6 +320,51 @@ class Workspace:
         with self._lock:
             self._modules[path] = (stamp, module)
         return module
+
+    def _stamp(self, path: str) -> tuple[Stamp, str | None] | None:
+        """What tells the version of the file ``path`` (absolute): the editor's unsaved text (given
+        with it) wins over the disk's modification time and size; None for a file that cannot be
+        read or is too big to analyse."""
+        text = self.overlay(path) if self.overlay else None
+        if text is not None:
+            return ("buffer", hash(text)), text
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if st.st_size > MAX_MODULE_BYTES:
+            return None
+        return (st.st_mtime_ns, st.st_size), None
+
+    def document_module(self, text: str, path: str | None) -> ModuleInfo:
+        """The module of a document under analysis: the workspace's module of its file where that
+        holds the same text, else a new one, kept as the file's module when the file holds this
+        text (as the command line's documents do) — a file is parsed once for its own analysis
+        and for those of the modules that import it."""
+        name = self.module_name_for(path)
+        if not path or not path.endswith(".py") or os.path.abspath(path) != path:
+            return ModuleInfo(text, path, name)
+        found = self._stamp(path)
+        with self._lock:
+            cached = self._modules.get(path)
+        if found is not None and cached is not None and cached[0] == found[0] and cached[1].text == text:
+            return cached[1]
+        module = ModuleInfo(text, path, name)
+        if found is not None and self._holds(path, found[1], text):
+            with self._lock:
+                self._modules[path] = (found[0], module)
+        return module
+
+    @staticmethod
+    def _holds(path: str, unsaved: str | None, text: str) -> bool:
+        """Whether the file ``path`` (its unsaved text, when it has one) holds ``text``."""
+        if unsaved is not None:
+            return unsaved == text
+        try:
+            with open(path, "rb") as fh:
+                return fh.read().decode("utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            return False
 
     # -- the workspace's files (for call sites in other modules) -------------------------------
     def python_files(self) -> list[str]:

@@ -95,7 +95,7 @@ class Prefilter:
         if self.folded:
             lowered = text.lower()
             return any(word in lowered for word in self.folded)
-        holds = _Holds(text, seen if seen is not None else {})
+        holds = _Holds(text, seen) if seen is not None else text.__contains__
         if self.parts:
             return any(any(map(holds, words)) and part.search(text) for words, part in self.parts)
         if self.keywords and not any(map(holds, self.keywords)):

@@ -61,13 +61,8 @@ class _Walk:
         return self.gitignore is not None and self.gitignore.ignored(entry, is_dir=is_dir)
 
     def files(self) -> Iterator[tuple[str, Config]]:
-        seen_dirs: set[str] = set()
+        # symbolic links to folders are not followed: no folder is reached twice, a link loop never
         for dirpath, dirnames, filenames in os.walk(self.top, followlinks=False):
-            real = os.path.realpath(dirpath)
-            if real in seen_dirs:
-                dirnames[:] = []
-                continue
-            seen_dirs.add(real)
             config = self.resolver.for_path(dirpath)
             dirnames[:] = [
                 d for d in sorted(dirnames) if d not in ALWAYS_SKIP and not self.excluded(os.path.join(dirpath, d), True, config)

@@ -16,17 +16,12 @@ SKIPPED_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages"
 
 def project_files(root: str, wanted: Callable[[str], bool], limit: int, max_depth: int | None = None) -> list[str]:
     """The files under ``root`` whose name ``wanted`` accepts, in sorted walk order: hidden
-    folders and :data:`SKIPPED_DIRS` skipped, a folder reached twice (a symbolic link) read once,
-    folders deeper than ``max_depth`` below ``root`` not entered, at most ``limit`` files."""
+    folders and :data:`SKIPPED_DIRS` skipped, a symbolic link to a folder not entered (the walk
+    does not follow them, so no folder is read twice), folders deeper than ``max_depth`` below
+    ``root`` not entered, at most ``limit`` files."""
     out: list[str] = []
-    seen_dirs: set[str] = set()
     base_depth = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root):
-        real = os.path.realpath(dirpath)
-        if real in seen_dirs:
-            dirnames[:] = []
-            continue
-        seen_dirs.add(real)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         deep = max_depth is not None and dirpath.count(os.sep) - base_depth >= max_depth
         dirnames[:] = [] if deep else sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
         out += [os.path.join(dirpath, f) for f in sorted(filenames) if wanted(f)]

@@ -696,6 +696,7 @@ class _IgnoreFile:
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
+        self._key = tuple(lines)
         self._spec: Any = None
         self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
         self.any_negation: re.Pattern[str] | None = None  # where a `!` pattern matches
@@ -721,7 +722,10 @@ class _IgnoreFile:
                 return None
             if self.any_negation is not None and not self.any_negation.search(rel):  # every pattern that matches ignores it
                 return True
-        return self.spec.check_file(rel).include
+        key = (self._key, rel)
+        if key not in _DECIDED:  # pathspec's decision, made once (the cache keeps it for later runs)
+            _DECIDED[key] = self.spec.check_file(rel).include
+        return _DECIDED[key]
 
 
 def _any_of(texts: tuple[str, ...]) -> re.Pattern[str]:
@@ -745,17 +749,28 @@ def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...
     return _TRANSLATED[lines]
 
 
-def remembered_translations() -> dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The translations made so far (kept by the cache, whose key holds pathspec's version)."""
-    return dict(_TRANSLATED)
+#: pathspec's decisions on the paths a ``!`` pattern may decide, by the ignore file's lines and the
+#: path: deciding one compiles every pattern of the file, which a later run then need not do
+_DECIDED: dict[tuple[tuple[str, ...], str], bool | None] = {}
+
+
+def remembered_translations() -> dict:
+    """The translations made so far, and pathspec's decisions (kept by the cache, whose key holds
+    pathspec's version)."""
+    return {"translations": dict(_TRANSLATED), "decisions": dict(_DECIDED)}
 
 
 def recall_translations(kept: object) -> None:
     """Take a former process's :func:`remembered_translations`."""
-    if isinstance(kept, dict):
-        for lines, translated in kept.items():
-            if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2 and isinstance(translated[1], tuple):
-                _TRANSLATED.setdefault(lines, translated)
+    if not isinstance(kept, dict):
+        return
+    translations, decisions = kept.get("translations"), kept.get("decisions")
+    for lines, translated in translations.items() if isinstance(translations, dict) else ():
+        if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2 and isinstance(translated[1], tuple):
+            _TRANSLATED.setdefault(lines, translated)
+    for key, decided in decisions.items() if isinstance(decisions, dict) else ():
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], tuple) and isinstance(key[1], str) and decided in (True, False, None):
+            _DECIDED.setdefault(key, decided)
 
 
 class GitIgnore:

@@ -695,12 +695,11 @@ class _IgnoreFile:
     one by one) are compiled only for a path that one of them may decide."""
 
     def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self._key = tuple(lines)
+        self.lines = tuple(lines)
         self._spec: Any = None
         self.any_pattern: re.Pattern[str] | None = None  # None: ask each pattern
         self.any_negation: re.Pattern[str] | None = None  # where a `!` pattern matches
-        texts, negations = _translated(tuple(lines))
+        texts, negations = _translated(self.lines)
         try:
             self.any_pattern, self.any_negation = _any_of(texts), _any_of(negations)
         except re.error:
@@ -722,7 +721,7 @@ class _IgnoreFile:
                 return None
             if self.any_negation is not None and not self.any_negation.search(rel):  # every pattern that matches ignores it
                 return True
-        key = (self._key, rel)
+        key = (self.lines, rel)
         if key not in _DECIDED:  # pathspec's decision, made once (the cache keeps it for later runs)
             _DECIDED[key] = self.spec.check_file(rel).include
         return _DECIDED[key]

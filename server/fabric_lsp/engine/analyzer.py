@@ -19,7 +19,7 @@ from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.findings import Certainty, Finding, Pos, Verdict
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.noqa import noqa_codes
-from fabric_lsp.engine.rule import Rule, RuleContext
+from fabric_lsp.engine.rule import Rule, RuleContext, TextProbe
 from fabric_lsp.engine.semantic import describe
 from fabric_lsp.engine.semantic.model import SemanticModel
 from fabric_lsp.engine.workspace.incremental import DocumentMemo, SiteMemo, record, site_key
@@ -138,9 +138,8 @@ class Analyzer:
         CLI asks before it hands the same text to :meth:`analysis`)."""
         last_text, last_rules = self._last_match
         if last_text is not text:
-            seen: dict[str, bool] = {}
-            passed: dict[int, bool] = {}  # by prefilter: rules sharing one ask it once
-            last_rules = [r for r in self.rules if _passes(r, text, seen, passed)]
+            probe = TextProbe(text)
+            last_rules = [r for r in self.rules if probe.passes(r.prefilter)]
             self._last_match = (text, last_rules)
         return list(last_rules)
 
@@ -220,14 +219,6 @@ class Analyzer:
         finally:
             module.lookups = None
         return record(module, site, lookups, inference.external_lookups != external_before, epoch, verdict)
-
-
-def _passes(rule: Rule, text: str, seen: dict[str, bool], passed: dict[int, bool]) -> bool:
-    """Whether ``rule``'s prefilter lets ``text`` through, asked once per prefilter object."""
-    found = passed.get(id(rule.prefilter))
-    if found is None:
-        found = passed[id(rule.prefilter)] = rule.matches(text, seen)
-    return found
 
 
 def _without_unknown(verdict: Verdict) -> Verdict:

@@ -89,13 +89,13 @@ class Prefilter:
     def of_parts(cls, *parts: tuple[tuple[str, ...], re.Pattern[str]]) -> Prefilter:
         return cls(re.compile("|".join(part.pattern for _, part in parts)), parts=parts)
 
-    def matches(self, text: str, seen: dict[str, bool] | None = None) -> bool:
-        """Whether ``text`` passes (``seen``: which substrings of the prefilters asked about the
-        same text before it holds, so that a substring several rules look for is looked for once)."""
+    def matches(self, text: str, probe: TextProbe | None = None) -> bool:
+        """Whether ``text`` passes (``probe``: the text's :class:`TextProbe`, when several
+        prefilters ask about it: a substring several of them look for is looked for once)."""
         if self.folded:
             lowered = text.lower()
             return any(word in lowered for word in self.folded)
-        holds = _Holds(text, seen) if seen is not None else text.__contains__
+        holds = probe.holds if probe is not None else text.__contains__
         if self.parts:
             return any(any(map(holds, words)) and part.search(text) for words, part in self.parts)
         if self.keywords and not any(map(holds, self.keywords)):
@@ -103,18 +103,25 @@ class Prefilter:
         return self.pattern.search(text) is not None
 
 
-class _Holds:
-    """``holds(k)``: whether the text holds the substring ``k``, remembered in ``seen``."""
+class TextProbe:
+    """One text asked about by several prefilters: each prefilter (object) answers once — rules
+    may share one — and each substring they look for is looked for once."""
 
-    __slots__ = ("seen", "text")
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._holds: dict[str, bool] = {}
+        self._passes: dict[int, bool] = {}
 
-    def __init__(self, text: str, seen: dict[str, bool]) -> None:
-        self.text, self.seen = text, seen
-
-    def __call__(self, k: str) -> bool:
-        found = self.seen.get(k)
+    def holds(self, k: str) -> bool:
+        found = self._holds.get(k)
         if found is None:
-            found = self.seen[k] = k in self.text
+            found = self._holds[k] = k in self.text
+        return found
+
+    def passes(self, prefilter: Prefilter) -> bool:
+        found = self._passes.get(id(prefilter))
+        if found is None:
+            found = self._passes[id(prefilter)] = prefilter.matches(self.text, self)
         return found
 
 
@@ -134,9 +141,9 @@ class Rule:
     invalid: ClassVar[list[Example]] = []
     fixable: ClassVar[bool] = False
 
-    def matches(self, text: str, seen: dict[str, bool] | None = None) -> bool:
-        """Whether the rule's prefilter lets ``text`` through (``seen``: :meth:`Prefilter.matches`)."""
-        return self.prefilter.matches(text, seen)
+    def matches(self, text: str) -> bool:
+        """Whether the rule's prefilter lets ``text`` through."""
+        return self.prefilter.matches(text)
 
     @property
     def url(self) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from fabric_lsp import facts
-from fabric_lsp.engine.rule import Prefilter
+from fabric_lsp.engine.rule import Prefilter, TextProbe
 
 #: a rank in the text: FAB002's and PL001's (one object: asked once per text)
 _RANKS = Prefilter.of_parts(
@@ -59,9 +59,8 @@ PREFILTERS: dict[str, Prefilter] = {
 def may_have_findings(text: str, codes: frozenset[str]) -> bool:
     """Whether the prefilter of one of the rules ``codes`` lets ``text`` through (else no rule of
     them looks at it: its analysis finds nothing, and no fix applies)."""
-    seen: dict[str, bool] = {}  # the substrings several prefilters look for, looked for once
-    distinct = {id(p): p for code, p in PREFILTERS.items() if code in codes}
-    return any(p.matches(text, seen) for p in distinct.values())
+    probe = TextProbe(text)
+    return any(probe.passes(p) for code, p in PREFILTERS.items() if code in codes)
 
 
 __all__ = ["PREFILTERS", "may_have_findings"]

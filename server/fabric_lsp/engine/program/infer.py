@@ -35,7 +35,7 @@ from fabric_lsp.engine.python.bindings import (
     returns_of,
     stmt_bindings,
 )
-from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo, last_name
+from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo, decorated_with, last_name, method_receiver
 from fabric_lsp.engine.python.values import (
     MAX_ALTERNATIVES,
     MAX_ENV,
@@ -656,13 +656,11 @@ class Inference:
     def _unbound_param(self, func: ast.AST, name: str, ctx: Ctx) -> list[Value]:
         """A parameter not bound by the call being evaluated: the values its call sites pass."""
         m = ctx.module
-        names = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
         cls = m.enclosing_class(func)
-        is_method = cls is not None and not any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list
-        )
-        if is_method and names and names[0] == name:
-            if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list):
+        is_method = cls is not None and not decorated_with(func, "staticmethod")
+        receiver = method_receiver(func) if cls is not None else None
+        if receiver is not None and receiver[0] == name:
+            if receiver[1]:  # a classmethod's class
                 return [ClassRef(cls, m)]
             ref = ClassRef(cls, m)
             if fabric_args.is_fabric_class(self, ref):

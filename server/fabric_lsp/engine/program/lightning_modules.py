@@ -29,7 +29,8 @@ from fabric_lsp.engine.lightning import lightning_cli
 from fabric_lsp.engine.lightning.fabric_args import pytorch_base, pytorch_class_of
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
-from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
+from fabric_lsp.engine.python.bindings import block_bindings
+from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo, method_receiver
 from fabric_lsp.engine.python.values import (
     ClassRef,
     Const,
@@ -496,26 +497,15 @@ def _notebook_runs(workspace: Workspace, root: str) -> bool:
 def own_instance_not_trainer(inference: Inference, m: ModuleInfo, expr: ast.AST) -> bool:
     """Whether ``expr`` is ``self`` (the instance parameter, never rebound) in a method of a class
     that derives from no Trainer: ``self.test(model)`` there calls the class's own method. Told
-    from the class's bases, without evaluating ``self`` (which searches the workspace for the
-    class's subclasses and constructions); False where the bases cannot be told."""
+    from the class's bases (:func:`_may_be_trainer`), without evaluating ``self`` (which searches
+    the workspace for the class's subclasses and constructions)."""
     if not isinstance(expr, ast.Name):
         return False
     func = m.scope_of(expr)
-    if not isinstance(func, FUNC_TYPES) or m.enclosing_class(func) is None or _instance_param(func) != expr.id:
+    cls = m.enclosing_class(func) if isinstance(func, FUNC_TYPES) else None
+    if cls is None or method_receiver(func) != (expr.id, False) or block_bindings(func.body, expr.id)[0]:  # type: ignore[attr-defined]
         return False
-    if any(isinstance(n, ast.Name) and n.id == expr.id and not isinstance(n.ctx, ast.Load) for n in m.walked(func, (ast.Name,))):
-        return False
-    cls = ClassRef(m.enclosing_class(func), m)  # type: ignore[arg-type]
-    not_known: str | None = facts.TRAINER_CLASS
-    return _bounded(inference, functools.partial(pytorch_base, inference, cls), not_known) != facts.TRAINER_CLASS
-
-
-def _instance_param(func: ast.AST) -> str | None:
-    """The name of a method's instance parameter (None: a static or class method, or none)."""
-    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):  # type: ignore[attr-defined]
-        return None
-    params = [*func.args.posonlyargs, *func.args.args]  # type: ignore[attr-defined]
-    return params[0].arg if params else None
+    return not _may_be_trainer(inference, ClassRef(cls, m))
 
 
 def _may_be_trainer(inference: Inference, v: Value) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from fabric_lsp.engine.findings import Span
@@ -275,6 +275,12 @@ class ModuleInfo:
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         self._calls_cache[name] = out
         return out
+
+    def calls_named_like(self, wanted: Callable[[str], bool]) -> list[ast.Call]:
+        """Calls whose callee's last name ``wanted`` accepts (``...Trainer(...)``, ``...CLI(...)``),
+        in order: found through the index of the module's words, not a walk of its tree."""
+        found = [c for name in self.index if wanted(name) for c in self.calls_named(name)]
+        return sorted(found, key=lambda c: (c.lineno, c.col_offset))
 
     def calls_in(self, top: ast.stmt) -> list[ast.Call]:
         """Every call inside the module-level statement ``top`` (walked once per version)."""
@@ -585,6 +591,20 @@ def _target_attributes(target: ast.AST) -> list[str]:
     if isinstance(target, (ast.Tuple, ast.List)):
         return [a for t in target.elts for a in _target_attributes(t)]
     return []
+
+
+def decorated_with(func: ast.AST, name: str) -> bool:
+    """Whether ``func`` carries the plain decorator ``@name`` (``staticmethod``, ``classmethod``)."""
+    return any(isinstance(d, ast.Name) and d.id == name for d in getattr(func, "decorator_list", ()))
+
+
+def method_receiver(func: ast.AST) -> tuple[str, bool] | None:
+    """For a function defined in a class body: the parameter it receives its instance in (or, for
+    a ``classmethod``, its class: the flag), or None (a ``staticmethod``, no parameter)."""
+    params = [*func.args.posonlyargs, *func.args.args]
+    if not params or decorated_with(func, "staticmethod"):
+        return None
+    return params[0].arg, decorated_with(func, "classmethod")
 
 
 def last_name(node: ast.AST) -> str | None:

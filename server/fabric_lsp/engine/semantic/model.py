@@ -36,7 +36,7 @@ from fabric_lsp.engine.program.model_methods import (
 )
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
-from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.python.values import (
     ClassRef,
     FabricInst,
@@ -210,8 +210,7 @@ class SemanticModel:
         m = self.module
         if m.tree is None or "Trainer" not in m.text:
             return []
-        out = [c for name in m.index if name.endswith("Trainer") for c in m.calls_named(name) if self._builds_trainer(c)]
-        return sorted(out, key=lambda n: (n.lineno, n.col_offset))
+        return [c for c in m.calls_named_like(lambda name: name.endswith("Trainer")) if self._builds_trainer(c)]
 
     def _builds_trainer(self, call: ast.Call) -> bool:
         span = self.span(call)
@@ -434,4 +433,4 @@ class SemanticModel:
 
 
 def _defines(cls: ast.ClassDef, names: frozenset[str]) -> bool:
-    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in names for item in cls.body)
+    return any(isinstance(item, FUNC_TYPES) and item.name in names for item in cls.body)

@@ -341,15 +341,14 @@ class Workspace:
         holds the same text, else a new one, kept as the file's module when the file holds this
         text (as the command line's documents do) — a file is parsed once for its own analysis
         and for those of the modules that import it."""
-        name = self.module_name_for(path)
         if not path or not path.endswith(".py") or os.path.abspath(path) != path:
-            return ModuleInfo(text, path, name)
+            return ModuleInfo(text, path, self.module_name_for(path))
         found = self._stamp(path)
         with self._lock:
             cached = self._modules.get(path)
         if found is not None and cached is not None and cached[0] == found[0] and cached[1].text == text:
             return cached[1]
-        module = ModuleInfo(text, path, name)
+        module = ModuleInfo(text, path, self.module_name_for(path))
         if found is not None and self._holds(path, found[1], text):
             with self._lock:
                 self._modules[path] = (found[0], module)

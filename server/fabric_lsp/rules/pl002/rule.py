@@ -412,8 +412,7 @@ def _cli_calls(model: SemanticModel) -> list[ast.Call]:
     m = model.module
     if m.tree is None or "CLI" not in m.text:
         return []
-    found = [c for name in m.index if name.endswith("CLI") for c in m.calls_named(name)]
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+    return m.calls_named_like(lambda name: name.endswith("CLI"))
 
 
 def _cli(model: SemanticModel, site: ast.Call) -> LightningCLIInst | None:

@@ -258,10 +258,8 @@ def _trainer_calls(model: SemanticModel) -> list[ast.Call]:
         if model.module.tree is None or "Trainer" not in model.module.text:
             return []
         known = set(facts.TRAINER_PARAMETERS)
-        m = model.module
-        calls = [c for name in m.index if "trainer" in name.lower() for c in m.calls_named(name)]
-        found = [c for c in calls if any(k.arg is not None and k.arg not in known for k in c.keywords)]
-        return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+        calls = model.module.calls_named_like(lambda name: "trainer" in name.lower())
+        return [c for c in calls if any(k.arg is not None and k.arg not in known for k in c.keywords)]
 
     return list(model.asked_once(("pl004_trainer_calls",), compute))
 

@@ -616,7 +616,9 @@ class Resolver:
     :meth:`drain_problems`.
     """
 
-    def __init__(self, overrides: Sequence[Layer] = (), stop_at: str | None = None, project_root: str | None = None) -> None:
+    def __init__(
+        self, overrides: Sequence[Layer] = (), stop_at: str | None = None, project_root: str | None = None
+    ) -> None:
         self.stop_at = os.path.abspath(stop_at) if stop_at else None
         #: the checked folder, given to every configuration (:attr:`Config.project_root`)
         self.project_root = os.path.abspath(project_root) if project_root else None
@@ -629,7 +631,11 @@ class Resolver:
         self.set_overrides(overrides)
 
     def _build(self, path: str, layer: dict[str, Any] | None) -> Config | None:
-        return None if layer is None else Config.build([layer, *self.overrides], source=path, project_root=self.project_root)
+        return (
+            None
+            if layer is None
+            else Config.build([layer, *self.overrides], source=path, project_root=self.project_root)
+        )
 
     def set_overrides(self, overrides: Sequence[Layer]) -> None:
         """New client layers: every configuration is rebuilt; the files are not re-read (and
@@ -719,7 +725,9 @@ class _IgnoreFile:
         if self.any_pattern is not None:
             if not self.any_pattern.search(rel):
                 return None
-            if self.any_negation is not None and not self.any_negation.search(rel):  # every pattern that matches ignores it
+            if self.any_negation is not None and not self.any_negation.search(
+                rel
+            ):  # every pattern that matches ignores it
                 return True
         key = (self.lines, rel)
         if key not in _DECIDED:  # pathspec's decision, made once (the cache keeps it for later runs)
@@ -743,8 +751,15 @@ def _translated(lines: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...
     if lines not in _TRANSLATED:
         from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-        translated = [(regex, include) for regex, include in map(GitIgnoreSpecPattern.pattern_to_regex, lines) if include is not None]
-        _TRANSLATED[lines] = (tuple(regex for regex, _ in translated), tuple(regex for regex, include in translated if not include))
+        translated = [
+            (regex, include)
+            for regex, include in map(GitIgnoreSpecPattern.pattern_to_regex, lines)
+            if include is not None
+        ]
+        _TRANSLATED[lines] = (
+            tuple(regex for regex, _ in translated),
+            tuple(regex for regex, include in translated if not include),
+        )
     return _TRANSLATED[lines]
 
 
@@ -765,10 +780,21 @@ def recall_translations(kept: object) -> None:
         return
     translations, decisions = kept.get("translations"), kept.get("decisions")
     for lines, translated in translations.items() if isinstance(translations, dict) else ():
-        if isinstance(lines, tuple) and isinstance(translated, tuple) and len(translated) == 2 and isinstance(translated[1], tuple):
+        if (
+            isinstance(lines, tuple)
+            and isinstance(translated, tuple)
+            and len(translated) == 2
+            and isinstance(translated[1], tuple)
+        ):
             _TRANSLATED.setdefault(lines, translated)
     for key, decided in decisions.items() if isinstance(decisions, dict) else ():
-        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], tuple) and isinstance(key[1], str) and decided in (True, False, None):
+        if (
+            isinstance(key, tuple)
+            and len(key) == 2
+            and isinstance(key[0], tuple)
+            and isinstance(key[1], str)
+            and decided in (True, False, None)
+        ):
             _DECIDED.setdefault(key, decided)
 
 
@@ -852,7 +878,6 @@ class GitIgnore:
         if self.git_root(directory) == top:
             sources.append((top, self._load(os.path.join(top, ".git", "info"), "exclude")))
         return sources
-
 
 
 __all__ = [

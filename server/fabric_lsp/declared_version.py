@@ -148,6 +148,7 @@ def _marker_holds(marker: Marker | None) -> bool:
     if marker is None:
         return True
     from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
+
     try:
         return marker.evaluate({"extra": ""})
     except (UndefinedComparison, UndefinedEnvironmentName, ValueError):
@@ -357,7 +358,16 @@ def from_setup_cfg(root: str) -> Iterator[Found]:
 
 #: conda environment files at the root, besides ``environment.yml``: ``env.yml``, ``env.cpu.yml``,
 #: ``conda.yaml``, ``requirements.yaml``, ...
-_CONDA_FILES = ("environment*.yml", "environment*.yaml", "env*.yml", "env*.yaml", "conda*.yml", "conda*.yaml", "requirements*.yml", "requirements*.yaml")
+_CONDA_FILES = (
+    "environment*.yml",
+    "environment*.yaml",
+    "env*.yml",
+    "env*.yaml",
+    "conda*.yml",
+    "conda*.yaml",
+    "requirements*.yml",
+    "requirements*.yaml",
+)
 
 
 def conda_files(root: str, names: list[str] | None = None) -> list[str]:
@@ -398,11 +408,19 @@ def from_readme(root: str) -> Iterator[Found]:
         text = _read(os.path.join(root, name))
         if not text:
             continue
-        written = [lightning_requirement(m.group(0).replace(" ", ""), name) for line in _install_lines(text) for m in _README_REQUIREMENT.finditer(line)]
+        written = [
+            lightning_requirement(m.group(0).replace(" ", ""), name)
+            for line in _install_lines(text)
+            for m in _README_REQUIREMENT.finditer(line)
+        ]
         found = [f for f in written if f is not None]
         if not found:
             releases = [m.group(1) for m in _README_RELEASE.finditer(text)]
-            found = [f for f in (lightning_requirement(f"pytorch-lightning=={_release(r)}", name) for r in releases[:1]) if f is not None]
+            found = [
+                f
+                for f in (lightning_requirement(f"pytorch-lightning=={_release(r)}", name) for r in releases[:1])
+                if f is not None
+            ]
         yield from found
         return
 
@@ -473,7 +491,6 @@ def forget() -> None:
     with _LOCK:
         _CACHE.clear()
         _FOLDERS.clear()
-
 
 
 def _stamps(root: str) -> tuple:

@@ -137,9 +137,19 @@ _PYTORCH_SPELLINGS: dict[str, tuple[str, ...]] = {
     EARLY_STOPPING_CLASS: ("callbacks.EarlyStopping", "callbacks.early_stopping.EarlyStopping"),
 }
 #: ``import lightning as L``: the unified package re-exports these at its top level
-_TOP_LEVEL = {TRAINER_CLASS: "Trainer", LIGHTNING_MODULE_CLASS: "LightningModule", DATA_MODULE_CLASS: "LightningDataModule", CALLBACK_CLASS: "Callback"}
+_TOP_LEVEL = {
+    TRAINER_CLASS: "Trainer",
+    LIGHTNING_MODULE_CLASS: "LightningModule",
+    DATA_MODULE_CLASS: "LightningDataModule",
+    CALLBACK_CLASS: "Callback",
+}
 PYTORCH_ALIASES: dict[str, str] = {
-    **{f"{package}.{tail}": name for name, tails in _PYTORCH_SPELLINGS.items() for tail in tails for package in ("lightning.pytorch", "pytorch_lightning")},
+    **{
+        f"{package}.{tail}": name
+        for name, tails in _PYTORCH_SPELLINGS.items()
+        for tail in tails
+        for package in ("lightning.pytorch", "pytorch_lightning")
+    },
     **{f"lightning.{top}": name for name, top in _TOP_LEVEL.items()},
 }
 
@@ -183,31 +193,64 @@ TRAINER_ENTRY_POINTS: dict[str, tuple[str, ...]] = {
 _STEP, _EPOCH = (True, False), (False, True)
 LOG_DEFAULTS: dict[str, tuple[bool, bool]] = {
     **dict.fromkeys(
-        ("training_step", "on_before_backward", "backward", "on_after_backward", "on_before_optimizer_step", "optimizer_step",
-         "configure_gradient_clipping", "clip_gradients", "on_before_zero_grad", "optimizer_zero_grad",
-         "on_train_batch_start", "on_train_batch_end"),
+        (
+            "training_step",
+            "on_before_backward",
+            "backward",
+            "on_after_backward",
+            "on_before_optimizer_step",
+            "optimizer_step",
+            "configure_gradient_clipping",
+            "clip_gradients",
+            "on_before_zero_grad",
+            "optimizer_zero_grad",
+            "on_train_batch_start",
+            "on_train_batch_end",
+        ),
         _STEP,
     ),
     **dict.fromkeys(
-        ("validation_step", "test_step", "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
-         "on_test_batch_end", "on_train_start", "on_validation_start", "on_test_start", "on_train_epoch_start",
-         "on_train_epoch_end", "on_validation_epoch_start", "on_validation_epoch_end", "on_test_epoch_start",
-         "on_test_epoch_end"),
+        (
+            "validation_step",
+            "test_step",
+            "on_validation_batch_start",
+            "on_validation_batch_end",
+            "on_test_batch_start",
+            "on_test_batch_end",
+            "on_train_start",
+            "on_validation_start",
+            "on_test_start",
+            "on_train_epoch_start",
+            "on_train_epoch_end",
+            "on_validation_epoch_start",
+            "on_validation_epoch_end",
+            "on_test_epoch_start",
+            "on_test_epoch_end",
+        ),
         _EPOCH,
     ),
     # the 1.x hooks (removed in 2.0, where defining one raises first; `fx_validator.py:137-154` of
     # 1.9.0, `on_epoch_*`/`on_batch_*` until 1.8): a module written for 1.x logs there
     **dict.fromkeys(("training_step_end", "on_batch_start", "on_batch_end"), _STEP),
     **dict.fromkeys(
-        ("validation_step_end", "test_step_end", "training_epoch_end", "validation_epoch_end", "test_epoch_end",
-         "on_epoch_start", "on_epoch_end"),
+        (
+            "validation_step_end",
+            "test_step_end",
+            "training_epoch_end",
+            "validation_epoch_end",
+            "test_epoch_end",
+            "on_epoch_start",
+            "on_epoch_end",
+        ),
         _EPOCH,
     ),
 }
 #: The hooks of :data:`LOG_DEFAULTS` that run in an evaluation loop: their ``_step`` values never
 #: reach ``callback_metrics``, nor anything logged with ``on_epoch=False``
 #: (``trainer/connectors/logger_connector/result.py:485-487``)
-EVALUATION_LOG_HOOKS = frozenset(h for h in LOG_DEFAULTS if h.startswith(("validation_", "test_", "on_validation_", "on_test_")))
+EVALUATION_LOG_HOOKS = frozenset(
+    h for h in LOG_DEFAULTS if h.startswith(("validation_", "test_", "on_validation_", "on_test_"))
+)
 #: The LightningModule's logging methods (``core/module.py:386``, ``:552``)
 LOG_METHODS = ("log", "log_dict")
 #: ``configure_optimizers``: torch's optimizers and schedulers by qualified name, and the one
@@ -221,20 +264,46 @@ REDUCE_LR_ON_PLATEAU = "torch.optim.lr_scheduler.ReduceLROnPlateau"
 REQUIRED = object()
 MONITOR_CALLBACK_PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
     MODEL_CHECKPOINT_CLASS: (
-        ("dirpath", None), ("filename", None), ("monitor", None), ("verbose", False), ("save_last", None), ("save_top_k", 1),
-        ("save_on_exception", False), ("save_weights_only", False), ("mode", "min"), ("auto_insert_metric_name", True),
-        ("every_n_train_steps", None), ("train_time_interval", None), ("every_n_epochs", None),
-        ("save_on_train_epoch_end", None), ("enable_version_counter", True),
+        ("dirpath", None),
+        ("filename", None),
+        ("monitor", None),
+        ("verbose", False),
+        ("save_last", None),
+        ("save_top_k", 1),
+        ("save_on_exception", False),
+        ("save_weights_only", False),
+        ("mode", "min"),
+        ("auto_insert_metric_name", True),
+        ("every_n_train_steps", None),
+        ("train_time_interval", None),
+        ("every_n_epochs", None),
+        ("save_on_train_epoch_end", None),
+        ("enable_version_counter", True),
     ),
     EARLY_STOPPING_CLASS: (
-        ("monitor", REQUIRED), ("min_delta", 0.0), ("patience", 3), ("verbose", False), ("mode", "min"), ("strict", True),
-        ("check_finite", True), ("stopping_threshold", None), ("divergence_threshold", None),
-        ("check_on_train_epoch_end", None), ("log_rank_zero_only", False),
+        ("monitor", REQUIRED),
+        ("min_delta", 0.0),
+        ("patience", 3),
+        ("verbose", False),
+        ("mode", "min"),
+        ("strict", True),
+        ("check_finite", True),
+        ("stopping_threshold", None),
+        ("divergence_threshold", None),
+        ("check_on_train_epoch_end", None),
+        ("log_rank_zero_only", False),
     ),
 }
 #: the arguments of the monitoring callbacks PL rules read
 MONITOR_CALLBACK_ARGUMENTS = (
-    "monitor", "save_top_k", "mode", "strict", "check_on_train_epoch_end", "every_n_epochs", "every_n_train_steps", "train_time_interval",
+    "monitor",
+    "save_top_k",
+    "mode",
+    "strict",
+    "check_on_train_epoch_end",
+    "every_n_epochs",
+    "every_n_train_steps",
+    "train_time_interval",
 )
 #: The parameter of every entry point that takes the LightningModule (``trainer/trainer.py``)
 ENTRY_POINT_MODEL_PARAMETER = "model"
@@ -248,18 +317,54 @@ REMOVED_EPOCH_END_HOOKS: dict[str, str] = {
 #: no ``**kwargs``, so any other keyword is a ``TypeError``. A runtime test compares them with
 #: ``inspect.signature``.
 TRAINER_PARAMETERS: tuple[str, ...] = (
-    "accelerator", "strategy", "devices", "num_nodes", "precision", "logger", "callbacks", "fast_dev_run",
-    "max_epochs", "min_epochs", "max_steps", "min_steps", "max_time", "limit_train_batches", "limit_val_batches",
-    "limit_test_batches", "limit_predict_batches", "overfit_batches", "val_check_interval",
-    "check_val_every_n_epoch", "num_sanity_val_steps", "log_every_n_steps", "enable_checkpointing",
-    "enable_progress_bar", "enable_model_summary", "accumulate_grad_batches", "gradient_clip_val",
-    "gradient_clip_algorithm", "deterministic", "benchmark", "inference_mode", "use_distributed_sampler",
-    "profiler", "detect_anomaly", "barebones", "plugins", "sync_batchnorm", "reload_dataloaders_every_n_epochs",
-    "default_root_dir", "enable_autolog_hparams", "model_registry",
+    "accelerator",
+    "strategy",
+    "devices",
+    "num_nodes",
+    "precision",
+    "logger",
+    "callbacks",
+    "fast_dev_run",
+    "max_epochs",
+    "min_epochs",
+    "max_steps",
+    "min_steps",
+    "max_time",
+    "limit_train_batches",
+    "limit_val_batches",
+    "limit_test_batches",
+    "limit_predict_batches",
+    "overfit_batches",
+    "val_check_interval",
+    "check_val_every_n_epoch",
+    "num_sanity_val_steps",
+    "log_every_n_steps",
+    "enable_checkpointing",
+    "enable_progress_bar",
+    "enable_model_summary",
+    "accumulate_grad_batches",
+    "gradient_clip_val",
+    "gradient_clip_algorithm",
+    "deterministic",
+    "benchmark",
+    "inference_mode",
+    "use_distributed_sampler",
+    "profiler",
+    "detect_anomaly",
+    "barebones",
+    "plugins",
+    "sync_batchnorm",
+    "reload_dataloaders_every_n_epochs",
+    "default_root_dir",
+    "enable_autolog_hparams",
+    "model_registry",
 )
 #: The module that defines the Trainer, per top-level package: the analysed environment's (or the
 #: project's own, when it is Lightning's repository or vendors it) signature there is the truth
-TRAINER_MODULES = {"lightning": "lightning.pytorch.trainer.trainer", "pytorch_lightning": "pytorch_lightning.trainer.trainer"}
+TRAINER_MODULES = {
+    "lightning": "lightning.pytorch.trainer.trainer",
+    "pytorch_lightning": "pytorch_lightning.trainer.trainer",
+}
 #: The version whose ``Trainer.__init__`` signature is :data:`TRAINER_PARAMETERS`, as (major, minor)
 TRAINER_PARAMETERS_VERSION = (2, 6)
 #: Trainer flags of 1.x removed in 2.0.0 → what replaced them
@@ -292,6 +397,8 @@ REMOVED_TRAINER_ARGUMENTS: dict[str, str] = {
     "truncated_bptt_steps": "manual optimization over the sequence in `training_step`",
     "distributed_backend": "`strategy=`",
 }
+
+
 def is_xla_accelerator_class(qualname: str) -> bool:
     return canonical(qualname) == XLA_ACCELERATOR_CLASS
 
@@ -572,9 +679,23 @@ RANK_ZERO_FIRST = "rank_zero_first"
 TORCH_DISTRIBUTED_COLLECTIVES = frozenset(
     "torch.distributed." + name
     for name in (
-        "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object",
-        "broadcast", "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "gather",
-        "gather_object", "scatter", "scatter_object_list", "all_to_all", "all_to_all_single",
+        "barrier",
+        "monitored_barrier",
+        "all_reduce",
+        "all_gather",
+        "all_gather_into_tensor",
+        "all_gather_object",
+        "broadcast",
+        "broadcast_object_list",
+        "reduce",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "gather",
+        "gather_object",
+        "scatter",
+        "scatter_object_list",
+        "all_to_all",
+        "all_to_all_single",
     )
 ) | {
     # gathers every rank's shard of the parameters (torch's FullyShardedDataParallel)
@@ -642,14 +763,26 @@ def fsdp_shards(strategy: object) -> bool | None:
     if not isinstance(sharding, str):
         return None
     return sharding.rsplit(".", 1)[-1].upper() not in FSDP_UNSHARDED
+
+
 #: The ``Fabric(...)`` arguments that decide how many processes run (the connector's strategy,
 #: accelerator, device and node choices).
 PROCESS_ARGUMENTS = ("accelerator", "strategy", "devices", "num_nodes")
 #: Methods that call ``_validate_launched()`` first (fabric.py:637-817, 1201-1245), and ``save``/
 #: ``load``, which reach it through their final ``barrier()``.
 NEEDS_LAUNCH = (
-    "setup", "setup_module", "setup_optimizers", "setup_dataloaders", "barrier", "broadcast", "all_gather",
-    "all_reduce", "init_module", "sharded_model", "save", "load",
+    "setup",
+    "setup_module",
+    "setup_optimizers",
+    "setup_dataloaders",
+    "barrier",
+    "broadcast",
+    "all_gather",
+    "all_reduce",
+    "init_module",
+    "sharded_model",
+    "save",
+    "load",
 )
 #: Strategies ``_validate_launched`` exempts (fabric.py:1194: SingleDeviceStrategy and its XLA
 #: subclass, DataParallelStrategy).
@@ -700,18 +833,67 @@ FORWARD_REDIRECTED_METHODS = frozenset({"training_step", "validation_step", "tes
 #: ``_FabricModule.__getattr__`` (wrappers.py:244), so calling them never goes through the call
 #: tracker (wrappers.py:262); ``state_dict``/``load_state_dict`` are overridden to the original
 #: module (wrappers.py:143-163).
-FABRIC_MODULE_ATTRIBUTES = frozenset({
-    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile",
-    "cpu", "cuda", "device", "double", "dtype", "dump_patches", "eval", "extra_repr", "float", "forward",
-    "get_buffer", "get_extra_state", "get_parameter", "get_submodule", "half", "ipu", "load_state_dict",
-    "mark_forward_method", "module", "modules", "mtia", "named_buffers", "named_children", "named_modules",
-    "named_parameters", "parameters", "register_backward_hook", "register_buffer", "register_forward_hook",
-    "register_forward_pre_hook", "register_full_backward_hook", "register_full_backward_pre_hook",
-    "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook", "register_module",
-    "register_parameter", "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_",
-    "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "type", "xpu",
-    "zero_grad",
-})
+FABRIC_MODULE_ATTRIBUTES = frozenset(
+    {
+        "T_destination",
+        "add_module",
+        "apply",
+        "bfloat16",
+        "buffers",
+        "call_super_init",
+        "children",
+        "compile",
+        "cpu",
+        "cuda",
+        "device",
+        "double",
+        "dtype",
+        "dump_patches",
+        "eval",
+        "extra_repr",
+        "float",
+        "forward",
+        "get_buffer",
+        "get_extra_state",
+        "get_parameter",
+        "get_submodule",
+        "half",
+        "ipu",
+        "load_state_dict",
+        "mark_forward_method",
+        "module",
+        "modules",
+        "mtia",
+        "named_buffers",
+        "named_children",
+        "named_modules",
+        "named_parameters",
+        "parameters",
+        "register_backward_hook",
+        "register_buffer",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_full_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_load_state_dict_post_hook",
+        "register_load_state_dict_pre_hook",
+        "register_module",
+        "register_parameter",
+        "register_state_dict_post_hook",
+        "register_state_dict_pre_hook",
+        "requires_grad_",
+        "set_extra_state",
+        "set_submodule",
+        "share_memory",
+        "state_dict",
+        "to",
+        "to_empty",
+        "train",
+        "type",
+        "xpu",
+        "zero_grad",
+    }
+)
 #: Methods of library model classes known to call the model itself (its ``__call__``, so the call
 #: tracker's forward hook fires, wrappers.py:209-223): package prefix → method names. Hugging Face
 #: ``GenerationMixin.generate`` runs ``outputs = self(**model_inputs, return_dict=True)`` at every
@@ -726,7 +908,13 @@ COMPILE_FUNCTIONS = ("torch.compile",)
 LIBRARY_MODEL_FACTORIES = ("from_pretrained", "from_config")
 #: Base classes that make a class a ``torch.nn.Module`` (qualified-name prefixes; ``torch.nn.X``
 #: classes are modules when ``X`` is capitalised).
-MODULE_CLASS_PREFIXES = ("torch.nn.", "lightning.LightningModule", "lightning.pytorch.", "pytorch_lightning.", "transformers.")
+MODULE_CLASS_PREFIXES = (
+    "torch.nn.",
+    "lightning.LightningModule",
+    "lightning.pytorch.",
+    "pytorch_lightning.",
+    "transformers.",
+)
 
 
 def library_method_calls_model(qualname: str, method: str) -> bool:
@@ -881,6 +1069,7 @@ def _read_lightning_version(environment_path: str | None) -> str | None:
     if not _may_hold_distribution(search):
         return None
     from importlib import metadata  # ~20 ms to import: only where a distribution may be found
+
     for name in LIGHTNING_DISTRIBUTIONS:
         if search is None:
             try:
@@ -1221,7 +1410,10 @@ LOAD_PARAMETERS = ("path", "state", "strict")  # ``fabric.py:869-876``
 LOAD_RAW_PARAMETERS = ("path", "obj", "strict")  # ``fabric.py:926-933``
 SAVE_FILTER_ERRORS = {
     "not_dict": ("TypeError: Filter should be a dictionary, given {filter!r}", "fabric.py:858"),
-    "missing_keys": ("ValueError: The filter keys {missing} are not present in the state keys {keys}.", "fabric.py:860"),
+    "missing_keys": (
+        "ValueError: The filter keys {missing} are not present in the state keys {keys}.",
+        "fabric.py:860",
+    ),
     "not_callable": (
         "TypeError: Expected `fabric.save(filter=...)` for key {key!r} to be a callable, given {value!r}",
         "fabric.py:865",

@@ -32,7 +32,7 @@ def add_noqa(text: str, findings: list) -> tuple[str, int, list[str]]:
     added = 0
     for line, codes in wanted.items():
         body = lines[line].rstrip("\r\n")
-        ending = lines[line][len(body):]
+        ending = lines[line][len(body) :]
         edit = noqa.line_edit(body, codes)
         if edit is None:
             continue

@@ -74,7 +74,14 @@ def _needs_analysis(text: str, path: str | None, config: Config) -> bool:
 
 
 def check_text(
-    text: str, path: str | None, shown: str, config, mode: Mode, bom: bool = False, write: bool = True, named: bool = True
+    text: str,
+    path: str | None,
+    shown: str,
+    config,
+    mode: Mode,
+    bom: bool = False,
+    write: bool = True,
+    named: bool = True,
 ):
     """Check (and with ``mode.fix`` fix) one source text; returns a FileResult, with what its
     analysis looked up (``deps``, for the cache). An empty file gets a note only when it was
@@ -145,7 +152,11 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
                         write_atomic(path, fixed.text, bom)
                     result.fixed = fixed.applied
                     text = result.text = fixed.text
-            findings = config.apply(fixed.remaining) if not mode.diff else check.analysis(analyzer, config, text, path).findings
+            findings = (
+                config.apply(fixed.remaining)
+                if not mode.diff
+                else check.analysis(analyzer, config, text, path).findings
+            )
         else:
             findings = check.analysis(analyzer, config, text, path).findings
     except Exception as exc:  # an internal error in one file is reported, the rest still checked
@@ -210,10 +221,14 @@ def _progress(total: int):
     if cols <= 0 or rows <= 0:  # a terminal that reports no size (some CI ptys): tqdm would print nothing
         cols, rows = shutil.get_terminal_size((80, 24))
     tqdm.tqdm.monitor_interval = 0  # no monitor thread (workers are forked)
-    return tqdm.tqdm(total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24)
+    return tqdm.tqdm(
+        total=total, unit="file", desc="fabric-lsp", file=sys.stderr, leave=False, ncols=cols, nrows=rows or 24
+    )
 
 
-def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None) -> list:
+def run_tasks(
+    tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None
+) -> list:
     """Check every task; results in task order.
 
     Files are read here first: those the cache holds unchanged, and those the engine's pre-filter
@@ -242,7 +257,9 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
             done = []
             for i in candidates:
                 text, bom = sources.pop(i)
-                done.append(check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named))
+                done.append(
+                    check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named)
+                )
                 if bar is not None:
                     bar.update(1)
         for i, r in zip(candidates, done):
@@ -255,7 +272,9 @@ def run_tasks(tasks: list[Task], mode: Mode, root: str, environment: str | None,
             bar.close()
 
 
-def _settle(tasks: list[Task], sources: dict, results: list, keys: dict[int, str], mode: Mode, cache: Cache | None, bar) -> list[int]:
+def _settle(
+    tasks: list[Task], sources: dict, results: list, keys: dict[int, str], mode: Mode, cache: Cache | None, bar
+) -> list[int]:
     """Give a result at once to every task that needs no worker: those the cache holds unchanged,
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
     rule's prefilter lets through (checked here); returns the indices of the others, in order."""
@@ -301,7 +320,14 @@ def _key(task: Task, text: str) -> str:
 def _from_entry(task: Task, text: str, entry: Entry):
     from fabric_lsp.cli.output import FileResult
 
-    result = FileResult(task.path, task.shown, text=text, findings=list(entry.findings), problems=list(entry.problems), checked=entry.checked)
+    result = FileResult(
+        task.path,
+        task.shown,
+        text=text,
+        findings=list(entry.findings),
+        problems=list(entry.problems),
+        checked=entry.checked,
+    )
     if entry.findings and check.kind_of(task.path) is check.Kind.NOTEBOOK:  # to place them in its cells
         from fabric_lsp.documents.notebook import NotebookError, NotebookFile
 
@@ -324,7 +350,9 @@ def _preload() -> None:
         importlib.import_module(PRELOAD)
 
 
-def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]) -> list | None:
+def _run_pool(
+    tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]
+) -> list | None:
     """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
     workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
     a worker parses and looks them up once), the chunks most costly first (``costs``,
@@ -344,14 +372,21 @@ def _run_pool(tasks: list[Task], mode: Mode, root: str, environment: str | None,
     done = 0
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)) as pool:
-            for part, chunk in zip(order, pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])):
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)
+        ) as pool:
+            for part, chunk in zip(
+                order, pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
+            ):
                 results[part.start : part.stop] = chunk
                 done += len(chunk)
                 if bar is not None:
                     bar.update(len(chunk))
     except (BrokenProcessPool, OSError) as exc:
-        print(f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process", file=sys.stderr)
+        print(
+            f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process",
+            file=sys.stderr,
+        )
         if bar is not None:
             bar.update(-done)
         return None

@@ -65,7 +65,9 @@ class _Walk:
         for dirpath, dirnames, filenames in os.walk(self.top, followlinks=False):
             config = self.resolver.for_path(dirpath)
             dirnames[:] = [
-                d for d in sorted(dirnames) if d not in ALWAYS_SKIP and not self.excluded(os.path.join(dirpath, d), True, config)
+                d
+                for d in sorted(dirnames)
+                if d not in ALWAYS_SKIP and not self.excluded(os.path.join(dirpath, d), True, config)
             ]
             for f in sorted(filenames):
                 full = os.path.join(dirpath, f)
@@ -73,7 +75,9 @@ class _Walk:
                     yield full, config.for_file(full)
 
 
-def discover(paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True) -> list[Task]:
+def discover(
+    paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True
+) -> list[Task]:
     """The Python files to check under ``paths``, each with its configuration.
 
     Folders are walked recursively (``*.py``, ``*.pyi``, ``*.ipynb``). A path named on the command line is
@@ -85,7 +89,9 @@ def discover(paths: Iterable[str], resolver: Resolver, report, *, force_exclude:
         if os.path.isfile(path):
             config = resolver.for_file(path)
             if force_exclude and config.is_excluded(path):
-                report.problems.append(f"{display(path)}: note: excluded by `exclude` ({config.source or 'the default excludes'})")
+                report.problems.append(
+                    f"{display(path)}: note: excluded by `exclude` ({config.source or 'the default excludes'})"
+                )
             elif path not in tasks:
                 tasks[path] = Task(path, display(path), config, named=True)
         elif os.path.isdir(path):

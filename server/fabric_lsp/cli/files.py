@@ -18,7 +18,6 @@ def read_source(path: str) -> tuple[str | None, str | None, bool]:
     return decode_source(data)
 
 
-
 def decode_source(data: bytes) -> tuple[str | None, str | None, bool]:
     bom = data.startswith(b"\xef\xbb\xbf")
     if bom:
@@ -30,7 +29,6 @@ def decode_source(data: bytes) -> tuple[str | None, str | None, bool]:
     if "\x00" in text:
         return None, "contains NUL bytes; skipped", bom
     return text, None, bom
-
 
 
 def write_atomic(path: str, text: str, bom: bool) -> None:

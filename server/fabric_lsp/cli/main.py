@@ -34,29 +34,69 @@ def _parser() -> argparse.ArgumentParser:
         help="check files and folders; exit 1 when something is found",
         description="Check Python files and folders. Settings come from [tool.fabric-lsp] in the closest pyproject.toml.",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .); `-` reads standard input")
-    check.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text", help="output format (default: text)")
-    check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of standard output")
-    check.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: .); `-` reads standard input"
+    )
+    check.add_argument(
+        "--format",
+        "--output-format",
+        dest="format",
+        choices=FORMATS,
+        default="text",
+        help="output format (default: text)",
+    )
+    check.add_argument(
+        "-o", "--output-file", metavar="FILE", help="write the report to FILE instead of standard output"
+    )
+    check.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per rule instead of the findings"
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place, then report what remains")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
-    check.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from standard input (for messages and configuration)")
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="the name of the file read from standard input (for messages and configuration)",
+    )
     check.add_argument("-j", "--jobs", type=int, metavar="N", help="check files in N processes (default: all cores)")
-    check.add_argument("--force-exclude", action="store_true", help="apply `exclude` to paths named on the command line too (the pre-commit hook does)")
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply `exclude` to paths named on the command line too (the pre-commit hook does)",
+    )
     check.add_argument("--no-respect-gitignore", action="store_true", help="also check files that .gitignore excludes")
-    check.add_argument("--show-settings", action="store_true", help="print the configuration that applies to the first PATH, then exit")
-    check.add_argument("--root", help="inference root for cross-module analysis (default: the current folder, or the paths' common folder)")
+    check.add_argument(
+        "--show-settings", action="store_true", help="print the configuration that applies to the first PATH, then exit"
+    )
+    check.add_argument(
+        "--root",
+        help="inference root for cross-module analysis (default: the current folder, or the paths' common folder)",
+    )
     check.add_argument("--environment", help="Python interpreter or virtualenv whose packages jedi analyses")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    check.add_argument("--add-noqa", action="store_true", help="add `# noqa: FABxxx` to the line of every current finding, then exit 0")
+    check.add_argument(
+        "--add-noqa", action="store_true", help="add `# noqa: FABxxx` to the line of every current finding, then exit 0"
+    )
     check.add_argument("--show-files", action="store_true", help="print the files that would be checked, then exit")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    check.add_argument("--cache-dir", metavar="DIR", help="where to keep the cache (default: `cache-dir`, else .fabric_lsp_cache in the project root)")
-    rules = check.add_argument_group("rule selection", "as ruff's: comma-separated codes or prefixes (FAB, FAB00, FAB001, ALL); repeatable")
-    rules.add_argument("--select", action="append", metavar="CODES", help="the rules to run, instead of `select` in pyproject.toml")
-    rules.add_argument("--extend-select", action="append", metavar="CODES", help="rules to run in addition to those selected")
-    rules.add_argument("--ignore", action="append", metavar="CODES", help="rules not to run, in addition to `ignore` in pyproject.toml")
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where to keep the cache (default: `cache-dir`, else .fabric_lsp_cache in the project root)",
+    )
+    rules = check.add_argument_group(
+        "rule selection", "as ruff's: comma-separated codes or prefixes (FAB, FAB00, FAB001, ALL); repeatable"
+    )
+    rules.add_argument(
+        "--select", action="append", metavar="CODES", help="the rules to run, instead of `select` in pyproject.toml"
+    )
+    rules.add_argument(
+        "--extend-select", action="append", metavar="CODES", help="rules to run in addition to those selected"
+    )
+    rules.add_argument(
+        "--ignore", action="append", metavar="CODES", help="rules not to run, in addition to `ignore` in pyproject.toml"
+    )
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code")
@@ -357,7 +397,9 @@ def check_command(args) -> int:
         n_inputs = len(report.results)
     else:
         cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
-        tasks = discover(paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore)
+        tasks = discover(
+            paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore
+        )
         n_inputs = len(tasks)
         if args.show_files:
             return _show_files(args, tasks, report)

@@ -46,7 +46,9 @@ def _diff(nb: NotebookFile, cells: dict[int, str], shown: str) -> str:
     return "".join(out)
 
 
-def check_notebook(analyzer: Analyzer, raw: str, path: str | None, shown: str, config, mode, bom: bool = False, write: bool = True):
+def check_notebook(
+    analyzer: Analyzer, raw: str, path: str | None, shown: str, config, mode, bom: bool = False, write: bool = True
+):
     """Like :func:`fabric_lsp.cli.checks.check_text`, for the JSON text of a notebook, with the
     analyzer of its configuration."""
     from fabric_lsp.cli.output import FileResult

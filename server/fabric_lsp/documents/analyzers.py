@@ -20,7 +20,9 @@ class Analyzers:
     #: analyzers kept (each holds the memos of its documents); the oldest is dropped first
     MAX_ANALYZERS = 16
 
-    def __init__(self, workspace: Workspace, log: Callable[[str], None] = lambda m: None, one_run: bool = False) -> None:
+    def __init__(
+        self, workspace: Workspace, log: Callable[[str], None] = lambda m: None, one_run: bool = False
+    ) -> None:
         self.workspace = workspace
         self.log = log
         self.one_run = one_run  # see for_one_run
@@ -33,7 +35,14 @@ class Analyzers:
         key = (tuple(r.code for r in rules), bool(config.report_unknown), version)
         analyzer = self._by_key.get(key)
         if analyzer is None:
-            analyzer = Analyzer(self.workspace, rules, log=self.log, report_unknown=key[1], lightning_version=version, one_run=self.one_run)
+            analyzer = Analyzer(
+                self.workspace,
+                rules,
+                log=self.log,
+                report_unknown=key[1],
+                lightning_version=version,
+                one_run=self.one_run,
+            )
             self._by_key[key] = analyzer
             while len(self._by_key) > self.MAX_ANALYZERS:
                 self._by_key.pop(next(iter(self._by_key)))

@@ -284,7 +284,15 @@ class Cache:
         entry = self.entries.get(path)
         return entry is not None and entry.key == key and self.world.state(entry.deps) == entry.state
 
-    def put(self, path: str, key: str, deps: Dependencies, findings: Iterable[Finding], problems: Iterable[str], checked: bool) -> None:
+    def put(
+        self,
+        path: str,
+        key: str,
+        deps: Dependencies,
+        findings: Iterable[Finding],
+        problems: Iterable[str],
+        checked: bool,
+    ) -> None:
         self.entries[path] = Entry(key, deps, self.world.state(deps), tuple(findings), tuple(problems), checked)
 
     def save(self) -> None:

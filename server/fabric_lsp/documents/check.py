@@ -38,7 +38,9 @@ def kind_of(path: str | None) -> Kind:
     return Kind.MODULE
 
 
-def analysis(analyzer: Analyzer, config: Config, text: str, path: str | None, skip: frozenset[str] = frozenset()) -> Analysis:
+def analysis(
+    analyzer: Analyzer, config: Config, text: str, path: str | None, skip: frozenset[str] = frozenset()
+) -> Analysis:
     """The analysis of one file (or a notebook's program) by its configuration's analyzer,
     findings as ``config`` gives them. A batch script's findings are those of the Python files
     it launches, on its lines (:func:`script_findings`; files in ``skip`` report them already)."""
@@ -85,8 +87,6 @@ def _mirrored(finding: Finding, script_path: str, python_path: str, root: str) -
     related = [Related(f"`{shown}`: the code this script launches", finding.span, python_path)]
     related += [Related(r.message, r.span, None) for r in inside[1:]]
     related += [
-        r if r.path is not None else Related(r.message, r.span, python_path)
-        for r in finding.related
-        if r not in inside
+        r if r.path is not None else Related(r.message, r.span, python_path) for r in finding.related if r not in inside
     ]
     return replace(finding, span=inside[0].span, related=tuple(related), fix=None)

@@ -125,7 +125,9 @@ class Workers:
             return
         self.log(f"fabric-lsp: analysing {len(jobs)} modules in {workers} worker processes")
         try:
-            self._pool = ProcessPoolExecutor(workers, context(), initializer=_start, initargs=(self.root, self.environment))
+            self._pool = ProcessPoolExecutor(
+                workers, context(), initializer=_start, initargs=(self.root, self.environment)
+            )
             for part in chunks([expected_cost(job.text) for job in jobs], workers):
                 chunk = list(jobs[part.start : part.stop])
                 future = self._pool.submit(_analyse_chunk, chunk)

@@ -30,6 +30,7 @@ MAX_MEMOS = 64
 #: between what the rules say in a hover and the configurations of the Fabric there
 HOVER_SECTION_BREAK = "\n\n---\n\n"
 
+
 @dataclass
 class Analysis:
     """Everything one version of a document gave: verdicts (one per site), the findings among
@@ -180,8 +181,9 @@ class Analyzer:
         findings = [v.finding for v in verdicts if v.finding is not None and not _suppressed(module, v.finding)]
         return Analysis(text, path, verdicts, findings, model, rules)
 
-
-    def _run(self, rule: Rule, model: SemanticModel, ctx: RuleContext, previous: DocumentMemo | None, memo: DocumentMemo) -> list[Verdict]:
+    def _run(
+        self, rule: Rule, model: SemanticModel, ctx: RuleContext, previous: DocumentMemo | None, memo: DocumentMemo
+    ) -> list[Verdict]:
         """A rule's verdicts, each reused from ``previous`` where still valid, else computed (and
         one failing site is logged and skipped: it never hides the others)."""
         module = model.module
@@ -203,7 +205,9 @@ class Analyzer:
                 out.append(site_memo.verdict)
         return out
 
-    def _compute(self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int) -> SiteMemo | None:
+    def _compute(
+        self, rule: Rule, model: SemanticModel, site: ast.AST, ctx: RuleContext, epoch: int
+    ) -> SiteMemo | None:
         module, inference = model.module, model.inference
         lookups: dict[str, set[str]] = {}
         external_before = inference.external_lookups

@@ -130,9 +130,7 @@ def _doc_version(ls: Session, uri: str) -> int | None:
     return doc.version if doc is not None else None
 
 
-def _publish(
-    ls: Session, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict
-) -> None:
+def _publish(ls: Session, notebook_uri: str, state: NotebookState, findings: list[Finding], versions: dict) -> None:
     by_cell: dict[int, list] = {}
     for f in findings:
         mapped = state.program.to_cells(f)
@@ -154,9 +152,7 @@ def _publish(
     ls.notebooks[notebook_uri] = state
 
 
-def _diagnostic(
-    ls: Session, state: NotebookState, uri: str, result, index: int, mapped
-) -> types.Diagnostic:
+def _diagnostic(ls: Session, state: NotebookState, uri: str, result, index: int, mapped) -> types.Diagnostic:
     """The server's diagnostic for a cell's finding, with related locations in their own cells."""
     from dataclasses import replace
 
@@ -202,7 +198,9 @@ async def fix_all_actions(ls: Session, cell_uri: str, kind: str) -> list[types.C
     program = state.program
 
     def fix():  # in the worker, where the analyzers are made and used
-        return fix_text(program.text, ls.analyzer_for(config), path, transform=lambda fs: program.fixable(config.apply(fs)))
+        return fix_text(
+            program.text, ls.analyzer_for(config), path, transform=lambda fs: program.fixable(config.apply(fs))
+        )
 
     fixed = await asyncio.get_running_loop().run_in_executor(ls.executor, fix)
     if fixed.text == program.text or ls.notebooks.get(notebook_uri) is not state:
@@ -238,9 +236,7 @@ async def hover(ls: Session, cell_uri: str, position: types.Position) -> str | N
         program, uris, analysis = state.program, state.cell_uris, state.analysis
     else:  # this version's diagnostics are still being computed: compute them here
         program, uris = _program(ls, notebook)
-        analysis = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, ls.analyze, notebook_uri, program.text
-        )
+        analysis = await asyncio.get_running_loop().run_in_executor(ls.executor, ls.analyze, notebook_uri, program.text)
     keys = [unquote(u) for u in uris]
     if unquote(cell_uri) not in keys:
         return None

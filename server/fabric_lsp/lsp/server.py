@@ -132,9 +132,13 @@ async def initialized(ls: FabricLanguageServer, params: types.InitializedParams)
         return  # the server still re-reads pyproject.toml on didSave and on its next analysis
     watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS]
     options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
-    registration = types.Registration(id="fabric-lsp-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+    registration = types.Registration(
+        id="fabric-lsp-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+    )
     try:
-        await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(registrations=[registration])), 10)
+        await asyncio.wait_for(
+            ls.client_register_capability_async(types.RegistrationParams(registrations=[registration])), 10
+        )
     except Exception as exc:
         ls.log_message(f"fabric-lsp: could not watch files ({type(exc).__name__}: {exc})", types.MessageType.Warning)
 
@@ -158,10 +162,14 @@ async def did_change_configuration(ls: FabricLanguageServer, params: types.DidCh
     if settings is None and ls.supports_configuration:  # the client wants us to pull them
         item = types.ConfigurationItem(section=SECTION)
         try:
-            answer = await asyncio.wait_for(ls.workspace_configuration_async(types.ConfigurationParams(items=[item])), 10)
+            answer = await asyncio.wait_for(
+                ls.workspace_configuration_async(types.ConfigurationParams(items=[item])), 10
+            )
             settings = answer[0] if answer else None
         except Exception as exc:
-            ls.log_message(f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning)
+            ls.log_message(
+                f"fabric-lsp: workspace/configuration failed ({type(exc).__name__}: {exc})", types.MessageType.Warning
+            )
             return
     if settings is not None or ls.supports_configuration:  # null from a client we cannot ask: nothing new
         ls.update_settings(settings, "settings")
@@ -188,7 +196,9 @@ def offer_pull_diagnostics(ls: FabricLanguageServer, caps: types.ClientCapabilit
     ls.feature(types.WORKSPACE_DIAGNOSTIC)(workspace_diagnostic)
 
 
-async def document_diagnostic(ls: FabricLanguageServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+async def document_diagnostic(
+    ls: FabricLanguageServer, params: types.DocumentDiagnosticParams
+) -> types.DocumentDiagnosticReport:
     uri = params.text_document.uri
     result = await ls.settled_result(uri)
     if result is None:  # not open: what is on disk
@@ -205,7 +215,9 @@ async def document_diagnostic(ls: FabricLanguageServer, params: types.DocumentDi
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-async def workspace_diagnostic(ls: FabricLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+async def workspace_diagnostic(
+    ls: FabricLanguageServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
     """Every Python file of the project (open documents at their current version), with
     ``$/progress`` when the client gave a token; unchanged files as unchanged reports. The files
     that need no worker process (unchanged, in the cache, looked at by no rule) are reported first,
@@ -248,7 +260,9 @@ async def workspace_diagnostic(ls: FabricLanguageServer, params: types.Workspace
     return types.WorkspaceDiagnosticReport(items=items)
 
 
-def _workspace_item(uri: str, version: int | None, result_id: str, items: list[types.Diagnostic], previous: dict[str, str]):
+def _workspace_item(
+    uri: str, version: int | None, result_id: str, items: list[types.Diagnostic], previous: dict[str, str]
+):
     if previous.get(uri) == result_id:
         return types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=version)
     return types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, result_id=result_id, version=version)
@@ -324,7 +338,11 @@ async def code_action(ls: FabricLanguageServer, params: types.CodeActionParams) 
             actions.append(action)
     if only and _wanted(only, FIX_ALL_KIND) and notebook_server.notebook_uri_of(ls, uri) is not None:
         actions.extend(await notebook_server.fix_all_actions(ls, uri, FIX_ALL_KIND))
-    elif only and _wanted(only, FIX_ALL_KIND) and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings):
+    elif (
+        only
+        and _wanted(only, FIX_ALL_KIND)
+        and any(f.fix and f.fix.applicability is Applicability.SAFE for f in result.findings)
+    ):
         path = to_fs_path(uri) if uri.startswith("file:") else None
         loop = asyncio.get_running_loop()
         config = ls.config_for(path)
@@ -394,7 +412,9 @@ def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file))
-    logging.basicConfig(level=logging.WARNING if not os.environ.get("FABRIC_LSP_DEBUG") else logging.DEBUG, handlers=handlers)
+    logging.basicConfig(
+        level=logging.WARNING if not os.environ.get("FABRIC_LSP_DEBUG") else logging.DEBUG, handlers=handlers
+    )
     import gc
 
     gc.collect()

@@ -61,7 +61,9 @@ class FabricProtocol(LanguageServerProtocol):
         except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
             if isinstance(data, dict) and "id" in data and "method" in data:
                 method = str(data.get("method"))
-                self._send_response(data["id"], error=types.ResponseError(code=exc.CODE, message=f"{exc.MESSAGE} for {method}"))
+                self._send_response(
+                    data["id"], error=types.ResponseError(code=exc.CODE, message=f"{exc.MESSAGE} for {method}")
+                )
                 return JsonRPCNotification(method="$/fabric-lsp/ignored", jsonrpc="2.0", params=None)
             raise
 
@@ -176,7 +178,9 @@ class FabricLanguageServer(LanguageServer):
         except asyncio.CancelledError:
             pass
         except Exception:
-            self.log_message(f"fabric-lsp: analysis of {key} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+            self.log_message(
+                f"fabric-lsp: analysis of {key} failed:\n{traceback.format_exc()}", types.MessageType.Error
+            )
         finally:
             if self.tasks.get(key) is asyncio.current_task():
                 self.tasks.pop(key, None)
@@ -223,13 +227,18 @@ class FabricLanguageServer(LanguageServer):
         One message for every invalid value."""
         self.settings, problems = client_layer(raw, where)
         if problems:
-            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems)))
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message="\n".join(problems))
+            )
         old = (self.options.environment_path, self.options.effective_lightning_version)
         hints_before = self.options.inlay_hints
         self.options = Config.build(self.client_layers()[1:], project_root=self.root)
         if self.options.inlay_hints != hints_before:
             self.refresh_inlay_hints()
-        if self.workspace_model is not None and (self.options.environment_path, self.options.effective_lightning_version) != old:
+        if (
+            self.workspace_model is not None
+            and (self.options.environment_path, self.options.effective_lightning_version) != old
+        ):
             self.setup_engine()
         self.configs.set_overrides(self.client_layers())
 
@@ -424,7 +433,9 @@ class FabricLanguageServer(LanguageServer):
         result = Result(None, text, Lines(text), findings)
         diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
         same = previous is not None and previous.diagnostics == diagnostics
-        report = DiskReport(stamp, settings, previous.result_id if same and previous else self.new_result_id(), diagnostics)
+        report = DiskReport(
+            stamp, settings, previous.result_id if same and previous else self.new_result_id(), diagnostics
+        )
         self.disk_reports[uri] = report
         return report
 
@@ -485,7 +496,12 @@ class FabricLanguageServer(LanguageServer):
     def _disk_job(self, path: str) -> Job | None:
         uri = from_fs_path(path)
         model = self.workspace_model
-        if model is None or self.analyzers is None or check.kind_of(path) is not check.Kind.MODULE or self._stamp(uri, path) is None:
+        if (
+            model is None
+            or self.analyzers is None
+            or check.kind_of(path) is not check.Kind.MODULE
+            or self._stamp(uri, path) is None
+        ):
             return None
         text = model.text_of(path)
         config = self.config_for(path)
@@ -505,7 +521,11 @@ class FabricLanguageServer(LanguageServer):
         read afresh."""
         if self.disk_cache is None and self.root:
             config = self.configs.for_path(self.root)
-            directory = os.path.join(config.root or self.root, config.cache_dir) if config.cache_dir else os.path.join(self.root, CACHE_DIR)
+            directory = (
+                os.path.join(config.root or self.root, config.cache_dir)
+                if config.cache_dir
+                else os.path.join(self.root, CACHE_DIR)
+            )
             self.disk_cache = Cache(directory, self.root, self.options.environment_path)
         if self.disk_cache is not None:
             old = self.disk_cache.world  # its answers about words are reused where the files are unchanged
@@ -526,13 +546,18 @@ class FabricLanguageServer(LanguageServer):
         related = []
         for r in f.related:
             if r.path is None:
-                related.append(types.DiagnosticRelatedInformation(types.Location(uri, self.encoder.range_to_lsp(result.lines, r.span)), r.message))
+                related.append(
+                    types.DiagnosticRelatedInformation(
+                        types.Location(uri, self.encoder.range_to_lsp(result.lines, r.span)), r.message
+                    )
+                )
             else:
                 module = self.workspace_model.load_path(r.path) if self.workspace_model else None
                 if module is not None:
                     related.append(
                         types.DiagnosticRelatedInformation(
-                            types.Location(from_fs_path(r.path), self.encoder.range_to_lsp(module.lines, r.span)), r.message
+                            types.Location(from_fs_path(r.path), self.encoder.range_to_lsp(module.lines, r.span)),
+                            r.message,
                         )
                     )
         return types.Diagnostic(
@@ -571,7 +596,9 @@ class FabricLanguageServer(LanguageServer):
             return self.workspace_edit(uri, result.version, [])
         start, end, new = edit
         span = Span(Pos(line, start), Pos(line, end))
-        return self.workspace_edit(uri, result.version, [types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)])
+        return self.workspace_edit(
+            uri, result.version, [types.TextEdit(self.encoder.range_to_lsp(result.lines, span), new)]
+        )
 
     async def analysis_of(self, uri: str) -> tuple[Analysis, Lines]:
         """The analysis of the document's current version (and its line index): the one its

@@ -36,8 +36,22 @@ def _registry() -> list[Rule]:
     from fabric_lsp.rules.pl005 import PL005
 
     return [
-        FAB001(), FAB002(), FAB003(), FAB004(), FAB005(), FAB006(), FAB007(), FAB008(), FAB009(), FAB010(), FAB011(),
-        PL001(), PL002(), PL003(), PL004(), PL005(),
+        FAB001(),
+        FAB002(),
+        FAB003(),
+        FAB004(),
+        FAB005(),
+        FAB006(),
+        FAB007(),
+        FAB008(),
+        FAB009(),
+        FAB010(),
+        FAB011(),
+        PL001(),
+        PL002(),
+        PL003(),
+        PL004(),
+        PL005(),
     ]
 
 

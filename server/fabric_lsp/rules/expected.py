@@ -19,7 +19,11 @@ def caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
         if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
             return True
-        if isinstance(cur, (ast.With, ast.AsyncWith)) and prev in cur.body and any(_expects(i.context_expr, exception) for i in cur.items):
+        if (
+            isinstance(cur, (ast.With, ast.AsyncWith))
+            and prev in cur.body
+            and any(_expects(i.context_expr, exception) for i in cur.items)
+        ):
             return True
         prev, cur = cur, model.module.parents.get(cur)
     return False

@@ -52,7 +52,10 @@ PREFILTERS: dict[str, Prefilter] = {
         re.compile(r"(?:training|validation|test)_epoch_end|Trainer|\.load_from_checkpoint\s*\(|\.hparams\s*=[^=]"),
         keywords=("_epoch_end", "Trainer", "load_from_checkpoint", "hparams"),
     ),
-    "PL005": Prefilter(re.compile(r"ckpt_path|\.(?:test|validate|predict)\("), keywords=("ckpt_path", ".test(", ".validate(", ".predict(")),
+    "PL005": Prefilter(
+        re.compile(r"ckpt_path|\.(?:test|validate|predict)\("),
+        keywords=("ckpt_path", ".test(", ".validate(", ".predict("),
+    ),
 }
 
 

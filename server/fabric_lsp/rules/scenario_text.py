@@ -14,7 +14,12 @@ from fabric_lsp.engine.semantic.model import SemanticModel
 
 def describe_failing(failing: tuple[Scenario, ...], limit: int = 2) -> str:
     """``the precision plugin `MixedPrecision` (precision='bf16-mixed' on CPU)``, at most ``limit`` shown."""
-    return _listed(failing, limit, "the configuration", lambda s, written: f"`{s.outcome.strategy}` with `{s.outcome.precision_plugin}` ({written})")
+    return _listed(
+        failing,
+        limit,
+        "the configuration",
+        lambda s, written: f"`{s.outcome.strategy}` with `{s.outcome.precision_plugin}` ({written})",
+    )
 
 
 def describe_strategies(failing: Sequence[Scenario], limit: int = 2, fallback: str = "the strategy") -> str:
@@ -50,7 +55,11 @@ def fabric_lines(model: SemanticModel, fabrics: list[FabricInst]) -> tuple[list[
     steps: tuple[Located, ...] = ()
     for f in fabrics:
         if f.origin is not None:
-            items.append(Located(f"`{f.class_name}` created here", f.origin.span, f.origin.path if f.origin.path != here else None))
+            items.append(
+                Located(
+                    f"`{f.class_name}` created here", f.origin.span, f.origin.path if f.origin.path != here else None
+                )
+            )
         chain = ([f.origin] if f.origin else []) + list(f.via)
         if len(chain) > 1 and not steps:
             steps = tuple(Located(o.text, o.span, o.path if o.path != here else None) for o in chain)
@@ -80,5 +89,7 @@ def process_related(model: SemanticModel, failing: Sequence[Scenario], fabrics: 
                 out.append(Related(f"`{name}` chosen here", origin.span, origin.path if origin.path != here else None))
     for f in fabrics:
         if f.origin is not None:
-            out.append(Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None))
+            out.append(
+                Related(f"{f.class_name} created here", f.origin.span, f.origin.path if f.origin.path != here else None)
+            )
     return list(dict.fromkeys(out))

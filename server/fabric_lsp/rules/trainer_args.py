@@ -7,7 +7,9 @@ from fabric_lsp.engine.python.values import Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 
-def argument_values(model: SemanticModel, inst: TrainerInst, name: str, default: object) -> list[tuple[object, frozenset]] | None:
+def argument_values(
+    model: SemanticModel, inst: TrainerInst, name: str, default: object
+) -> list[tuple[object, frozenset]] | None:
     """The values of the Trainer argument ``name`` with their paths: ``default`` where it is not
     given; None where some value is not a constant (or ``**kwargs`` may give it)."""
     assert inst.args is not None

@@ -17,13 +17,37 @@ from fabric_lsp.engine.python.values import ClassRef, Const, Ctx, QualRef, Seq, 
 from fabric_lsp.engine.semantic.model import SemanticModel
 
 #: Lightning's callbacks that are not a ``Checkpoint`` (the last part of their qualified name)
-_NOT_CHECKPOINTS = frozenset({
-    "Callback", "EarlyStopping", "LearningRateMonitor", "RichProgressBar", "TQDMProgressBar", "ProgressBar",
-    "ModelSummary", "RichModelSummary", "StochasticWeightAveraging", "GradientAccumulationScheduler",
-    "DeviceStatsMonitor", "Timer", "BackboneFinetuning", "BaseFinetuning", "LambdaCallback", "ThroughputMonitor",
-    "ModelPruning", "BatchSizeFinder", "LearningRateFinder", "BasePredictionWriter", "SpikeDetection",
-})
-_CALLBACK_PACKAGES = ("lightning.pytorch.callbacks", "pytorch_lightning.callbacks", "lightning.pytorch", "pytorch_lightning")
+_NOT_CHECKPOINTS = frozenset(
+    {
+        "Callback",
+        "EarlyStopping",
+        "LearningRateMonitor",
+        "RichProgressBar",
+        "TQDMProgressBar",
+        "ProgressBar",
+        "ModelSummary",
+        "RichModelSummary",
+        "StochasticWeightAveraging",
+        "GradientAccumulationScheduler",
+        "DeviceStatsMonitor",
+        "Timer",
+        "BackboneFinetuning",
+        "BaseFinetuning",
+        "LambdaCallback",
+        "ThroughputMonitor",
+        "ModelPruning",
+        "BatchSizeFinder",
+        "LearningRateFinder",
+        "BasePredictionWriter",
+        "SpikeDetection",
+    }
+)
+_CALLBACK_PACKAGES = (
+    "lightning.pytorch.callbacks",
+    "pytorch_lightning.callbacks",
+    "lightning.pytorch",
+    "pytorch_lightning",
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +84,9 @@ def monitor_alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, 
     return _alternatives(model, arg, open_, _monitor_element)
 
 
-def _alternatives(model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool, element: Element) -> list[Callbacks] | None:
+def _alternatives(
+    model: SemanticModel, arg: tuple[ast.AST, Ctx] | None, open_: bool, element: Element
+) -> list[Callbacks] | None:
     if arg is None:
         return None if open_ else [Callbacks(())]
     expr, ctx = arg
@@ -113,7 +139,9 @@ def _unchanged_name(model: SemanticModel, expr: ast.AST) -> bool:
 def _bindings(model: SemanticModel, name: str) -> int:
     tree = model.module.tree
     assert tree is not None
-    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
+    return sum(
+        1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+    )
 
 
 def _construction(model: SemanticModel, item: ast.AST) -> ast.Call | None:
@@ -151,15 +179,36 @@ _METRIC_WRITERS = frozenset(facts.LOG_METHODS) | {"callback_metrics", "logged_me
 
 #: receivers whose ``.log(...)`` is not a LightningModule's: a logger's experiment (W&B, TensorBoard
 #: through ``trainer.logger.experiment``), tracking and math libraries (``torch.log(x)``)
-_NOT_MODULES = frozenset({"logger", "loggers", "experiment", "wandb", "mlflow", "neptune", "comet_ml", "logging",
-                          "torch", "np", "numpy", "math", "F", "jnp", "scipy"})
+_NOT_MODULES = frozenset(
+    {
+        "logger",
+        "loggers",
+        "experiment",
+        "wandb",
+        "mlflow",
+        "neptune",
+        "comet_ml",
+        "logging",
+        "torch",
+        "np",
+        "numpy",
+        "math",
+        "F",
+        "jnp",
+        "scipy",
+    }
+)
 
 
 def _may_log(cls: ClassRef) -> bool:
     """Whether a project callback may feed ``callback_metrics``: a ``.log(name, value)``/``.log_dict(d)``
     on what may be the LightningModule (``pl_module.log``), or a write of the metrics dicts."""
     for n in ast.walk(cls.node):
-        if isinstance(n, ast.Attribute) and n.attr in _METRIC_WRITERS and not (n.attr in facts.LOG_METHODS and _not_a_module_log(n, cls)):
+        if (
+            isinstance(n, ast.Attribute)
+            and n.attr in _METRIC_WRITERS
+            and not (n.attr in facts.LOG_METHODS and _not_a_module_log(n, cls))
+        ):
             return True
     return False
 
@@ -188,7 +237,12 @@ def _bound_call(model: SemanticModel, name: str) -> ast.AST | None:
     tree = model.module.tree
     assert tree is not None
     for n in ast.walk(tree):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name:
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
+            and n.targets[0].id == name
+        ):
             return n.value
     return None
 

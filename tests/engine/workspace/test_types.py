@@ -79,3 +79,41 @@ def test_jedi_is_asked_where_the_workspace_holds_fabric_s_source(tmp_path):
 
 def test_jedi_is_asked_where_lightning_is_installed(tmp_path, lightning_env):
     assert Workspace(str(tmp_path), str(lightning_env)).may_infer_fabric_types()
+
+
+def test_a_script_of_a_module_as_on_disk_keeps_the_tree_jedi_caches(tmp_path, monkeypatch, lightning_env):
+    # jedi's Script parses its text afresh; a module as on disk is read through parso's cache
+    # first (as jedi reads the modules it imports), and the Script keeps that tree
+    import jedi.settings
+    import parso.cache
+    from fabric_lsp.engine.python.modules import ModuleInfo
+    from fabric_lsp.engine.workspace.jedi_types import script_for
+
+    cache_dir = tmp_path / "jedi-cache"
+    monkeypatch.setattr(jedi.settings, "cache_directory", str(cache_dir))
+    path = tmp_path / "train.py"
+    path.write_text("import lightning as L\n\nfabric = L.Fabric()\n")
+    workspace = Workspace(str(tmp_path), str(lightning_env))
+    module = ModuleInfo(path.read_text(), str(path))
+    script = script_for(workspace, module)
+    grammar = workspace.jedi_environment.get_grammar()
+    cached = parso.cache.parser_cache[grammar._hashed][path]
+    assert script._module_node is cached.node
+    assert any(cache_dir.rglob("*.pkl"))  # kept on disk too, as jedi keeps an imported module
+    assert [n.full_name for n in script.infer(3, 1)] == ["lightning.fabric.fabric.Fabric"]
+
+
+def test_an_unsaved_buffer_is_parsed_as_it_is(tmp_path, monkeypatch, lightning_env):
+    import jedi.settings
+    from fabric_lsp.engine.python.modules import ModuleInfo
+    from fabric_lsp.engine.workspace.jedi_types import script_for
+
+    cache_dir = tmp_path / "jedi-cache"
+    monkeypatch.setattr(jedi.settings, "cache_directory", str(cache_dir))
+    path = tmp_path / "train.py"
+    path.write_text("fabric = None\n")
+    buffer = "import lightning as L\n\nfabric = L.Fabric()\n"
+    workspace = Workspace(str(tmp_path), str(lightning_env), overlay=lambda p: buffer if p == str(path) else None)
+    script = script_for(workspace, ModuleInfo(buffer, str(path)))
+    assert script._code == buffer and not any(cache_dir.rglob("*.pkl"))
+    assert [n.full_name for n in script.infer(3, 1)] == ["lightning.fabric.fabric.Fabric"]

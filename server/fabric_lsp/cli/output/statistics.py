@@ -49,5 +49,8 @@ def render_statistics(report: Report, as_json: bool = False) -> str:
         out.append(f"{r['count']:>{width}}\t{r['code']}\t{mark} {r['name']}{fix}")
     total = sum(r["count"] for r in rows)
     fixable = sum(r["safe_fixable"] for r in rows)
-    out.append(f"Found {total} problem{'s' if total != 1 else ''}." + (f" [*] {fixable} fixable with `--fix`." if fixable else ""))
+    out.append(
+        f"Found {total} problem{'s' if total != 1 else ''}."
+        + (f" [*] {fixable} fixable with `--fix`." if fixable else "")
+    )
     return "\n".join(out) + "\n"

@@ -65,7 +65,14 @@ CUDA = lightning.Host(cuda=8)
 ONE_GPU = lightning.Host(cuda=1)
 TPU = lightning.Host(tpu=8)
 MPS = lightning.Host(mps=True)
-_HOSTS_BY_ACCELERATOR = {"cpu": (CPU,), "cuda": (CUDA,), "gpu": (CUDA,), "tpu": (TPU,), "mps": (MPS,), "auto": (CPU, CUDA)}
+_HOSTS_BY_ACCELERATOR = {
+    "cpu": (CPU,),
+    "cuda": (CUDA,),
+    "gpu": (CUDA,),
+    "tpu": (TPU,),
+    "mps": (MPS,),
+    "auto": (CPU, CUDA),
+}
 
 
 @dataclass(frozen=True)
@@ -148,7 +155,11 @@ Resolver = Callable[[dict[str, Any], lightning.Host], lightning.Outcome]
 
 
 def scenarios_of(
-    ev: Evaluator, args: ArgumentSet, interactive: bool = False, resolve: Resolver = _resolve_fabric, for_trainer: bool = False
+    ev: Evaluator,
+    args: ArgumentSet,
+    interactive: bool = False,
+    resolve: Resolver = _resolve_fabric,
+    for_trainer: bool = False,
 ) -> list[Scenario]:
     """One scenario per *feasible* combination of argument values (their paths agree: values
     the code chooses together go together) and machine (``for_trainer``: the arguments of a
@@ -161,13 +172,17 @@ def scenarios_of(
     return list(ev.asked_once(key, lambda: _scenarios_of(ev, args, interactive, resolve, for_trainer)))
 
 
-def _scenarios_of(ev: Evaluator, args: ArgumentSet, interactive: bool, resolve: Resolver, for_trainer: bool) -> list[Scenario]:
+def _scenarios_of(
+    ev: Evaluator, args: ArgumentSet, interactive: bool, resolve: Resolver, for_trainer: bool
+) -> list[Scenario]:
     per_arg = [_alternatives(ev, args, name, for_trainer) for name in CONNECTOR_ARGS]
     out: list[Scenario] = []
     seen: set = set()
     for combo in itertools.islice(_feasible(per_arg, args.path), MAX_COMBINATIONS):
         # combinations of the same values on different paths are one configuration
-        values = tuple((c.value if not isinstance(c.value, (list, dict)) else repr(c.value), c.unknown, c.assumed) for c in combo)
+        values = tuple(
+            (c.value if not isinstance(c.value, (list, dict)) else repr(c.value), c.unknown, c.assumed) for c in combo
+        )
         if _seen(values, seen):
             continue
         out += _resolved(combo, interactive, resolve)
@@ -222,7 +237,14 @@ class _Choice:
     source: tuple[str, frozenset] | None = None
 
 
-_DEFAULTS = {"accelerator": "auto", "strategy": "auto", "devices": "auto", "num_nodes": 1, "precision": None, "plugins": None}
+_DEFAULTS = {
+    "accelerator": "auto",
+    "strategy": "auto",
+    "devices": "auto",
+    "num_nodes": 1,
+    "precision": None,
+    "plugins": None,
+}
 
 
 def _alternatives(ev: Evaluator, args: ArgumentSet, name: str, for_trainer: bool = False) -> list[_Choice]:
@@ -235,7 +257,9 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str, for_trainer: bool
     out = []
     for v in ev.reached(ev.ev(expr, ctx), ctx.module.stmt_of(expr), ctx):
         value, why = concrete(ev, v, for_trainer)
-        origin = getattr(v, "origin", None) or Origin(ctx.module.span(expr), short(ctx.module.segment(expr)), ctx.module.path)
+        origin = getattr(v, "origin", None) or Origin(
+            ctx.module.span(expr), short(ctx.module.segment(expr)), ctx.module.path
+        )
         path = paths.path_of(v)
         if why is None:
             out.append(_Choice(name, value, origin, written=True, label=_label(name, v, value, origin), path=path))
@@ -247,12 +271,19 @@ def _alternatives(ev: Evaluator, args: ArgumentSet, name: str, for_trainer: bool
 
 
 def _unknown(
-    name: str, origin: Origin | None, why: str, label: str | None, path: frozenset = paths.EMPTY, source: tuple | None = None
+    name: str,
+    origin: Origin | None,
+    why: str,
+    label: str | None,
+    path: frozenset = paths.EMPTY,
+    source: tuple | None = None,
 ) -> list[_Choice]:
     reps = REPRESENTATIVES.get(name)
     if reps is None:
         return [_Choice(name, origin=origin, unknown=why, written=True, label=label, path=path)]
-    return [_Choice(name, rep, origin, written=True, label=label, assumed=True, path=path, source=source) for rep in reps]
+    return [
+        _Choice(name, rep, origin, written=True, label=label, assumed=True, path=path, source=source) for rep in reps
+    ]
 
 
 def _distinct(choices: list[_Choice]) -> list[_Choice]:
@@ -289,7 +320,9 @@ def concrete(ev: Evaluator, v: Value, for_trainer: bool = False) -> tuple[Any, s
         return None, f"`{v.class_name}` is a strategy of the {'Trainer' if v.trainer else 'Fabric'}'s"
     if isinstance(v, StrategyInst):
         known, unknown = _constructor_args(ev, v)
-        return lightning.Obj(v.class_name, known, base=v.base if v.base != v.class_name else None, unknown=unknown), None
+        return lightning.Obj(
+            v.class_name, known, base=v.base if v.base != v.class_name else None, unknown=unknown
+        ), None
     if isinstance(v, AcceleratorInst) and v.class_name:
         return lightning.Obj(v.class_name, base=v.base if v.base != v.class_name else None), None
     if isinstance(v, Unknown):
@@ -337,7 +370,16 @@ def _resolved(combo: tuple[_Choice, ...], interactive: bool, resolve: Resolver) 
     origins = tuple((c.name, c.origin) for c in combo if c.written and c.origin is not None)
     unknown = tuple(c.unknown for c in combo if c.unknown)
     if unknown:
-        return [Scenario(None, None, origins, unknown, tuple((c.name, c.label) for c in combo if c.label), tuple(c.name for c in combo if c.assumed))]
+        return [
+            Scenario(
+                None,
+                None,
+                origins,
+                unknown,
+                tuple((c.name, c.label) for c in combo if c.label),
+                tuple(c.name for c in combo if c.assumed),
+            )
+        ]
     values = {c.name: c.value for c in combo}
     labels = tuple((c.name, c.label) for c in combo if c.label)
     assumed = tuple(c.name for c in combo if c.assumed)

@@ -30,6 +30,7 @@ from fabric_lsp.facts import Kind
 #: at most this many argument sets (``**cfg`` with alternatives, merged dicts) per ``Fabric(...)``
 MAX_ARGUMENT_SETS = 8
 
+
 def keyword_sets(ev: Evaluator, keywords: list[ast.keyword], ctx: Ctx) -> list[ArgumentSet]:
     """The argument sets a list of call keywords gives (``**x`` expanded where it is known)."""
     sets = [ArgumentSet()]
@@ -49,7 +50,9 @@ def dict_sets(ev: Evaluator, expr: ast.AST, ctx: Ctx) -> list[ArgumentSet]:
         elif isinstance(v, KwargsVal):
             found = keyword_sets(ev, list(v.node.keywords), v.ctx)
             if v.node.args:  # dict(base, key=...): the positional mapping comes first
-                found = [m for b in dict_sets(ev, v.node.args[0], v.ctx) for a in found if (m := b.merged(a)) is not None]
+                found = [
+                    m for b in dict_sets(ev, v.node.args[0], v.ctx) for a in found if (m := b.merged(a)) is not None
+                ]
         else:
             found = [ArgumentSet(open=True)]
         out += [m for a in found if (m := on_path.merged(a)) is not None]
@@ -69,7 +72,9 @@ def _display_sets(ev: Evaluator, node: ast.Dict, ctx: Ctx) -> list[ArgumentSet]:
     return sets
 
 
-def argument_sets(ev: Evaluator, call: ast.Call, ctx: Ctx, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[ArgumentSet]:
+def argument_sets(
+    ev: Evaluator, call: ast.Call, ctx: Ctx, cls: ClassRef | None = None, base: ArgumentSet | None = None
+) -> list[ArgumentSet]:
     """The argument sets of ``Fabric(...)`` (or of a subclass, or of a partial of either):
     ``base`` holds arguments a ``functools.partial`` already bound."""
     sets = keyword_sets(ev, list(call.keywords), ctx)
@@ -89,7 +94,11 @@ def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -
             if isinstance(item, FUNC_TYPES) and item.name == "__init__":
                 env = calls.bind_call(ev, item, call, ctx, skip=1) + ctx.env
                 for sup in ast.walk(item):
-                    if isinstance(sup, ast.Call) and isinstance(sup.func, ast.Attribute) and sup.func.attr == "__init__":
+                    if (
+                        isinstance(sup, ast.Call)
+                        and isinstance(sup.func, ast.Attribute)
+                        and sup.func.attr == "__init__"
+                    ):
                         return keyword_sets(ev, list(sup.keywords), Ctx(klass.module, env, ctx.depth))
                 return None
     return None
@@ -131,8 +140,14 @@ def _choice(s: configuration.Scenario) -> StrategyChoice:
         label = s.label("strategy") or "; ".join(s.unknown)
         return StrategyChoice(None, label, "?", origin if s.label("strategy") else None)
     if s.outcome.error is not None:
-        return StrategyChoice(None, f"`Fabric(...)` raises {s.outcome.error.type} {s.outcome.host.describe()}", "?", origin)
-    label = s.label("strategy") or ", ".join(x for x in (s.label("accelerator"), s.label("devices")) if x) or 'strategy="auto"'
+        return StrategyChoice(
+            None, f"`Fabric(...)` raises {s.outcome.error.type} {s.outcome.host.describe()}", "?", origin
+        )
+    label = (
+        s.label("strategy")
+        or ", ".join(x for x in (s.label("accelerator"), s.label("devices")) if x)
+        or 'strategy="auto"'
+    )
     kind = s.outcome.kind
     name = s.outcome.strategy or "?"
     return StrategyChoice(kind, label, name if kind is not None else "?", origin, _joint_setup_arguments(s, kind))
@@ -198,10 +213,20 @@ def is_fabric_class(ev: Evaluator, v: Value) -> bool:
     return False
 
 
-def fabric_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[Value]:
+def fabric_instances(
+    ev: Evaluator,
+    call: ast.Call,
+    ctx: Ctx,
+    origin: Origin,
+    cls: ClassRef | None = None,
+    base: ArgumentSet | None = None,
+) -> list[Value]:
     """The Fabrics ``call`` builds: one per argument set."""
     name = cls.name if cls is not None else "Fabric"
-    return [FabricInst(fabric_choices(ev, args), origin, name, args=args) for args in argument_sets(ev, call, ctx, cls, base)]
+    return [
+        FabricInst(fabric_choices(ev, args), origin, name, args=args)
+        for args in argument_sets(ev, call, ctx, cls, base)
+    ]
 
 
 def is_trainer_class(ev: Evaluator, v: Value) -> bool:
@@ -209,7 +234,14 @@ def is_trainer_class(ev: Evaluator, v: Value) -> bool:
     return pytorch_class_of(ev, v) == facts.TRAINER_CLASS
 
 
-def trainer_instances(ev: Evaluator, call: ast.Call, ctx: Ctx, origin: Origin, cls: ClassRef | None = None, base: ArgumentSet | None = None) -> list[Value]:
+def trainer_instances(
+    ev: Evaluator,
+    call: ast.Call,
+    ctx: Ctx,
+    origin: Origin,
+    cls: ClassRef | None = None,
+    base: ArgumentSet | None = None,
+) -> list[Value]:
     """The Trainers ``call`` builds: one per argument set (a subclass's forwarded to
     ``super().__init__``, a partial's bound keywords under the call's)."""
     name = cls.name if cls is not None else "Trainer"

@@ -81,7 +81,10 @@ def runs(cli: LightningCLIInst, nodes: set[tuple], key, supers: set[tuple]) -> t
 
 
 def _instances(classes: tuple[Value, ...], subclasses: bool, what: str) -> list[Value]:
-    out: list[Value] = [Instance(c, filled=SOURCE) if isinstance(c, ClassRef) else Unknown(f"the `LightningCLI`'s {what}") for c in classes]
+    out: list[Value] = [
+        Instance(c, filled=SOURCE) if isinstance(c, ClassRef) else Unknown(f"the `LightningCLI`'s {what}")
+        for c in classes
+    ]
     if subclasses or not out:
         out.append(Unknown(f"the `LightningCLI`'s {what}: a class its config picks"))
     return out

@@ -262,7 +262,9 @@ def _srun_program(tokens: list[str]) -> list[str]:
 
 def _is_program(token: str) -> bool:
     name = os.path.basename(token)
-    return bool(PYTHON.match(name)) or name in ("torchrun", "fabric", "lightning", "bash", "sh") or token.endswith(".py")
+    return (
+        bool(PYTHON.match(name)) or name in ("torchrun", "fabric", "lightning", "bash", "sh") or token.endswith(".py")
+    )
 
 
 def _python(tokens: list[str], line: int, text: str) -> tuple[str, str, bool, list[ScriptOption]] | None:

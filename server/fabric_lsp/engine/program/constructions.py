@@ -35,9 +35,17 @@ def constructions(module: ModuleInfo, ev: Inference) -> list[ast.Call]:
     # the calls of each statement, walked once per version for every rule that asks; without
     # ``partial``, only statements whose text names a capitalised identifier can construct one
     body = module.tree.body
-    tops = body if partial else [body[i] for i in sorted({i for w, ids in module.index.items() if w[:1].isupper() for i in ids})]
+    tops = (
+        body
+        if partial
+        else [body[i] for i in sorted({i for w, ids in module.index.items() if w[:1].isupper() for i in ids})]
+    )
     calls = [n for top in tops for n in module.calls_in(top) if _may_be_class(n.func, partial)]
-    out = [c for c in calls if not _of_opaque_package(module, c.func) and any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))]
+    out = [
+        c
+        for c in calls
+        if not _of_opaque_package(module, c.func) and any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))
+    ]
     return sorted(out, key=lambda c: (c.lineno, c.col_offset))
 
 

@@ -43,7 +43,9 @@ class Narrower:
 
     def narrow(self, call: ast.AST, choices: list[StrategyChoice]) -> list[StrategyChoice]:
         for test, truth in conditions(self.module, call):
-            choices = self.apply(test, truth, choices, lambda e: ast.dump(e) == ast.dump(self.receiver), self.module, depth=0)
+            choices = self.apply(
+                test, truth, choices, lambda e: ast.dump(e) == ast.dump(self.receiver), self.module, depth=0
+            )
         return choices
 
     # -- one test ------------------------------------------------------------------------------
@@ -155,7 +157,9 @@ class Narrower:
         return tuple(items)
 
     @staticmethod
-    def _may_hold(test, truth: bool, c: StrategyChoice, alternatives: dict, common: dict, class_names: set[str]) -> bool:
+    def _may_hold(
+        test, truth: bool, c: StrategyChoice, alternatives: dict, common: dict, class_names: set[str]
+    ) -> bool:
         env: dict[str, object] = {}
         if c.origin is not None:
             for key, consts in alternatives.items():
@@ -175,13 +179,22 @@ def _is_class_name_of(node: ast.AST, is_receiver: Callable[[ast.AST], bool]) -> 
     if not (isinstance(node, ast.Attribute) and node.attr == "__name__"):
         return False
     inner = node.value
-    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "type" and len(inner.args) == 1:
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "type"
+        and len(inner.args) == 1
+    ):
         strategy = inner.args[0]
     elif isinstance(inner, ast.Attribute) and inner.attr == "__class__":
         strategy = inner.value
     else:
         return False
-    return isinstance(strategy, ast.Attribute) and strategy.attr in ("strategy", "_strategy") and is_receiver(strategy.value)
+    return (
+        isinstance(strategy, ast.Attribute)
+        and strategy.attr in ("strategy", "_strategy")
+        and is_receiver(strategy.value)
+    )
 
 
 def _probes(test: ast.AST) -> Iterator[ast.AST]:
@@ -194,7 +207,11 @@ def _probes(test: ast.AST) -> Iterator[ast.AST]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             candidates = [node.func.value]
         for c in candidates:
-            while isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("lower", "upper", "strip", "casefold"):
+            while (
+                isinstance(c, ast.Call)
+                and isinstance(c.func, ast.Attribute)
+                and c.func.attr in ("lower", "upper", "strip", "casefold")
+            ):
                 c = c.func.value
             if isinstance(c, (ast.Name, ast.Attribute, ast.Subscript)) and ast.dump(c) not in seen:
                 seen.add(ast.dump(c))

@@ -80,9 +80,22 @@ T = TypeVar("T")
 #: Packages known by their qualified names only (the standard library, CLI and numeric
 #: libraries): their source is never loaded, so ``argparse.ArgumentParser`` stays a name.
 OPAQUE_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
-    {"typing_extensions", "click", "typer", "jsonargparse", "tyro", "simple_parsing", "torch", "numpy", "jax", "deepspeed", "transformers", "hydra", "omegaconf"}
+    {
+        "typing_extensions",
+        "click",
+        "typer",
+        "jsonargparse",
+        "tyro",
+        "simple_parsing",
+        "torch",
+        "numpy",
+        "jax",
+        "deepspeed",
+        "transformers",
+        "hydra",
+        "omegaconf",
+    }
 )
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -209,7 +222,12 @@ class Inference:
                         out.append(x)
                     elif t is None:
                         out += paths.restrict([x], frozenset({(conditions.decision(operand, ctx), stops_on)}))
-                        nxt.append(paths.merge(paths.path_of(x), frozenset({(conditions.decision(operand, ctx), not stops_on)})) or paths.EMPTY)
+                        nxt.append(
+                            paths.merge(
+                                paths.path_of(x), frozenset({(conditions.decision(operand, ctx), not stops_on)})
+                            )
+                            or paths.EMPTY
+                        )
                     else:
                         nxt.append(paths.path_of(x))
             pending = list(dict.fromkeys(nxt))
@@ -265,12 +283,18 @@ class Inference:
                 if p is None:
                     continue
                 value = _apply(op, a, b)
-                out.append(paths.extended(Const(value, o) if value is not None else Unknown("expression"), p) or UNKNOWN)
+                out.append(
+                    paths.extended(Const(value, o) if value is not None else Unknown("expression"), p) or UNKNOWN
+                )
         return out[:MAX_ALTERNATIVES] or [Unknown("expression")]
 
     def ev_unary(self, node: ast.UnaryOp, ctx: Ctx) -> list[Value] | None:
         operand = node.operand
-        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)):
+        if (
+            isinstance(node.op, ast.USub)
+            and isinstance(operand, ast.Constant)
+            and isinstance(operand.value, (int, float))
+        ):
             m = ctx.module
             return [Const(-operand.value, Origin(m.span(node), m.segment(node), m.path))]
         return None
@@ -321,7 +345,9 @@ class Inference:
     def _seq_items(self, base: Seq, keys: list[Value] | None, ctx: Ctx) -> list[Value]:
         items = list(base.items)
         out: list[Value] = []
-        if keys is not None and all(isinstance(k, Const) and isinstance(k.value, int) and -len(items) <= k.value < len(items) for k in keys):
+        if keys is not None and all(
+            isinstance(k, Const) and isinstance(k.value, int) and -len(items) <= k.value < len(items) for k in keys
+        ):
             for key in keys:
                 assert isinstance(key, Const) and isinstance(key.value, int)
                 out += paths.restrict(self.ev(items[key.value], base.ctx or ctx), paths.path_of(key))
@@ -422,7 +448,9 @@ class Inference:
                             out.append(Binding("assign", node, t, matched))
         return out
 
-    def reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
+    def reaching(
+        self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo
+    ) -> tuple[list[Binding], bool, tuple]:
         """:meth:`_reaching`, walked once per use in a module version (a pure function of its
         tree): a later ask replays the walk's evaluation steps, one tick each, and the
         identifiers it looked up, so that budgets and dependencies come out as if it walked
@@ -454,7 +482,9 @@ class Inference:
             m.reaching_walks[key] = (stmt, scope, tuple(found), definite, narrow, budget.steps - before, inner)
         return found, definite, narrow
 
-    def _reaching(self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo) -> tuple[list[Binding], bool, tuple]:
+    def _reaching(
+        self, name: str, stmt: ast.AST | None, scope: ast.AST, m: ModuleInfo
+    ) -> tuple[list[Binding], bool, tuple]:
         """The bindings of ``name`` that reach ``stmt``, whether one surely does, and the tests
         the value from before them (a parameter) must pass to reach it. Each binding carries the
         tests its value must pass (``Binding.narrow``): the walk passed ``if x is None: x = 1``
@@ -480,7 +510,11 @@ class Inference:
             if isinstance(parent, ast.If) and _mentions(parent.test, name):
                 narrow.append((parent.test, any(cur is s for s in parent.body)))
             # the header of the enclosing block may bind the name for its body
-            if isinstance(parent, (ast.For, ast.AsyncFor)) and any(cur is x for x in parent.body) and binds(parent.target, name):
+            if (
+                isinstance(parent, (ast.For, ast.AsyncFor))
+                and any(cur is x for x in parent.body)
+                and binds(parent.target, name)
+            ):
                 kind = "for" if isinstance(parent.target, ast.Name) or _key_value_target(parent.target) else "unknown"
                 found.append(Binding(kind, parent, parent.target, parent.iter, tuple(narrow)))
                 return found, True, ()
@@ -535,7 +569,11 @@ class Inference:
             for seq in self.ev(b.value, ctx):
                 if isinstance(seq, Seq) and seq.items and isinstance(b.target, ast.Name):
                     items = [paths.restrict(self.ev(item, seq.ctx or ctx), paths.path_of(seq)) for item in seq.items]
-                    out += [v for i, vs in enumerate(items) for v in paths.restrict(vs, frozenset({(("for", id(b.node)), i)}))]
+                    out += [
+                        v
+                        for i, vs in enumerate(items)
+                        for v in paths.restrict(vs, frozenset({(("for", id(b.node)), i)}))
+                    ]
                 else:
                     out.append(Unknown(f"loop variable `{name}`"))
             return out
@@ -595,7 +633,6 @@ class Inference:
 
     def origin(self, node: ast.AST, m: ModuleInfo) -> Origin:
         return Origin(m.span(node), short(m.segment(node)), m.path)
-
 
     def ev_import(self, stmt: ast.AST, alias: ast.alias, ctx: Ctx) -> list[Value]:
         m = ctx.module
@@ -696,9 +733,6 @@ class Inference:
                 out.append(Unknown(f"parameter `{name}`"))
         return out
 
-
-
-
     def self_fabric(self, ref: ClassRef, ctx: Ctx) -> list[Value]:
         """``self`` in a method of a ``Fabric`` subclass: the Fabrics its constructions build (a
         subclass of it, built elsewhere, may be ``self`` too); with no construction in view,
@@ -739,10 +773,6 @@ class Inference:
                         return [cli_sources.filled(v, f"the caller of `{func.name}`")]
         return []
 
-
-
-
-
     # attributes ----------------------------------------------------------------------------
     def ev_attribute(self, node: ast.Attribute, ctx: Ctx) -> list[Value]:
         out: list[Value] = []
@@ -771,8 +801,6 @@ class Inference:
         if isinstance(base, FabricInst) and attr in ("strategy", "_strategy"):
             return [Unknown("strategy of a Fabric")]
         return [Unknown(f"attribute `{attr}`")]
-
-
 
     def _module_binds(self, module: ModuleInfo, name: str) -> bool:
         return module.tree is not None and bool(block_bindings(module.tops_with(name, "binding"), name)[0])
@@ -808,7 +836,11 @@ class Inference:
         its ``__getattr__`` forwards every name to an attribute (``return getattr(self.fabric,
         name)``): the values of that attribute; None when it does not forward."""
         for klass in self.mro(inst.cls):
-            if self._method(klass, attr, inst) or self._assigned(klass, inst, attr, ctx) or self._field(klass, inst, attr, ctx):
+            if (
+                self._method(klass, attr, inst)
+                or self._assigned(klass, inst, attr, ctx)
+                or self._field(klass, inst, attr, ctx)
+            ):
                 return None
         return self._forwarding(inst, ctx)
 
@@ -819,7 +851,10 @@ class Inference:
         if any(not self._bases_seen(klass) for klass in classes):
             return None
         for klass in classes:
-            target = next((forwarded_to(f) for f in klass.node.body if isinstance(f, FUNC_TYPES) and f.name == "__getattr__"), MISSING)
+            target = next(
+                (forwarded_to(f) for f in klass.node.body if isinstance(f, FUNC_TYPES) and f.name == "__getattr__"),
+                MISSING,
+            )
             if target is not MISSING:
                 return None if target is None else self.instance_attribute(inst, target, ctx)
         return None
@@ -850,10 +885,16 @@ class Inference:
             if isinstance(item, FUNC_TYPES) and item.name == attr:
                 found: list[Value] = [FuncRef(item, klass.module, bound_self=inst)]
                 if inst.call is None and not calls.all_users_followed(self, klass.name, klass.module):
-                    found.append(Unknown(f"`{attr}` of a subclass of `{klass.name}` (used by more modules than are followed)"))
+                    found.append(
+                        Unknown(f"`{attr}` of a subclass of `{klass.name}` (used by more modules than are followed)")
+                    )
                 elif inst.call is None:  # `self`: a subclass may override the method
                     for sub in self.subclasses(klass):
-                        found += [FuncRef(o, sub.module, bound_self=inst) for o in sub.node.body if isinstance(o, FUNC_TYPES) and o.name == attr]
+                        found += [
+                            FuncRef(o, sub.module, bound_self=inst)
+                            for o in sub.node.body
+                            if isinstance(o, FUNC_TYPES) and o.name == attr
+                        ]
                 return found
         return []
 
@@ -881,7 +922,9 @@ class Inference:
         of the workspace that mention its name (asked once per analysis)."""
         if self.asked_once is None:
             return self._subclasses(cls)
-        return list(self.asked_once(("subclasses", id(cls.node)), lambda: self._subclasses(cls), (cls.node, cls.module)))
+        return list(
+            self.asked_once(("subclasses", id(cls.node)), lambda: self._subclasses(cls), (cls.node, cls.module))
+        )
 
     def _subclasses(self, cls: ClassRef) -> list[ClassRef]:
         modules = [cls.module]
@@ -955,12 +998,22 @@ class Inference:
                 return self._options(namespaces[0], self.ev(node.args[0], ctx), ctx)
         out: list[Value] = []
         callees = self.ev(func, ctx)
-        if isinstance(func, ast.Name) and func.id == "vars" and len(node.args) == 1 and all(isinstance(c, Unknown) for c in callees):
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "vars"
+            and len(node.args) == 1
+            and all(isinstance(c, Unknown) for c in callees)
+        ):
             # the builtin: a parsed namespace's options as a mapping
             return [v if isinstance(v, ArgNamespace) else Unknown("`vars(...)`") for v in self.ev(node.args[0], ctx)]
         if isinstance(func, ast.Name) and func.id == "dict" and all(isinstance(c, Unknown) for c in callees):
             return [KwargsVal(node, ctx)]  # the builtin: a mapping whose entries are known
-        if isinstance(func, ast.Name) and func.id in _COLLECTIONS and len(node.args) == 1 and all(isinstance(c, Unknown) for c in callees):
+        if (
+            isinstance(func, ast.Name)
+            and func.id in _COLLECTIONS
+            and len(node.args) == 1
+            and all(isinstance(c, Unknown) for c in callees)
+        ):
             return [v for v in self.ev(node.args[0], ctx) if isinstance(v, Seq)] or [UNKNOWN]  # frozenset({...})
         for callee in callees:
             out += self.call_value(callee, node, ctx)
@@ -991,7 +1044,9 @@ class Inference:
             # receiver that reaches it: its configurations are worked out once per analysis (an
             # evaluation that reaches the depth limit raises, and leaves nothing remembered)
             key = ("fabric_instances", id(node))
-            return list(self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin), (node, ctx.module)))
+            return list(
+                self.asked_once(key, lambda: fabric_args.fabric_instances(self, node, ctx, origin), (node, ctx.module))
+            )
         pytorch = facts.pytorch_class(q)
         if pytorch == facts.TRAINER_CLASS:
             return fabric_args.trainer_instances(self, node, ctx, origin)
@@ -1001,7 +1056,9 @@ class Inference:
         trainer_kind = facts.trainer_strategy_kind(q)
         if kind is not None or trainer_kind is not None:
             name = q.rsplit(".", 1)[-1]
-            return [StrategyInst(kind or trainer_kind, name, origin, call=node, ctx=ctx, base=name, trainer=kind is None)]
+            return [
+                StrategyInst(kind or trainer_kind, name, origin, call=node, ctx=ctx, base=name, trainer=kind is None)
+            ]
         if facts.is_xla_accelerator_class(q):
             return [AcceleratorInst(True, origin, "XLAAccelerator", "XLAAccelerator")]
         if q.startswith("lightning.fabric.accelerators."):
@@ -1043,7 +1100,9 @@ class Inference:
             build = (
                 fabric_args.fabric_instances
                 if fabric_args.is_fabric_class(self, func)
-                else fabric_args.trainer_instances if fabric_args.is_trainer_class(self, func) else None
+                else fabric_args.trainer_instances
+                if fabric_args.is_trainer_class(self, func)
+                else None
             )
             if build is not None:
                 cls = func if isinstance(func, ClassRef) else None
@@ -1052,9 +1111,6 @@ class Inference:
             else:
                 out += self.call_value(func, node, ctx)
         return out
-
-
-
 
     def call_function(self, callee: FuncRef, node: ast.Call, ctx: Ctx) -> list[Value]:
         func = callee.node
@@ -1079,7 +1135,11 @@ class Inference:
         out: list[Value] = []
         returns = list(returns_of(func))
         for ret in returns:
-            found = [Const(None)] if ret.value is None else with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
+            found = (
+                [Const(None)]
+                if ret.value is None
+                else with_step(self.ev(ret.value, fctx), self.origin(ret, callee.module))
+            )
             out += self.reached(found, ret, fctx)
         if not returns and func.body and isinstance(func.body[-1], ast.Raise):
             return []  # always raises (an abstract method): no value reaches the caller
@@ -1209,7 +1269,12 @@ def _dict_iteration(target: ast.expr, iterated: ast.expr | None, name: str) -> a
     """The mapping whose keys ``name`` takes in ``for target in iterated``: ``d`` of ``for name in
     d.keys()`` or ``for name, _ in d.items()``; None otherwise (``for name in d`` is left to the
     sequence case: ``d`` may be a list)."""
-    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and not iterated.args and not iterated.keywords):
+    if not (
+        isinstance(iterated, ast.Call)
+        and isinstance(iterated.func, ast.Attribute)
+        and not iterated.args
+        and not iterated.keywords
+    ):
         return None
     method = iterated.func.attr
     if method == "keys" and isinstance(target, ast.Name):

@@ -52,13 +52,16 @@ class SemanticModel(Protocol):
     def values(self, expr: ast.AST) -> list[Value]: ...
     def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]: ...
 
+
 CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
 #: the name of a count of devices, in a test that lets a ``launch()`` run on several only
 SEVERAL_DEVICES = re.compile(r"device|gpu|world_size|nproc|num_proc", re.IGNORECASE)
 #: a backslash that continues a command line on the next one
 CONTINUATION = re.compile(r"\\\r?\n")
 #: the Fabric CLI run from Python as an argument list (``subprocess.run(["fabric", "run", ...])``)
-LIST_RUN = re.compile(r"""[\[(]\s*(?:["']fabric["']\s*,\s*["']run["']|["']lightning["']\s*,\s*["']run["']\s*,\s*["']model["'])""")
+LIST_RUN = re.compile(
+    r"""[\[(]\s*(?:["']fabric["']\s*,\s*["']run["']|["']lightning["']\s*,\s*["']run["']\s*,\s*["']model["'])"""
+)
 MAX_TEXT_BYTES = 256 * 1024
 EVIDENCE_TTL = 10.0
 
@@ -122,7 +125,9 @@ def _launch_calls_in(
             fabrics, unknown = _receiver_fabrics(model, call, module)
             if any(fabric_key(f) == key for f in fabrics):
                 yield module, call, True
-            elif name == "launch" and (any(f.origin is None for f in fabrics) or _may_hold(model, module, call, unknown)):
+            elif name == "launch" and (
+                any(f.origin is None for f in fabrics) or _may_hold(model, module, call, unknown)
+            ):
                 yield module, call, False
 
 
@@ -244,9 +249,7 @@ def _count_name(expr: ast.AST) -> str | None:
 def _is_world_size(test: ast.expr, receiver: str) -> bool:
     left = test.left if isinstance(test, ast.Compare) else None
     return (
-        isinstance(left, ast.Attribute)
-        and left.attr == facts.WORLD_SIZE_ATTRIBUTE
-        and ast.dump(left.value) == receiver
+        isinstance(left, ast.Attribute) and left.attr == facts.WORLD_SIZE_ATTRIBUTE and ast.dump(left.value) == receiver
     )
 
 

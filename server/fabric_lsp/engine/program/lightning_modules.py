@@ -49,7 +49,9 @@ from fabric_lsp.engine.workspace.workspace import MAX_FILES, Workspace
 #: the Lightning classes whose user subclasses this module describes
 USER_BASES = (facts.LIGHTNING_MODULE_CLASS, facts.DATA_MODULE_CLASS, facts.CALLBACK_CLASS)
 T = TypeVar("T")
-_BRANCHES = tuple(t for t in (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.While, getattr(ast, "Match", None)) if t is not None)
+_BRANCHES = tuple(
+    t for t in (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.While, getattr(ast, "Match", None)) if t is not None
+)
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,13 @@ def defines_attribute(inference: Inference, cls: ClassRef, name: str) -> bool:
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == name:
                 return True
-            targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
+            targets = (
+                item.targets
+                if isinstance(item, ast.Assign)
+                else [item.target]
+                if isinstance(item, ast.AnnAssign)
+                else []
+            )
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 return True
     return False
@@ -177,7 +185,9 @@ def _set_automatic_optimization(node: ast.ClassDef) -> set[object]:
                 if isinstance(n, ast.Assign) and any(_is_self_attr(t, me, "automatic_optimization") for t in n.targets):
                     out.add(_constant(n.value))
                     if not (item.name == "__init__" and n in item.body):
-                        out.add(True)  # set on some paths only (under a condition, or in another hook): the default stays possible
+                        out.add(
+                            True
+                        )  # set on some paths only (under a condition, or in another hook): the default stays possible
     return out
 
 
@@ -186,7 +196,12 @@ def _constant(node: ast.AST) -> object:
 
 
 def _is_self_attr(node: ast.AST, me: str, attr: str) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == me
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == me
+    )
 
 
 # -- entry points ---------------------------------------------------------------------------------
@@ -222,7 +237,9 @@ def _modules_mentioning(workspace: Workspace | None, cls: ClassRef, classes: lis
     return list(modules.values())
 
 
-def _cli_entry_points(inference: Inference, m: ModuleInfo, names: set[str], nodes: set[tuple], supers: set[tuple]) -> list[EntryPoint]:
+def _cli_entry_points(
+    inference: Inference, m: ModuleInfo, names: set[str], nodes: set[tuple], supers: set[tuple]
+) -> list[EntryPoint]:
     """The subcommands of the ``LightningCLI(...)`` calls of ``m`` given one of the classes
     ``names`` as their model class, that may run a class of ``nodes``."""
     out: list[EntryPoint] = []
@@ -271,7 +288,9 @@ def _class_key(cls: ClassRef) -> tuple:
     return (cls.module.path, cls.node.lineno, cls.node.name) if cls.module.path else (id(cls.node),)
 
 
-def _entry_point(inference: Inference, m: ModuleInfo, call: ast.Call, method: str, nodes: set[tuple]) -> EntryPoint | None:
+def _entry_point(
+    inference: Inference, m: ModuleInfo, call: ast.Call, method: str, nodes: set[tuple]
+) -> EntryPoint | None:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
         return None
     arg = model_argument(call)
@@ -356,7 +375,9 @@ def _no_lightning_base(inference: Inference, inst: Instance) -> bool:
     return _bounded(inference, functools.partial(pytorch_base, inference, inst.cls), not_known) is None
 
 
-def _trainer_inst_style(inference: Inference, workspace: Workspace | None, trainer: TrainerInst, m: ModuleInfo) -> str | None:
+def _trainer_inst_style(
+    inference: Inference, workspace: Workspace | None, trainer: TrainerInst, m: ModuleInfo
+) -> str | None:
     """The import style of the ``Trainer(...)`` call a Trainer comes from (None: not known)."""
     origin = trainer.origin
     if origin is None:
@@ -457,7 +478,9 @@ def workspace_runs(inference: Inference, workspace: Workspace | None, m: ModuleI
             for call in mod.calls_by_name.get(method, []):
                 if not (isinstance(call.func, ast.Attribute) and call.func.attr == method):
                     continue
-                receivers = [v for v in inference.evaluate(call.func.value, mod) or [Unknown()] if _may_be_trainer(inference, v)]
+                receivers = [
+                    v for v in inference.evaluate(call.func.value, mod) or [Unknown()] if _may_be_trainer(inference, v)
+                ]
                 if not receivers:
                     continue
                 if any(isinstance(v, (QualRef, ClassRef)) for v in receivers):
@@ -566,7 +589,12 @@ def declared_type(inference: Inference, node: ast.expr, m: ModuleInfo) -> list[C
     for n in own_nodes(scope):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and node.id in n.names:
             return None
-        if annotation is None and isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+        if (
+            annotation is None
+            and isinstance(n, ast.AnnAssign)
+            and isinstance(n.target, ast.Name)
+            and n.target.id == node.id
+        ):
             annotation = n.annotation
     if annotation is None or isinstance(annotation, ast.Constant):
         return None
@@ -666,7 +694,11 @@ def _forwards_kwargs(init: ast.AST, name: str) -> set[str] | None:
             continue
         receiver = n.func.value
         if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
-            forwarded |= {id(k.value) for k in n.keywords if k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name}
+            forwarded |= {
+                id(k.value)
+                for k in n.keywords
+                if k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name
+            }
     if not forwarded:
         return None
     taken: set[str] = set()
@@ -712,7 +744,11 @@ class LogKey:
     def may_be(self, name: str) -> bool:
         if self.exact is not None:
             return self.exact == name
-        return len(name) >= len(self.prefix) + len(self.suffix) and name.startswith(self.prefix) and name.endswith(self.suffix)
+        return (
+            len(name) >= len(self.prefix) + len(self.suffix)
+            and name.startswith(self.prefix)
+            and name.endswith(self.suffix)
+        )
 
 
 @dataclass(frozen=True)
@@ -798,6 +834,7 @@ def _closed(inference: Inference, cls: ClassRef) -> bool:
     """Whether every class of ``cls``'s MRO is analysed source, one of Lightning's classes or a
     base that logs nothing (``object``, ``ABC``, ``torch.nn.Module``): no hook of a package's
     class this analysis does not read can log a key."""
+
     def compute() -> bool:
         for klass in inference.mro(cls):
             for base in klass.node.bases:
@@ -812,10 +849,21 @@ def _closed(inference: Inference, cls: ClassRef) -> bool:
 def _silent_base(v: Value) -> bool:
     if isinstance(v, ClassRef):
         return True
-    return isinstance(v, QualRef) and (facts.pytorch_class(v.qualname) is not None or v.qualname.startswith(_SILENT_BASES))
+    return isinstance(v, QualRef) and (
+        facts.pytorch_class(v.qualname) is not None or v.qualname.startswith(_SILENT_BASES)
+    )
 
 
-def _log_calls(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo, hook_name: str, depth: int, seen: set[int], out: list[LogCall]) -> bool:
+def _log_calls(
+    inference: Inference,
+    cls: ClassRef,
+    func: ast.AST,
+    m: ModuleInfo,
+    hook_name: str,
+    depth: int,
+    seen: set[int],
+    out: list[LogCall],
+) -> bool:
     """Adds the log calls of ``func`` (and of the methods of ``self`` it calls) to ``out``; False
     where some key may be logged that this analysis cannot see."""
     params = [*func.args.posonlyargs, *func.args.args]  # type: ignore[attr-defined]
@@ -829,7 +877,12 @@ def _log_calls(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo
             complete = False  # `self` handed on, or `log = self.log`: not followed
         if isinstance(node, ast.Call) and _is_super_call(node):
             complete = False  # a base class's hook: not followed
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == me):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == me
+        ):
             continue
         attr = node.func.attr
         if attr in facts.LOG_METHODS:
@@ -837,13 +890,20 @@ def _log_calls(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo
             continue
         found = hook(inference, cls, attr)
         if found is not None and attr not in facts.LOG_DEFAULTS:
-            complete = _log_calls(inference, cls, found.node, found.owner.module, hook_name, depth + 1, seen, out) and complete
+            complete = (
+                _log_calls(inference, cls, found.node, found.owner.module, hook_name, depth + 1, seen, out) and complete
+            )
     return complete
 
 
 def _is_super_call(call: ast.Call) -> bool:
     f = call.func
-    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"
+    return (
+        isinstance(f, ast.Attribute)
+        and isinstance(f.value, ast.Call)
+        and isinstance(f.value.func, ast.Name)
+        and f.value.func.id == "super"
+    )
 
 
 def _is_receiver(m: ModuleInfo, node: ast.Name) -> bool:
@@ -855,7 +915,9 @@ def _is_receiver(m: ModuleInfo, node: ast.Name) -> bool:
     return parent.attr not in facts.LOG_METHODS or (isinstance(grand, ast.Call) and grand.func is parent)
 
 
-def _add_log(inference: Inference, call: ast.Call, method: str, m: ModuleInfo, hook_name: str, out: list[LogCall]) -> bool:
+def _add_log(
+    inference: Inference, call: ast.Call, method: str, m: ModuleInfo, hook_name: str, out: list[LogCall]
+) -> bool:
     default_step, default_epoch = facts.LOG_DEFAULTS[hook_name]
     on_step = _level(call, "on_step", default_step)
     on_epoch = _level(call, "on_epoch", default_epoch)
@@ -916,7 +978,11 @@ def _pattern(inference: Inference, node: ast.AST, m: ModuleInfo) -> LogKey:
         left, right = _one_key(inference, node.left, m), _one_key(inference, node.right, m)
         if left.exact is not None and right.exact is not None:
             return LogKey(left.exact + right.exact)
-        return LogKey(None, left.exact if left.exact is not None else left.prefix, right.exact if right.exact is not None else right.suffix)
+        return LogKey(
+            None,
+            left.exact if left.exact is not None else left.prefix,
+            right.exact if right.exact is not None else right.suffix,
+        )
     return LogKey(None)
 
 
@@ -970,13 +1036,17 @@ def _optimizer_config(inference: Inference, func: ast.AST, ret: ast.Return, m: M
     return OptimizerConfig(ret, 1, ()) if kind == "optimizer" else OptimizerConfig(ret, None, None)
 
 
-def _sequence_config(inference: Inference, func: ast.AST, ret: ast.Return, value: ast.List | ast.Tuple, m: ModuleInfo) -> OptimizerConfig:
+def _sequence_config(
+    inference: Inference, func: ast.AST, ret: ast.Return, value: ast.List | ast.Tuple, m: ModuleInfo
+) -> OptimizerConfig:
     elts = [_resolved(func, e) for e in value.elts]
     if any(isinstance(e, ast.Starred) or e is None for e in elts):
         return OptimizerConfig(ret, None, None)
     if len(elts) == 2 and isinstance(elts[0], ast.List):
         second = _resolved(func, elts[1])
-        items = list(second.elts) if isinstance(second, (ast.List, ast.Tuple)) else [second] if second is not None else []
+        items = (
+            list(second.elts) if isinstance(second, (ast.List, ast.Tuple)) else [second] if second is not None else []
+        )
         found = [_scheduler(inference, func, s, None, True, m) for s in items]
         schedulers = tuple(s for s in found if s is not None)
         known = second is not None and len(schedulers) == len(found)
@@ -995,7 +1065,9 @@ def _sequence_config(inference: Inference, func: ast.AST, ret: ast.Return, value
     return OptimizerConfig(ret, None, None)
 
 
-def _dict_config(inference: Inference, func: ast.AST, ret: ast.Return, value: ast.Dict, m: ModuleInfo) -> OptimizerConfig:
+def _dict_config(
+    inference: Inference, func: ast.AST, ret: ast.Return, value: ast.Dict, m: ModuleInfo
+) -> OptimizerConfig:
     entries = _dict_entries(value)
     if entries is None:
         return OptimizerConfig(ret, None, None)
@@ -1017,7 +1089,9 @@ def _dict_entries(node: ast.Dict) -> dict[str, ast.expr] | None:
     return out
 
 
-def _scheduler(inference: Inference, func: ast.AST, node: ast.AST, monitor: str | None, known: bool, m: ModuleInfo) -> Scheduler | None:
+def _scheduler(
+    inference: Inference, func: ast.AST, node: ast.AST, monitor: str | None, known: bool, m: ModuleInfo
+) -> Scheduler | None:
     """A scheduler entry: a dict ``{"scheduler": ..., "monitor": ...}`` (its own monitor only,
     ``core/optimizer.py:277``) or a scheduler (the top-level ``monitor``, ``:291-298``)."""
     value = _resolved(func, node)
@@ -1057,7 +1131,7 @@ def _plateau(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> bool 
 
 
 def _kind(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> str | None:
-    """"optimizer" for a call of a ``torch.optim`` optimizer, "scheduler" for a scheduler."""
+    """ "optimizer" for a call of a ``torch.optim`` optimizer, "scheduler" for a scheduler."""
     if not isinstance(node, ast.Call):
         return None
     names = _qualnames(inference, node.func, m)
@@ -1070,7 +1144,9 @@ def _kind(inference: Inference, node: ast.AST | None, m: ModuleInfo) -> str | No
 
 def _qualnames(inference: Inference, node: ast.AST, m: ModuleInfo) -> list[str]:
     nothing: list[Value] = []
-    return [v.qualname for v in _bounded(inference, lambda: inference.evaluate(node, m), nothing) if isinstance(v, QualRef)]
+    return [
+        v.qualname for v in _bounded(inference, lambda: inference.evaluate(node, m), nothing) if isinstance(v, QualRef)
+    ]
 
 
 def _resolved(func: ast.AST, node: ast.AST | None) -> ast.AST | None:
@@ -1078,15 +1154,25 @@ def _resolved(func: ast.AST, node: ast.AST | None) -> ast.AST | None:
     if not isinstance(node, ast.Name):
         return node
     values = [
-        n.value for n in own_nodes(func)
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.id
+        n.value
+        for n in own_nodes(func)
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and n.targets[0].id == node.id
     ]
     return values[0] if len(values) == 1 and not _rebinds(func, node.id) else None
 
 
 def _rebinds(func: ast.AST, name: str) -> bool:
     for n in own_nodes(func):
-        targets = [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) else [i.optional_vars for i in n.items] if isinstance(n, ast.With) else []
+        targets = (
+            [n.target]
+            if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For))
+            else [i.optional_vars for i in n.items]
+            if isinstance(n, ast.With)
+            else []
+        )
         if any(isinstance(t, ast.Name) and t.id == name for t in targets if t is not None):
             return True
     return False
@@ -1148,7 +1234,9 @@ def _callback_kind(inference: Inference, v: object) -> str | None:
 
 def _defines_methods(inference: Inference, cls: ClassRef) -> bool:
     """Some class of the project between ``cls`` and Lightning's defines a method."""
-    return any(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) for k in inference.mro(cls) for st in k.node.body)
+    return any(
+        isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) for k in inference.mro(cls) for st in k.node.body
+    )
 
 
 def _given(call: ast.Call, names: list[str]) -> dict[str, ast.expr] | None:

@@ -62,7 +62,9 @@ def _pos(module: ModuleInfo, offset: int) -> Pos:
 def _is_meta_device(call: ast.Call) -> bool:
     """``torch.device("meta")`` / ``device("meta")``."""
     name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
-    return name == "device" and bool(call.args) and isinstance(call.args[0], ast.Constant) and call.args[0].value == "meta"
+    return (
+        name == "device" and bool(call.args) and isinstance(call.args[0], ast.Constant) and call.args[0].value == "meta"
+    )
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,9 @@ def _assignments(module: ModuleInfo, name: str, before: ast.AST) -> list[ast.stm
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or end > limit:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        stored = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        stored = {
+            n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         if name in stored and module.scope_of(node) is scope:
             found.append(node)
     return sorted(found, key=_position)
@@ -175,7 +179,10 @@ def _materialized(module: ModuleInfo, name: str, created: ast.stmt, before: ast.
             continue
         if not (isinstance(node.func.value, ast.Name) and node.func.value.id == name):
             continue
-        assign = any(kw.arg == "assign" and not (isinstance(kw.value, ast.Constant) and not kw.value.value) for kw in node.keywords)
+        assign = any(
+            kw.arg == "assign" and not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+            for kw in node.keywords
+        )
         if node.func.attr in MATERIALIZING_METHODS or (node.func.attr == "load_state_dict" and assign):
             return True
     return False

@@ -88,7 +88,9 @@ def model_classes(inference: Inference, setup: SetupCall) -> tuple[list[ModelCla
     return list(unique.values()), unknown or not out
 
 
-def _classes_of(inference: Inference, expr: ast.AST, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelClass]) -> bool:
+def _classes_of(
+    inference: Inference, expr: ast.AST, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelClass]
+) -> bool:
     """Adds the classes ``expr`` builds to ``out``; True when some alternative is not known."""
     if depth > MAX_BUILD_DEPTH:
         return True
@@ -112,7 +114,9 @@ def _is_setup(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in facts.MODEL_SETUP_METHODS
 
 
-def _call_classes(inference: Inference, call: ast.Call, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelClass]) -> bool:
+def _call_classes(
+    inference: Inference, call: ast.Call, m: ModuleInfo, scope: ast.AST, depth: int, out: list[ModelClass]
+) -> bool:
     unknown = False
     for callee in inference.evaluate(call.func, m):
         if isinstance(callee, ClassRef):
@@ -133,14 +137,20 @@ def compiled(inference: Inference, setup: SetupCall) -> bool | None:
     (then the module is wrapped whatever the strategy): True on every alternative, None on some,
     False on none (or ``_reapply_compile=False``)."""
     call = setup.call
-    if any(k.arg == "_reapply_compile" and isinstance(k.value, ast.Constant) and not k.value.value for k in call.keywords):
+    if any(
+        k.arg == "_reapply_compile" and isinstance(k.value, ast.Constant) and not k.value.value for k in call.keywords
+    ):
         return False
     arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "module"), None)
     if arg is None:
         return False
     values = [arg]
     if isinstance(arg, ast.Name):
-        values = [v for v in assigned_values(setup.module.scope_of(arg), arg.id) if not (isinstance(v, ast.Call) and _is_setup(v))]
+        values = [
+            v
+            for v in assigned_values(setup.module.scope_of(arg), arg.id)
+            if not (isinstance(v, ast.Call) and _is_setup(v))
+        ]
     found = [_is_compile(inference, v, setup.module) for v in values]
     if found and all(found):
         return True
@@ -150,7 +160,9 @@ def compiled(inference: Inference, setup: SetupCall) -> bool | None:
 def _is_compile(inference: Inference, node: ast.AST, m: ModuleInfo) -> bool:
     if not isinstance(node, ast.Call):
         return False
-    return any(isinstance(v, QualRef) and v.qualname in facts.COMPILE_FUNCTIONS for v in inference.evaluate(node.func, m))
+    return any(
+        isinstance(v, QualRef) and v.qualname in facts.COMPILE_FUNCTIONS for v in inference.evaluate(node.func, m)
+    )
 
 
 # -- the method a call runs -----------------------------------------------------------------------
@@ -216,7 +228,12 @@ def _is_module_attribute(inference: Inference, cls: ClassRef, attr: str) -> bool
 
 
 def _is_self_attr(node: ast.AST, me: str, attr: str) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == me
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == me
+    )
 
 
 def _builds_module(inference: Inference, value: ast.AST, m: ModuleInfo) -> bool:
@@ -231,7 +248,9 @@ def _builds_module(inference: Inference, value: ast.AST, m: ModuleInfo) -> bool:
 
 
 # -- whether a method runs a module ---------------------------------------------------------------
-def runs_module(inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo, depth: int, seen: set[int]) -> ModuleRun | None:
+def runs_module(
+    inference: Inference, cls: ClassRef, func: ast.AST, m: ModuleInfo, depth: int, seen: set[int]
+) -> ModuleRun | None:
     """Where ``func`` (a method of ``cls``) runs a module: the first unconditional call found,
     else the first conditional one, else None."""
     if depth > MAX_METHOD_DEPTH or id(func) in seen:
@@ -269,7 +288,14 @@ def _module_loops(func: ast.AST, me: str) -> dict[str, str]:
 
 
 def _call_runs(
-    inference: Inference, cls: ClassRef, call: ast.Call, me: str, loops: dict[str, str], m: ModuleInfo, depth: int, seen: set[int]
+    inference: Inference,
+    cls: ClassRef,
+    call: ast.Call,
+    me: str,
+    loops: dict[str, str],
+    m: ModuleInfo,
+    depth: int,
+    seen: set[int],
 ) -> ModuleRun | None:
     f = call.func
     text = m.segment(call)
@@ -279,7 +305,11 @@ def _call_runs(
     if isinstance(f, ast.Name) and f.id in loops and _is_module_attribute(inference, cls, loops[f.id]):
         return ModuleRun(f"`{short}` calls a submodule of `{me}.{loops[f.id]}`", call, m, False)
     sub = f.value if isinstance(f, ast.Subscript) else None
-    if isinstance(sub, ast.Attribute) and _is_self_attr(sub, me, sub.attr) and _is_module_attribute(inference, cls, sub.attr):
+    if (
+        isinstance(sub, ast.Attribute)
+        and _is_self_attr(sub, me, sub.attr)
+        and _is_module_attribute(inference, cls, sub.attr)
+    ):
         return ModuleRun(f"`{short}` calls a submodule of `{me}.{sub.attr}`", call, m, False)
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and _is_self_attr(f.value, me, f.value.attr):
         return _submodule_method_runs(inference, cls, call, f.value.attr, f.attr, short, depth, seen)
@@ -309,9 +339,18 @@ def _submodule_method_runs(
                 return ModuleRun(f"`{short}` runs the library's `{method}` of the submodule `{attr}`", call, m, False)
             if isinstance(callee, ClassRef) and is_module_class(inference, callee):
                 found = _find_method(inference, callee, method)
-                inner = runs_module(inference, callee, found[0], found[1].module, depth + 1, seen) if found and found[0] else None
+                inner = (
+                    runs_module(inference, callee, found[0], found[1].module, depth + 1, seen)
+                    if found and found[0]
+                    else None
+                )
                 if inner is not None:
-                    return ModuleRun(f"`{short}` runs `{attr}.{method}`, where {inner.text}", inner.call, inner.module, inner.conditional)
+                    return ModuleRun(
+                        f"`{short}` runs `{attr}.{method}`, where {inner.text}",
+                        inner.call,
+                        inner.module,
+                        inner.conditional,
+                    )
     return None
 
 
@@ -356,7 +395,9 @@ def _on_every_path(branch: ast.AST, child: ast.AST) -> bool:
 
 
 # -- marks ----------------------------------------------------------------------------------------
-def forward_marks(setups: Setups, wanted: list[SetupCall], name: str, modules: list[ModuleInfo]) -> list[tuple[ModuleInfo, ast.Call]]:
+def forward_marks(
+    setups: Setups, wanted: list[SetupCall], name: str, modules: list[ModuleInfo]
+) -> list[tuple[ModuleInfo, ast.Call]]:
     """The ``<model>.mark_forward_method("name")`` calls (or ``(<model>.name)``) in ``modules``
     whose receiver is a model set up by one of ``wanted``."""
     ids = {id(s.call) for s in wanted}
@@ -366,7 +407,10 @@ def forward_marks(setups: Setups, wanted: list[SetupCall], name: str, modules: l
             if not (isinstance(call.func, ast.Attribute) and call.args and _names(call.args[0], name)):
                 continue
             receiver = call.func.value
-            if isinstance(receiver, (ast.Name, ast.Attribute)) and {id(s.call) for s in setups.models(receiver, m)} & ids:
+            if (
+                isinstance(receiver, (ast.Name, ast.Attribute))
+                and {id(s.call) for s in setups.models(receiver, m)} & ids
+            ):
                 out.append((m, call))
     return out
 

@@ -62,7 +62,13 @@ def divided_ranks(guard: RankGuard) -> str:
         return "global"
     reads = set()
     for n in ast.walk(guard.node):
-        word = n.attr if isinstance(n, ast.Attribute) else n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else None
+        word = (
+            n.attr
+            if isinstance(n, ast.Attribute)
+            else n.value
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            else None
+        )
         if word in ("local_rank", "LOCAL_RANK"):
             reads.add("local")
         elif word in ("node_rank", "NODE_RANK"):
@@ -108,9 +114,7 @@ def _from_condition(module: ModuleInfo, cond: Condition) -> RankGuard:
     return RankGuard(cond.how, cond.test, cond.holder, module, cond.truth)
 
 
-def _guarded_callers(
-    module: ModuleInfo, func: ast.AST, workspace: Workspace | None, depth: int
-) -> RankGuard | None:
+def _guarded_callers(module: ModuleInfo, func: ast.AST, workspace: Workspace | None, depth: int) -> RankGuard | None:
     """A guard when every reference to ``func`` is a call reached on some ranks only."""
     assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
     refs = _references(module, func)
@@ -271,7 +275,6 @@ def _bound_values(module: ModuleInfo, name: ast.Name) -> list[ast.AST]:
 
 #: the nodes :func:`_bound_values` reads
 _BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.arg)
-
 
 
 # -- the other ranks' side ---------------------------------------------------------------------

@@ -68,7 +68,9 @@ class ModelUse:
     @property
     def direct(self) -> bool:
         return self.use.func is self.expr or (
-            isinstance(self.use.func, ast.Attribute) and self.use.func.attr == "forward" and self.use.func.value is self.expr
+            isinstance(self.use.func, ast.Attribute)
+            and self.use.func.attr == "forward"
+            and self.use.func.value is self.expr
         )
 
 
@@ -288,7 +290,11 @@ def own_nodes(scope: ast.AST, grad_only: bool = False):
         yield node
         if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
             continue  # a nested scope: its name is bound here, its body is not ours
-        if grad_only and isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad(i.context_expr) for i in node.items):
+        if (
+            grad_only
+            and isinstance(node, (ast.With, ast.AsyncWith))
+            and any(_no_grad(i.context_expr) for i in node.items)
+        ):
             continue
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
@@ -336,7 +342,9 @@ def _module_assignments(m: ModuleInfo, name: str, grad_only: bool) -> list[tuple
     found = per_module.get((name, grad_only))
     if found is None:
         tops = m.tops_with(name)
-        found = per_module[(name, grad_only)] = _assigned_in((n for top in tops for n in own_nodes(_Block([top]), grad_only)), name)
+        found = per_module[(name, grad_only)] = _assigned_in(
+            (n for top in tops for n in own_nodes(_Block([top]), grad_only)), name
+        )
     return found
 
 
@@ -394,8 +402,6 @@ def _assigned_in(nodes, name: str) -> list[tuple[ast.AST, bool]]:
     return out
 
 
-
-
 class _Block(ast.Module):
     """A list of statements walked as a scope body."""
 
@@ -405,7 +411,8 @@ class _Block(ast.Module):
 
 def _in_tuple(target: ast.AST, name: str) -> bool:
     return any(
-        (isinstance(e, ast.Name) and e.id == name) or (isinstance(e, (ast.Tuple, ast.List)) and _in_tuple(e, name))
+        (isinstance(e, ast.Name) and e.id == name)
+        or (isinstance(e, (ast.Tuple, ast.List)) and _in_tuple(e, name))
         or (isinstance(e, ast.Starred) and isinstance(e.value, ast.Name) and e.value.id == name)
         for e in target.elts  # type: ignore[attr-defined]
     )
@@ -500,7 +507,9 @@ def _self_attributes_of_class(m: ModuleInfo, scope: ast.AST) -> list[ast.Attribu
     return out
 
 
-def relevant_setups(setups: Setups, at: ast.AST, loss: ast.expr | None, m: ModuleInfo, fabrics: list[FabricInst]) -> list[ast.Call]:
+def relevant_setups(
+    setups: Setups, at: ast.AST, loss: ast.expr | None, m: ModuleInfo, fabrics: list[FabricInst]
+) -> list[ast.Call]:
     """The model setups on ``fabrics`` in ``m`` that a run reaching ``at`` (a backward of ``loss``)
     has made: those in ``at``'s function (its class, for a method) and in the functions that set
     up the models computing the loss. Setups in unrelated functions (another experiment of the
@@ -513,7 +522,9 @@ def relevant_setups(setups: Setups, at: ast.AST, loss: ast.expr | None, m: Modul
             if use.setup.module is m:
                 scope = m.scope_of(use.setup.call)
                 scopes[id(scope)] = scope
-    candidates = [c for scope in scopes.values() for c in _setup_calls_in(m, scope, lambda c, s=scope: m.scope_of(c) is s)]
+    candidates = [
+        c for scope in scopes.values() for c in _setup_calls_in(m, scope, lambda c, s=scope: m.scope_of(c) is s)
+    ]
     if cls is not None:
         candidates += _setup_calls_in(m, cls, lambda c: _class_of(m, c) is cls)
     out = []

@@ -41,10 +41,10 @@ def match_target(target: ast.AST, value: ast.AST, name: str) -> ast.AST | None:
         and len(target.elts) == len(value.elts)
         and not any(isinstance(t, ast.Starred) for t in target.elts)
     ):
-            for t, v in zip(target.elts, value.elts):
-                found = match_target(t, v, name)
-                if found is not None:
-                    return found
+        for t, v in zip(target.elts, value.elts):
+            found = match_target(t, v, name)
+            if found is not None:
+                return found
     return None
 
 
@@ -65,8 +65,10 @@ def _assign(stmt: ast.Assign, name: str) -> Found:
 
 
 def _plain_unpacking(target: ast.AST, name: str) -> bool:
-    return isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts) and any(
-        t.id == name for t in target.elts
+    return (
+        isinstance(target, (ast.Tuple, ast.List))
+        and all(isinstance(t, ast.Name) for t in target.elts)
+        and any(t.id == name for t in target.elts)
     )
 
 
@@ -110,7 +112,11 @@ def _loop(stmt: ast.For | ast.AsyncFor | ast.While, name: str) -> Found:
 
 
 def _with(stmt: ast.With | ast.AsyncWith, name: str) -> Found:
-    found = [Binding("unknown", stmt, i.optional_vars) for i in stmt.items if i.optional_vars is not None and binds(i.optional_vars, name)]
+    found = [
+        Binding("unknown", stmt, i.optional_vars)
+        for i in stmt.items
+        if i.optional_vars is not None and binds(i.optional_vars, name)
+    ]
     a, da = block_bindings(stmt.body, name)
     return a + found, da or bool(found)
 
@@ -188,7 +194,9 @@ def forwarded_to(func: ast.AST) -> str | None:
     if len(call.args) not in (2, 3) or call.keywords:
         return None
     target, name = call.args[0], call.args[1]
-    on_self = isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == params[0].arg
+    on_self = (
+        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == params[0].arg
+    )
     if on_self and isinstance(name, ast.Name) and name.id == params[1].arg:
         return target.attr
     return None
@@ -216,7 +224,6 @@ def attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: str
     return MISSING
 
 
-
 def returns_of(func: ast.AST) -> Iterable[ast.Return]:
     stack = list(func.body)
     while stack:
@@ -226,6 +233,3 @@ def returns_of(func: ast.AST) -> Iterable[ast.Return]:
         if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
             continue
         stack.extend(ast.iter_child_nodes(node))
-
-
-

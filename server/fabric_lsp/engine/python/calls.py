@@ -27,7 +27,9 @@ def call_sites(ev: Evaluator, func: ast.AST, m: ModuleInfo, is_method: bool, cls
     yield from sites_in(ev, func, m, is_method, cls, m, verify=False)
     if ev.workspace is None:
         return
-    others = ev.workspace.modules_mentioning_at_most(MAX_CALLER_MODULES, _called_name(func, is_method, cls), m.path, m.path)
+    others = ev.workspace.modules_mentioning_at_most(
+        MAX_CALLER_MODULES, _called_name(func, is_method, cls), m.path, m.path
+    )
     for other in others or []:
         yield from sites_in(ev, func, m, is_method, cls, other, verify=True)
 
@@ -191,7 +193,9 @@ def _used_as_value(m: ModuleInfo, name: str) -> bool:
         parent = m.parents.get(use)
         if isinstance(parent, ast.Call) and parent.func is use:
             continue
-        if isinstance(parent, ast.ClassDef) or (isinstance(parent, ast.Call) and callee_name(parent) in ("isinstance", "issubclass", "super")):
+        if isinstance(parent, ast.ClassDef) or (
+            isinstance(parent, ast.Call) and callee_name(parent) in ("isinstance", "issubclass", "super")
+        ):
             continue
         return True
     return False
@@ -248,10 +252,18 @@ def constructions(ev: Evaluator, cls: ClassRef) -> list[tuple[ast.Call, Ctx]]:
     """The calls ``cls(...)`` that build instances of ``cls``: in its module and in the other
     modules of the workspace that mention its name."""
     m = cls.module
-    out = [(call, Ctx(m)) for call in m.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, Ctx(m)))]
+    out = [
+        (call, Ctx(m))
+        for call in m.calls_by_name.get(cls.name, [])
+        if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, Ctx(m)))
+    ]
     if ev.workspace is None:
         return out
     for other in ev.workspace.modules_mentioning(cls.name, exclude=m.path, importing=m.path):
         ctx = Ctx(other)
-        out += [(call, ctx) for call in other.calls_by_name.get(cls.name, []) if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, ctx))]
+        out += [
+            (call, ctx)
+            for call in other.calls_by_name.get(cls.name, [])
+            if any(is_def(ev, v, cls.node, m) for v in ev.ev(call.func, ctx))
+        ]
     return out

@@ -182,7 +182,14 @@ def truthiness(v: Value) -> bool | None:
 
 def _compare_pair(op: ast.cmpop, a: Value, pa: tuple[bool, Any], b: Value, pb: tuple[bool, Any]) -> bool | None:
     """``a op b`` where both sides are known (``pa``, ``pb``: their :func:`_plain` values)."""
-    if isinstance(op, (ast.Is, ast.IsNot)) and (_is_object(a) and isinstance(b, Const) and b.value is None or _is_object(b) and isinstance(a, Const) and a.value is None):
+    if isinstance(op, (ast.Is, ast.IsNot)) and (
+        _is_object(a)
+        and isinstance(b, Const)
+        and b.value is None
+        or _is_object(b)
+        and isinstance(a, Const)
+        and a.value is None
+    ):
         return isinstance(op, ast.IsNot)
     if not (pa[0] and pb[0]):
         return None
@@ -205,7 +212,9 @@ def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst, operands:
             if p is None:
                 continue
             result = _compare_pair(op, a, pa, b, pb)
-            out += [(result, p)] if result is not None else _undecided(test, ctx, p, _compare_decision(op, a, pa, b, pb))
+            out += (
+                [(result, p)] if result is not None else _undecided(test, ctx, p, _compare_decision(op, a, pa, b, pb))
+            )
     return _distinct(out, test, ctx)
 
 
@@ -237,7 +246,11 @@ def _values_truth(ev: Evaluator, test: ast.AST, ctx: Ctx, subst: Subst, operands
     out: Outcomes = []
     for v in _operand(ev, test, ctx, subst, operands):
         t = truthiness(v)
-        out += [(t, paths.path_of(v))] if t is not None else _undecided(test, ctx, paths.path_of(v), _value_decision(v, ("truthy",)))
+        out += (
+            [(t, paths.path_of(v))]
+            if t is not None
+            else _undecided(test, ctx, paths.path_of(v), _value_decision(v, ("truthy",)))
+        )
     return _distinct(out, test, ctx)
 
 
@@ -380,7 +393,9 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
     return tuple(out)
 
 
-def constrained(ev: Evaluator, values: list[Value], conditions: tuple[Condition, ...], ctx: Ctx, subst_name: str | None = None) -> list[Value]:
+def constrained(
+    ev: Evaluator, values: list[Value], conditions: tuple[Condition, ...], ctx: Ctx, subst_name: str | None = None
+) -> list[Value]:
     """The alternatives that can reach a statement reached under ``conditions``, each on the
     path it does so (``subst_name``: each alternative is the value of that name in the tests).
 

@@ -40,7 +40,11 @@ def ends_process(stmt: ast.stmt) -> bool:
     func = stmt.value.func
     if isinstance(func, ast.Name):
         return func.id in ("exit", "quit")
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (func.value.id, func.attr) in (("sys", "exit"), ("os", "_exit"))
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and (func.value.id, func.attr) in (("sys", "exit"), ("os", "_exit"))
+    )
 
 
 def always_leaves(block: list) -> bool:

@@ -196,7 +196,6 @@ class ModuleInfo:
         if self.lookups is not None:
             self.lookups.setdefault(name, set()).add(kind)
 
-
     def _record_statement(self, top: ast.stmt) -> None:
         """The verdict being computed read inside the module-level statement ``top`` only: it
         depends on that statement's text (see :data:`STATEMENTS`)."""
@@ -427,7 +426,11 @@ class ModuleInfo:
             if isinstance(cur, SCOPE_TYPES):
                 # a function's decorators, defaults and annotations belong to the outer scope
                 if isinstance(cur, (*FUNC_TYPES, ast.Lambda)) and child is not cur:
-                    if child in getattr(cur, "decorator_list", ()) or child is getattr(cur, "returns", None) or child is cur.args:
+                    if (
+                        child in getattr(cur, "decorator_list", ())
+                        or child is getattr(cur, "returns", None)
+                        or child is cur.args
+                    ):
                         pass
                     else:
                         return cur
@@ -469,7 +472,9 @@ class ModuleInfo:
 
     def looped(self, node: ast.AST, scope: ast.AST, around: ast.AST | None = None) -> bool:
         """Whether a loop of ``scope`` may run ``node`` again (a loop that does not also hold ``around``)."""
-        return any(isinstance(a, _LOOPS) and (around is None or not _inside(around, a)) for a in self.ancestors(node, scope))
+        return any(
+            isinstance(a, _LOOPS) and (around is None or not _inside(around, a)) for a in self.ancestors(node, scope)
+        )
 
     def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
         parent = self.parents.get(func)
@@ -530,7 +535,12 @@ class ModuleInfo:
         where = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
         entry = self._texts.get(id(node))
         if entry is None or entry[0] is not node or entry[1] != where:
-            entry = self._texts[id(node)] = [node, where, Span(self.lines.node_start(node), self.lines.node_end(node)), None]
+            entry = self._texts[id(node)] = [
+                node,
+                where,
+                Span(self.lines.node_start(node), self.lines.node_end(node)),
+                None,
+            ]
         return entry
 
 

@@ -89,7 +89,11 @@ def _quick_repair(lines: Lines, error: SyntaxError) -> Parsed | None:
         nxt = last + 1  # the more indented lines that follow go too: a body or continuations
         while nxt < len(work):
             content = lines.content(nxt)
-            if content.strip() and not content.lstrip().startswith("#") and len(lines.indentation(nxt).expandtabs(8)) <= width:
+            if (
+                content.strip()
+                and not content.lstrip().startswith("#")
+                and len(lines.indentation(nxt).expandtabs(8)) <= width
+            ):
                 break
             nxt += 1
         while nxt - 1 > last and not lines.content(nxt - 1).strip():

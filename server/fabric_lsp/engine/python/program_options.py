@@ -47,7 +47,12 @@ def param_choices(ev: Evaluator, func: ast.AST, name: str, ctx: Ctx) -> list[Val
         if dest != name:
             continue
         for kw in deco.keywords:
-            if kw.arg == "type" and isinstance(kw.value, ast.Call) and callee_name(kw.value) == "Choice" and kw.value.args:
+            if (
+                kw.arg == "type"
+                and isinstance(kw.value, ast.Call)
+                and callee_name(kw.value) == "Choice"
+                and kw.value.args
+            ):
                 return choice_values(ev, kw.value.args[0], ctx, f"the click choices of `{names[0]}`")
     return None
 
@@ -112,7 +117,11 @@ def _namespace_writes(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> tupl
     for module in dict.fromkeys((m, ctx.module)):
         for top in module.tops_with(dest):
             for node in ast.walk(top):
-                if isinstance(node, (ast.Attribute, ast.Subscript)) and _stores(node, dest) and _is_namespace(ev, node.value, module, ctx):
+                if (
+                    isinstance(node, (ast.Attribute, ast.Subscript))
+                    and _stores(node, dest)
+                    and _is_namespace(ev, node.value, module, ctx)
+                ):
                     return short(module.segment(node)), None
         for written, keys in _namespace_updates(ev, module, ctx):
             if keys is None:
@@ -168,7 +177,9 @@ def _written_keys(call: ast.Call) -> frozenset[str] | None:
     if None in keys:
         return None
     for arg in call.args:
-        if not isinstance(arg, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys):
+        if not isinstance(arg, ast.Dict) or not all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys
+        ):
             return None
         keys |= {k.value for k in arg.keys}
     return frozenset(k for k in keys if k is not None)
@@ -241,7 +252,9 @@ def _argument_parser(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
 def _environment_variable(ev: Evaluator, node: ast.Call, ctx: Ctx) -> list[Value]:
     if len(node.args) >= 2:
         key = ctx.module.segment(node.args[0])
-        return defaults(ev, node.args[1], ctx, f"the default of environment variable {key}") + [Unknown(f"environment variable {key}")]
+        return defaults(ev, node.args[1], ctx, f"the default of environment variable {key}") + [
+            Unknown(f"environment variable {key}")
+        ]
     return [Unknown("environment variable")]
 
 

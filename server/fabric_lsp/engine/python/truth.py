@@ -49,7 +49,11 @@ def truth(test: ast.AST, env: dict) -> bool | None:
         return _truth_of_bool_op(test, env)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         return _truth_of_compare(test, env)
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in ("startswith", "endswith"):
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr in ("startswith", "endswith")
+    ):
         subject = _value(test.func.value, env)
         args = [_value(a, env) for a in test.args]
         if isinstance(subject, str) and args and all(isinstance(a, (str, tuple)) for a in args):

@@ -343,7 +343,6 @@ class Ctx:
         return None
 
 
-
 def short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -353,7 +352,9 @@ class Modules(Protocol):
     """What the evaluator's plug-ins read of the workspace
     (:class:`fabric_lsp.engine.workspace.workspace.Workspace`): the other modules."""
 
-    def modules_mentioning(self, name: str, exclude: str | None = None, importing: str | None = None) -> list[ModuleInfo]: ...
+    def modules_mentioning(
+        self, name: str, exclude: str | None = None, importing: str | None = None
+    ) -> list[ModuleInfo]: ...
 
 
 class Evaluator(Protocol):

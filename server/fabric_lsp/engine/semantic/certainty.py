@@ -80,7 +80,9 @@ def judge(scenarios: Iterable[Scenario], fails: Fails, unknown_receivers: int = 
             failing += group
         else:
             passing += group
-    return Judgement(_certainty(failing, passing, unknown, unknown_receivers), tuple(failing), tuple(unknown), tuple(passing))
+    return Judgement(
+        _certainty(failing, passing, unknown, unknown_receivers), tuple(failing), tuple(unknown), tuple(passing)
+    )
 
 
 def _certainty(failing: list, passing: list, unknown: list, unknown_receivers: int) -> Certainty | None:
@@ -105,7 +107,9 @@ class _ScenarioChoice:
     origin: Origin | None
 
 
-def narrow_scenarios(module: ModuleInfo, inference: Inference, receiver: ast.AST, call: ast.AST, scenarios: list[Scenario]) -> list[Scenario]:
+def narrow_scenarios(
+    module: ModuleInfo, inference: Inference, receiver: ast.AST, call: ast.AST, scenarios: list[Scenario]
+) -> list[Scenario]:
     """The scenarios that can reach ``call`` past the guards around it that test ``receiver``'s
     strategy (``isinstance(fabric.strategy, DeepSpeedStrategy)``, comparisons of the value the
     strategy was chosen from …), as FAB001's choices are narrowed."""

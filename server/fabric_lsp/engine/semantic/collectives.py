@@ -141,7 +141,9 @@ def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth:
         key = ("reached in", id(callee.node), depth)
         first = not model.asked_once.answered(key)
         compute = functools.partial(_in_body_once, model, callee, depth, seen)
-        inside, walked, relied = model.asked_once(key, compute, (callee.node, callee.module), functools.partial(_fits, seen))
+        inside, walked, relied = model.asked_once(
+            key, compute, (callee.node, callee.module), functools.partial(_fits, seen)
+        )
         model.inference.cuts.extend(("seen", i) for i in relied)  # what holds it depends on them too
         if first:
             seen.update(walked)  # an answer another analysis worked out walked these functions too

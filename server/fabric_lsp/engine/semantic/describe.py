@@ -63,7 +63,9 @@ def _obj_settings(value: Any) -> str:
     """``DeepSpeedStrategy(stage=3)``: a strategy object's constructor arguments known statically."""
     if not isinstance(value, lightning.Obj):
         return ""
-    shown = [f"{k}={'?' if v is facts.NOT_KNOWN else repr(v)}" for k, v in value.args if not isinstance(v, lightning.Obj)]
+    shown = [
+        f"{k}={'?' if v is facts.NOT_KNOWN else repr(v)}" for k, v in value.args if not isinstance(v, lightning.Obj)
+    ]
     shown += [f"{k}=?" for k in value.unknown if k != "*" and k not in dict(value.args)]
     return f" ({', '.join(dict.fromkeys(shown))})" if shown else ""
 
@@ -72,7 +74,9 @@ def settings(s: Scenario) -> list[Setting]:
     """The resolved settings of one known scenario (``s.outcome`` without an error)."""
     out = s.outcome
     assert out is not None and s.args is not None
-    strategy = f"`{out.strategy}`" + (f" (a `{out.strategy_base}`)" if out.strategy_base and out.strategy_base != out.strategy else "")
+    strategy = f"`{out.strategy}`" + (
+        f" (a `{out.strategy_base}`)" if out.strategy_base and out.strategy_base != out.strategy else ""
+    )
     processes = f"{out.world_size} process{'es' if out.world_size != 1 else ''}"
     nodes = f" on {out.num_nodes} nodes" if out.num_nodes > 1 else ""
     devices = f"{', '.join(f'`{d}`' for d in out.devices) or 'none'} — {processes}{nodes}"
@@ -83,7 +87,9 @@ def settings(s: Scenario) -> list[Setting]:
         Setting("accelerator", f"`{out.accelerator}` {out.host.describe()}", *_written(s, "accelerator")),
         Setting("devices", devices, *_written(s, "devices", "num_nodes")),
         Setting("precision", precision, *_written(s, "precision", "plugins")),
-        Setting("launcher", launcher, *_written(s, "strategy") if s.origin("strategy") else ("from the strategy", None)),
+        Setting(
+            "launcher", launcher, *_written(s, "strategy") if s.origin("strategy") else ("from the strategy", None)
+        ),
     ]
 
 
@@ -129,7 +135,10 @@ def _scenario_lines(s: Scenario, document: str | None, built: str = "Fabric") ->
         return [f"   - not known statically: {'; '.join(s.unknown) or 'an argument fabric-lsp cannot follow'}"]
     if out.error is not None:
         written = ", ".join(f"{label}{_where(s.origin(name), document)}" for name, label in s.labels)
-        return [f"   - `{built}(...)` raises `{out.error.type}`: {out.error.message}", f"   - from: {written or 'the defaults'}"]
+        return [
+            f"   - `{built}(...)` raises `{out.error.type}`: {out.error.message}",
+            f"   - from: {written or 'the defaults'}",
+        ]
     return [f"   - {st.name}: {st.value} — {st.source}{_where(st.origin, document)}" for st in settings(s)]
 
 
@@ -208,5 +217,11 @@ def hints(model: SemanticModel) -> list[Hint]:
         trainers = [v for v in model.values(call) if isinstance(v, TrainerInst) and v.args is not None]
         if trainers:
             found = [s for t in trainers for s in model.trainer_scenarios(t)]
-            out.append(Hint(lines.node_end(call), inlay_label(found), "\n\n".join(describe_fabric(t, model.trainer_scenarios(t), model.path) for t in trainers)))
+            out.append(
+                Hint(
+                    lines.node_end(call),
+                    inlay_label(found),
+                    "\n\n".join(describe_fabric(t, model.trainer_scenarios(t), model.path) for t in trainers),
+                )
+            )
     return out

@@ -119,7 +119,9 @@ class SemanticModel:
             if not isinstance(node, ast.expr) or not hasattr(node, "end_lineno"):
                 continue
             start, end = module.lines.node_start(node), module.lines.node_end(node)
-            if start <= pos <= end and (best is None or (start >= module.lines.node_start(best) and end <= module.lines.node_end(best))):
+            if start <= pos <= end and (
+                best is None or (start >= module.lines.node_start(best) and end <= module.lines.node_end(best))
+            ):
                 best = node
         return best
 
@@ -214,7 +216,9 @@ class SemanticModel:
 
     def _builds_trainer(self, call: ast.Call) -> bool:
         span = self.span(call)
-        return any(isinstance(v, TrainerInst) and v.origin is not None and v.origin.span == span for v in self.values(call))
+        return any(
+            isinstance(v, TrainerInst) and v.origin is not None and v.origin.span == span for v in self.values(call)
+        )
 
     # -- ranks and launch ----------------------------------------------------------------------
     def rank_guard(self, node: ast.AST) -> RankGuard | None:
@@ -312,7 +316,9 @@ class SemanticModel:
         return forward_marks(self.setups, setups, name, list(modules.values()))
 
     # -- configurations (engine/program/constructions.py) ----------------------------------------------
-    def configuration_problems(self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING) -> ConfigurationProblems:
+    def configuration_problems(
+        self, fabric: FabricInst, lightning_version: str = LATEST_LIGHTNING
+    ) -> ConfigurationProblems:
         """The configurations of ``fabric`` Lightning (``lightning_version``) rejects at
         construction or at launch, or changes with a warning, judged on every machine each
         configuration can mean."""
@@ -324,8 +330,11 @@ class SemanticModel:
         """The document's classes deriving from a LightningModule, DataModule or Callback (whose
         bodies define one of the methods ``defining``, when given: the bases of no other class
         are evaluated)."""
+
         def compute() -> list[LightningClass]:
-            classes = [node for node in self.module.classes() if node.bases and (defining is None or _defines(node, defining))]
+            classes = [
+                node for node in self.module.classes() if node.bases and (defining is None or _defines(node, defining))
+            ]
             found = (self.lightning_class(ClassRef(node, self.module)) for node in classes)
             return [lc for lc in found if lc is not None]
 
@@ -374,7 +383,8 @@ class SemanticModel:
         if style is None:
             return False
         styles = self.asked_once(
-            ("trainer_import_styles",), lambda: lightning_modules.trainer_import_styles(self.inference, self.workspace, self.module)
+            ("trainer_import_styles",),
+            lambda: lightning_modules.trainer_import_styles(self.inference, self.workspace, self.module),
         )
         return bool(styles) and style not in (styles or ())
 
@@ -382,7 +392,9 @@ class SemanticModel:
         """The LightningModule classes the workspace's entry points may run: each one followed
         to instances, or known by the type its model is declared with (any subclass of it); None
         where one is not known. The verdict depends on the other modules."""
-        found = self.asked_once(("workspace_runs",), lambda: lightning_modules.workspace_runs(self.inference, self.workspace, self.module))
+        found = self.asked_once(
+            ("workspace_runs",), lambda: lightning_modules.workspace_runs(self.inference, self.workspace, self.module)
+        )
         return None if found is None else list(found)
 
     def may_run(self, run: RunModel, cls: ClassRef) -> bool:
@@ -398,7 +410,9 @@ class SemanticModel:
         """The parameters of ``Trainer.__init__`` in the ``package`` (``lightning`` or
         ``pytorch_lightning``) the analysed code runs: the project's own tree, else the analysed
         environment's install; None when neither is found."""
-        return self.asked_once(("trainer_keywords", package), lambda: own_lightning.trainer_keywords(self.workspace, package))
+        return self.asked_once(
+            ("trainer_keywords", package), lambda: own_lightning.trainer_keywords(self.workspace, package)
+        )
 
     def may_return_legacy_results(self, cls: ClassRef) -> bool:
         """Whether a hook of the LightningModule ``cls`` may return the ``"log"``/``"progress_bar"``
@@ -414,7 +428,10 @@ class SemanticModel:
     def monitor_callback(self, call: ast.Call) -> MonitorCallback | None:
         """``call`` as a ``ModelCheckpoint(...)``/``EarlyStopping(...)`` construction, with its
         ``monitor``, ``save_top_k``, ``mode`` and ``strict`` as the evaluator gives them."""
-        return self.asked_once(("monitor_callback", id(call)), lambda: lightning_modules.monitor_callback(self.inference, call, self.module))
+        return self.asked_once(
+            ("monitor_callback", id(call)),
+            lambda: lightning_modules.monitor_callback(self.inference, call, self.module),
+        )
 
     def entry_point_classes(self, call: ast.Call) -> tuple[list[LightningClass], bool]:
         """The LightningModule classes the entry-point call ``trainer.fit(model, ...)`` (``validate``,

@@ -48,7 +48,9 @@ class Recorder:
     listings: set[str] = field(default_factory=set)
 
     def freeze(self) -> Dependencies:
-        return Dependencies(frozenset(self.paths), frozenset(self.missing), frozenset(self.mentions), frozenset(self.listings))
+        return Dependencies(
+            frozenset(self.paths), frozenset(self.missing), frozenset(self.mentions), frozenset(self.listings)
+        )
 
 
 def module_names_of(path: str) -> set[str]:
@@ -138,4 +140,13 @@ def _mentions_any(text: str, names: frozenset[str]) -> bool:
     return pattern.search(text) is not None
 
 
-__all__ = ["BATCH_SCRIPTS", "LISTINGS", "NOTEBOOKS", "TEXT_FILES", "Dependencies", "DependencyGraph", "Recorder", "module_names_of"]
+__all__ = [
+    "BATCH_SCRIPTS",
+    "LISTINGS",
+    "NOTEBOOKS",
+    "TEXT_FILES",
+    "Dependencies",
+    "DependencyGraph",
+    "Recorder",
+    "module_names_of",
+]

@@ -122,7 +122,9 @@ def site_top(module: ModuleInfo, site: ast.AST) -> int:
     return module.top_index(top) if top is not None else -1
 
 
-def record(module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Verdict | None) -> SiteMemo:
+def record(
+    module: ModuleInfo, site: ast.AST, lookups: dict[str, set[str]], external: bool, epoch: int, verdict: Verdict | None
+) -> SiteMemo:
     top = site_top(module, site)
     names = []
     for name, kinds in sorted(lookups.items()):

@@ -23,7 +23,9 @@ from jedi.inference.compiled import subprocess as jedi_subprocess
 
 #: the functions of ``jedi.inference.compiled.subprocess.functions`` that only read files or
 #: values: answered in this process
-IN_PROCESS = frozenset({"get_sys_path", "get_module_info", "iter_module_names", "get_builtin_module_names", "safe_literal_eval"})
+IN_PROCESS = frozenset(
+    {"get_sys_path", "get_module_info", "iter_module_names", "get_builtin_module_names", "safe_literal_eval"}
+)
 
 
 def subprocess_sys_path() -> list[str] | None:
@@ -35,7 +37,13 @@ def subprocess_sys_path() -> list[str] | None:
     known here."""
     flags = sys.flags
     safe = bool(getattr(flags, "safe_path", False))
-    if flags.ignore_environment or flags.no_user_site or flags.no_site or flags.isolated or safe != bool(os.environ.get("PYTHONSAFEPATH")):
+    if (
+        flags.ignore_environment
+        or flags.no_user_site
+        or flags.no_site
+        or flags.isolated
+        or safe != bool(os.environ.get("PYTHONSAFEPATH"))
+    ):
         return None
     if safe:
         return list(sys.path)

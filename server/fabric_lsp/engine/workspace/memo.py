@@ -104,7 +104,11 @@ class AskedOnce:
         self._failures: dict[Hashable, Failure] = {}
 
     def __call__(
-        self, key: Hashable, compute: Callable[[], T], about: tuple[Any, ModuleInfo] | None = None, fits: Callable[[T], bool] | None = None
+        self,
+        key: Hashable,
+        compute: Callable[[], T],
+        about: tuple[Any, ModuleInfo] | None = None,
+        fits: Callable[[T], bool] | None = None,
     ) -> T:
         """The answer to ``key``, computed once per analysis. ``about``: the node the question is
         about and its module; a question about a node of another module than the analysed one
@@ -171,7 +175,9 @@ class AskedOnce:
         if shared is not None and not failure.lookups and failure.recorded is not None:
             shared.failures[key] = (about, failure)
 
-    def _computed(self, key: Hashable, compute: Callable[[], T], shared: SharedAnswers | None = None, about=None) -> Answer:
+    def _computed(
+        self, key: Hashable, compute: Callable[[], T], shared: SharedAnswers | None = None, about=None
+    ) -> Answer:
         outer = self.module.lookups
         inner: dict[str, set[str]] = {}
         self.module.lookups = inner
@@ -197,11 +203,15 @@ class AskedOnce:
         finally:
             self.module.lookups = outer
         # the guards still active are those of the evaluations around this one
-        cut_by = frozenset(k for k in inference.cuts[cuts_before:] if k is CUT_ELSEWHERE or k in inference.budget.active)
+        cut_by = frozenset(
+            k for k in inference.cuts[cuts_before:] if k is CUT_ELSEWHERE or k in inference.budget.active
+        )
         steps = budget.steps - steps_before
         if not at_top and inference.budget is not budget:  # an evaluation on the way started a budget of its own
             recorded = None
-        return Answer(value, inner, inference.external_lookups != external_before, cut_by, recorded, 0 if at_top else steps)
+        return Answer(
+            value, inner, inference.external_lookups != external_before, cut_by, recorded, 0 if at_top else steps
+        )
 
     def _replay(self, answer: Answer) -> None:
         self._replay_lookups(answer.lookups)

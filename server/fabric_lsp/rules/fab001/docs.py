@@ -5,7 +5,7 @@ from __future__ import annotations
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.rule import Example
 
-DOC = '''
+DOC = """
 ## What it does
 Flags `fabric.setup_optimizers(...)` on a Lightning `Fabric` whose strategy is `DeepSpeedStrategy`
 or `XLAStrategy` (a string such as `"deepspeed_stage_3"` or `"xla"`, an instance of either class
@@ -101,7 +101,7 @@ device. Silent: `xla_fsdp`/`XLAFSDPStrategy`, `fsdp`, `ddp*`, `dp`, `single_xla`
 `strategy="fsdp"` on TPU (becomes XLAFSDP), the default strategy, the Trainer's
 `lightning.pytorch.strategies.*` classes, joint `setup(model, optimizer)`, and `setup(model)` or
 `setup_module(model)` alone.
-'''
+"""
 
 
 SUMMARY = "Model and optimizer set up separately under DeepSpeed/XLA"

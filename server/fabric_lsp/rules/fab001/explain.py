@@ -10,7 +10,22 @@ from fabric_lsp.engine.findings import Explanation, Located, Pos
 from fabric_lsp.engine.python.values import FabricInst, Origin, StrategyChoice
 from fabric_lsp.engine.semantic.model import SemanticModel
 
-FABRIC_METHODS = frozenset({"setup", "setup_module", "setup_optimizers", "setup_dataloaders", "launch", "backward", "load", "save", "print", "barrier", "init_module", "strategy"})
+FABRIC_METHODS = frozenset(
+    {
+        "setup",
+        "setup_module",
+        "setup_optimizers",
+        "setup_dataloaders",
+        "launch",
+        "backward",
+        "load",
+        "save",
+        "print",
+        "barrier",
+        "init_module",
+        "strategy",
+    }
+)
 
 
 def _located(text: str, origin: Origin | None) -> Located:

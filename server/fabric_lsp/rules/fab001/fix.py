@@ -210,7 +210,9 @@ def _one_line_pair(stmt: ast.stmt, call: ast.Call) -> ast.Call | None:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Tuple)):
         return None
     target, values = stmt.targets[0], stmt.value.elts
-    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and len(values) == 2 and values[1] is call):
+    if not (
+        isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and len(values) == 2 and values[1] is call
+    ):
         return None
     first = values[0]
     receiver = call.func.value  # type: ignore[attr-defined]
@@ -229,7 +231,10 @@ def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> 
             and _same(n.func.value, receiver)
         ):
             if n.func.attr in ("setup", "setup_module", "setup_optimizers") and not any(
-                ast.dump(_load(x)) in keys for a in n.args for x in ast.walk(a) if isinstance(x, (ast.Name, ast.Attribute))
+                ast.dump(_load(x)) in keys
+                for a in n.args
+                for x in ast.walk(a)
+                if isinstance(x, (ast.Name, ast.Attribute))
             ):
                 continue
             return n
@@ -250,7 +255,10 @@ def _edited_lines(module: ModuleInfo, first: int, last: int, edits: list[Edit]) 
     lines = module.lines
     lo, hi = lines.starts[first], lines.offset(Pos(last, len(lines.line(last))))
     shifted = [
-        Edit(Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)), e.new_text)
+        Edit(
+            Span(Pos(e.span.start.line - first, e.span.start.col), Pos(e.span.end.line - first, e.span.end.col)),
+            e.new_text,
+        )
         for e in edits
     ]
     return apply_edits(module.text[lo:hi], shifted)
@@ -260,7 +268,9 @@ def _top_level_parses(module: ModuleInfo, edits: list[Edit]) -> None:
     """Apply ``edits`` to the top-level statements they lie in and parse them (raises)."""
     lines = module.lines
     lo_line = min(e.span.start.line for e in edits)
-    hi_line = max(e.span.end.line - (1 if e.span.end.col == 0 and e.span.end.line > e.span.start.line else 0) for e in edits)
+    hi_line = max(
+        e.span.end.line - (1 if e.span.end.col == 0 and e.span.end.line > e.span.start.line else 0) for e in edits
+    )
     top_lo, top_hi = module.top_for_line(lo_line + 1), module.top_for_line(hi_line + 1)
     if top_lo is None or top_hi is None:
         raise ValueError("the calls are not inside top-level statements")
@@ -279,7 +289,10 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
     that is not indented like the block, e.g. in a multi-line string)."""
     lines = module.lines
     first, last = a_stmt.lineno - 1, (b_stmt.end_lineno or b_stmt.lineno) - 1
-    if any(e.span.start.line < first or e.span.end.line > last + 1 or (e.span.end.line == last + 1 and e.span.end.col) for e in edits):
+    if any(
+        e.span.start.line < first or e.span.end.line > last + 1 or (e.span.end.line == last + 1 and e.span.end.col)
+        for e in edits
+    ):
         return False
     indent = lines.indentation(first)
     region = _edited_lines(module, first, last, edits)
@@ -292,8 +305,8 @@ def _region_parses(module: ModuleInfo, a_stmt: ast.stmt, b_stmt: ast.stmt, edits
     return True
 
 
-
 # -- planning --------------------------------------------------------------------------------
+
 
 class NoFix(Exception):
     """Why no rewrite is planned; the diagnostic's message says it, and ``related`` shows where."""
@@ -350,7 +363,9 @@ class _Site:
         return block[ia + 1 : block.index(self.b_stmt)]
 
 
-def plan_joint_setup(module: ModuleInfo, call: ast.Call, branches: Branches, other_modules: OtherModules = None) -> Plan:
+def plan_joint_setup(
+    module: ModuleInfo, call: ast.Call, branches: Branches, other_modules: OtherModules = None
+) -> Plan:
     """Plan the fix for the separated ``call`` (``R.setup_optimizers(...)``); ``other_modules``
     (word → the project's other modules mentioning it) are searched for meta-device model
     creation when that matters."""
@@ -414,7 +429,9 @@ def _one_line_targets(stmt: ast.stmt) -> tuple[ast.AST, ast.AST]:
 def _check_targets(t_m: ast.AST | None, t_o: ast.AST | None, n_opt: int) -> None:
     if t_m is None:
         raise NoFix("the result of the module setup is discarded; keep the wrapped model")
-    if not _is_ref_chain(t_m) or (t_o is not None and not isinstance(t_o, (ast.Name, ast.Attribute, ast.Tuple, ast.List))):
+    if not _is_ref_chain(t_m) or (
+        t_o is not None and not isinstance(t_o, (ast.Name, ast.Attribute, ast.Tuple, ast.List))
+    ):
         raise NoFix("the set-up objects are assigned to targets that cannot be combined")
     if isinstance(t_o, (ast.Tuple, ast.List)):
         if len(t_o.elts) != n_opt or not all(_is_ref_chain(e) for e in t_o.elts):
@@ -454,17 +471,25 @@ def _check_between(site: _Site) -> list[ast.expr]:
 def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
     early = _leaves_block(stmt)
     if early is not None:
-        raise NoFix("a statement between the two calls may leave the block", Related("May leave the block here", site.module.span(early)))
+        raise NoFix(
+            "a statement between the two calls may leave the block",
+            Related("May leave the block here", site.module.span(early)),
+        )
     for expr, what in (
         (site.receiver, "the Fabric object"),
         (site.m_expr, "the model passed to the module setup"),
         (site.t_m, "the set-up model"),
     ):
         if _rebinds(stmt, expr):
-            raise NoFix(f"{what} is reassigned between the two calls", Related("Reassigned here", site.module.span(stmt)))
+            raise NoFix(
+                f"{what} is reassigned between the two calls", Related("Reassigned here", site.module.span(stmt))
+            )
     for kw in site.a_call.keywords:
         if _rebinds(stmt, kw.value):
-            raise NoFix(f"`{kw.arg}` depends on a name reassigned between the calls", Related("Reassigned here", site.module.span(stmt)))
+            raise NoFix(
+                f"`{kw.arg}` depends on a name reassigned between the calls",
+                Related("Reassigned here", site.module.span(stmt)),
+            )
     sensitive = _fabric_calls(stmt, site.receiver, [site.m_expr, site.t_m, *site.call.args])
     if sensitive is not None:
         raise NoFix(
@@ -473,7 +498,9 @@ def _check_moved_statement(site: _Site, stmt: ast.stmt) -> None:
         )
 
 
-def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branches, other_modules: OtherModules) -> None:
+def _check_meta_device(
+    site: _Site, param_uses: list[ast.expr], branches: Branches, other_modules: OtherModules
+) -> None:
     """After the rewrite every optimizer is built before the joint setup. Where the model may then
     hold meta-device parameters and a possible strategy's joint setup refuses them (FSDP,
     ``fabric.py:1208``), the joint setup raises on that branch: no fix (not even an unsafe one:
@@ -490,11 +517,13 @@ def _check_meta_device(site: _Site, param_uses: list[ast.expr], branches: Branch
             f"the model may be created on the meta device (`{evidence.message}`{where}) and the optimizer is built "
             f"after the model is set up; the rewrite builds it before, and under {' or '.join(branches.meta_sensitive)} "
             f"joint setup of an optimizer over meta-device parameters raises {_META_MESSAGE}, so {_BY_HAND}",
-            Related(f"The model may be created on the meta device here: `{evidence.message}`", evidence.span, evidence.path),
+            Related(
+                f"The model may be created on the meta device here: `{evidence.message}`", evidence.span, evidence.path
+            ),
         )
 
 
-_META_MESSAGE = "RuntimeError (\"The optimizer has references to the model's meta-device parameters\")"
+_META_MESSAGE = 'RuntimeError ("The optimizer has references to the model\'s meta-device parameters")'
 _BY_HAND = (
     "set up jointly only `if isinstance(fabric.strategy, (DeepSpeedStrategy, XLAStrategy))` "
     "and keep the separate setup on the other branch"
@@ -533,8 +562,12 @@ def _moved_model_reads(site: _Site) -> list[ast.AST]:
     found: list[ast.AST] = []
     for root in [*site.between, *site.call.args]:
         for n in ast.walk(root):
-            parameters = isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in PARAMETER_METHODS
-            if parameters or (isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _key(n) == raw):
+            parameters = (
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in PARAMETER_METHODS
+            )
+            if parameters or (
+                isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and _key(n) == raw
+            ):
                 found.append(n)
     return found
 
@@ -550,8 +583,12 @@ def _edits(site: _Site, rename_nodes: list[ast.expr]) -> list[Edit]:
     in_call_args = {id(n) for a in site.call.args for n in ast.walk(a)}
     m_src = module.segment(site.m_expr)
     in_call = [n for n in rename_nodes if id(n) in in_call_args]
-    edits += [Edit(Span(lines.node_start(n), lines.node_end(n)), m_src) for n in rename_nodes if id(n) not in in_call_args]
-    edits.append(Edit(Span(lines.node_start(site.b_stmt), lines.node_end(site.b_stmt)), _joint_statement(site, in_call)))
+    edits += [
+        Edit(Span(lines.node_start(n), lines.node_end(n)), m_src) for n in rename_nodes if id(n) not in in_call_args
+    ]
+    edits.append(
+        Edit(Span(lines.node_start(site.b_stmt), lines.node_end(site.b_stmt)), _joint_statement(site, in_call))
+    )
     return edits
 
 
@@ -567,7 +604,9 @@ def _removal(module: ModuleInfo, stmt: ast.stmt) -> Edit:
         return Edit(Span(Pos(start.line, 0), Pos(end.line + 1, 0)), "")
     if start.line > 0:  # last line of the file: remove the preceding line break instead
         prev = lines.line(start.line - 1)
-        return Edit(Span(Pos(start.line - 1, len(prev.rstrip("\r\n"))), Pos(end.line, len(lines.content(end.line)))), "")
+        return Edit(
+            Span(Pos(start.line - 1, len(prev.rstrip("\r\n"))), Pos(end.line, len(lines.content(end.line)))), ""
+        )
     return Edit(Span(Pos(start.line, 0), Pos(end.line, len(lines.line(end.line)))), "")
 
 

@@ -55,7 +55,9 @@ def branches_of(choices: list[StrategyChoice]) -> Branches:
     return Branches(
         deepspeed_possible=Kind.DEEPSPEED in kinds,
         all_accept=all(facts.joint_setup_known(c.kind, dict(c.arguments)) for c in choices),
-        meta_sensitive=tuple(dict.fromkeys(f"`{c.class_name}`" if c.kind is not None else "an unknown strategy" for c in meta)),
+        meta_sensitive=tuple(
+            dict.fromkeys(f"`{c.class_name}`" if c.kind is not None else "an unknown strategy" for c in meta)
+        ),
     )
 
 
@@ -114,15 +116,26 @@ class FAB001(Rule):
     def _unknown_hint(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
         rcv = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
-        return self.unknown_finding(model, call, (
+        return self.unknown_finding(
+            model,
+            call,
+            (
                 f"The strategy of `{rcv}` cannot be determined statically ({why}); if it can be "
                 f"DeepSpeed or XLA, `{rcv}.setup_optimizers(...)` raises: prefer `{rcv}.setup(model, optimizer)`."
-            ))
+            ),
+        )
 
     def _plan(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Plan:
         return plan_for(model, call, choices)
 
-    def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], choices: list[StrategyChoice], raising: list[StrategyChoice]) -> Finding:
+    def _finding(
+        self,
+        model: SemanticModel,
+        call: ast.Call,
+        fabrics: list[FabricInst],
+        choices: list[StrategyChoice],
+        raising: list[StrategyChoice],
+    ) -> Finding:
         certainty = Certainty.CERTAIN if len(raising) == len(choices) else Certainty.POSSIBLE
         plan = self._plan(model, call, choices)
         rcv = model.segment(_receiver(call))
@@ -155,12 +168,16 @@ class FAB001(Rule):
         )
 
 
-def _related(model: SemanticModel, fabrics: list[FabricInst], raising: list[StrategyChoice], plan: Plan) -> tuple[Related, ...]:
+def _related(
+    model: SemanticModel, fabrics: list[FabricInst], raising: list[StrategyChoice], plan: Plan
+) -> tuple[Related, ...]:
     here = model.path
     related: list[Related] = []
     for c in raising:
         if c.origin is not None:
-            r = Related(f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != here else None)
+            r = Related(
+                f"Strategy chosen here: {c.class_name}", c.origin.span, c.origin.path if c.origin.path != here else None
+            )
             if r not in related:
                 related.append(r)
     for f in fabrics:

@@ -162,7 +162,9 @@ def _sharding(judged: Judged) -> str:
 def consequence(judged: Judged) -> str:
     if judged.reach.implicit:
         return "rank 0 waits in the gather for ranks that never join it, until the process-group timeout"
-    return "the other ranks hang until the process-group timeout (30 minutes by default) or crash at their next collective"
+    return (
+        "the other ranks hang until the process-group timeout (30 minutes by default) or crash at their next collective"
+    )
 
 
 def related(model: SemanticModel, judged: Judged) -> list[Related]:
@@ -170,9 +172,13 @@ def related(model: SemanticModel, judged: Judged) -> list[Related]:
     out: list[Related] = []
     reach = judged.reach
     for step in reach.via[1:]:
-        out.append(Related(f"`{step.function}` called here", step.module.span(step.call), _path(step.module.path, here)))
+        out.append(
+            Related(f"`{step.function}` called here", step.module.span(step.call), _path(step.module.path, here))
+        )
     if reach.via:
-        out.append(Related("The collective, inside the helper", reach.module.span(reach.call), _path(reach.module.path, here)))
+        out.append(
+            Related("The collective, inside the helper", reach.module.span(reach.call), _path(reach.module.path, here))
+        )
     for s in reach.setups:
         out.append(Related("Model set up here", s.module.span(s.call), _path(s.module.path, here)))
     out += process_related(model, judged.judgement.failing, judged.fabrics)

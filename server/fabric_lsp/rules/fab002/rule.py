@@ -97,7 +97,9 @@ class FAB002(Rule):
         ):
             return None
         method = call.func.attr
-        judgement = judge_fabrics(model, fabrics, len(unknown), by_outcome(lambda o: o.world_size > 1 and _collective(method, o)))
+        judgement = judge_fabrics(
+            model, fabrics, len(unknown), by_outcome(lambda o: o.world_size > 1 and _collective(method, o))
+        )
         explanation = _explain(model, fabrics, guard, judgement, method)
         certainty = judgement.failure
         if certainty is None:
@@ -127,7 +129,9 @@ class FAB002(Rule):
             severity=resolve_severity(certainty),
             message=message,
             span=model.span(call),
-            related=tuple(dict.fromkeys([*_related(model, guard, judged.judgement, []), *reach.related(model, judged)])),
+            related=tuple(
+                dict.fromkeys([*_related(model, guard, judged.judgement, []), *reach.related(model, judged)])
+            ),
             url=self.url,
             certainty=certainty,
         )

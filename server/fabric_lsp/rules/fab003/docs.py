@@ -10,7 +10,7 @@ SUMMARY = (
     "without `mark_forward_method`"
 )
 
-DOC = '''
+DOC = """
 ## What it does
 Flags `model.<name>(...)` where `model` is the result of `fabric.setup(...)` or
 `fabric.setup_module(...)` (followed through the assignments of the function, `self.<attr>` in
@@ -99,7 +99,7 @@ strategies, `XLAStrategy` and `ModelParallelStrategy`, whose `setup_module` retu
 itself (`strategies/xla.py:147-156`, `model_parallel.py:176-191`), so no tracker is installed;
 configurations in which `Fabric(...)` itself raises. Under `devices="auto"` the strategy depends
 on the machine (DDP on a machine with several GPUs): a warning.
-'''
+"""
 
 VALID = [
     Example(

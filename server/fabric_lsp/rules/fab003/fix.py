@@ -10,10 +10,15 @@ from fabric_lsp.engine.program.setups import FUNC_TYPES, SetupCall
 from fabric_lsp.engine.python.modules import ModuleInfo
 
 
-def mark_fix(module: ModuleInfo, call: ast.Call, setups: list[SetupCall], name: str, version: str) -> tuple[Fix | None, str]:
+def mark_fix(
+    module: ModuleInfo, call: ast.Call, setups: list[SetupCall], name: str, version: str
+) -> tuple[Fix | None, str]:
     """The fix, or None and why none is offered."""
     if not facts.has_feature("mark_forward_method", version):
-        return None, f"Lightning {version} has no `mark_forward_method` (added in 2.3); call the method through `forward`"
+        return (
+            None,
+            f"Lightning {version} has no `mark_forward_method` (added in 2.3); call the method through `forward`",
+        )
     edits: list[Edit] = []
     for setup in setups:
         edit, reason = _insertion(module, call, setup, name)
@@ -48,7 +53,9 @@ def _insertion(module: ModuleInfo, call: ast.Call, setup: SetupCall, name: str) 
         return None, "the inserted statement would not parse"
     newline = lines.line(end.line)[len(lines.content(end.line)) :]
     if not newline:  # the last line of the document has no terminator
-        return Edit(Span(Pos(end.line, len(lines.content(end.line))), Pos(end.line, len(lines.content(end.line)))), "\n" + text), ""
+        return Edit(
+            Span(Pos(end.line, len(lines.content(end.line))), Pos(end.line, len(lines.content(end.line)))), "\n" + text
+        ), ""
     at = Pos(end.line + 1, 0)
     return Edit(Span(at, at), text + newline), ""
 
@@ -63,7 +70,11 @@ def _same_scope(module: ModuleInfo, call: ast.Call, stmt: ast.AST, target: ast.A
         if not (isinstance(a, FUNC_TYPES) and isinstance(b, FUNC_TYPES)):
             return False
         cls = module.enclosing_class(a)
-        return cls is not None and cls is module.enclosing_class(b) and _first_param(a) == target.value.id == _first_param(b)
+        return (
+            cls is not None
+            and cls is module.enclosing_class(b)
+            and _first_param(a) == target.value.id == _first_param(b)
+        )
     return False
 
 

@@ -79,7 +79,12 @@ class FAB003(Rule):
         if not setups:
             return None
         if model.forward_marks(setups, name):
-            return Verdict(self.code, model.span(call), None, Explanation(f"**`{name}` is marked as a forward method**: it runs through the wrapper"))
+            return Verdict(
+                self.code,
+                model.span(call),
+                None,
+                Explanation(f"**`{name}` is marked as a forward method**: it runs through the wrapper"),
+            )
         runs = _method_runs(model, setups, name)
         if runs.certainty is None:
             return Verdict(self.code, model.span(call), None, _explain_runs(model, name, runs))
@@ -94,7 +99,9 @@ class FAB003(Rule):
         finding = None
         if certainty is not None:
             finding = self._finding(model, call, setups, runs, judgement, certainty, version, compiled)
-        return Verdict(self.code, model.span(call), finding, _explain(model, call, runs, fabrics, judgement, "", compiled))
+        return Verdict(
+            self.code, model.span(call), finding, _explain(model, call, runs, fabrics, judgement, "", compiled)
+        )
 
     def _finding(
         self,
@@ -120,12 +127,12 @@ class FAB003(Rule):
         if certainty is Certainty.CERTAIN:
             message = (
                 f"`{receiver}.{name}()` raises RuntimeError {lightning}: {wrappers} wraps the set-up model, and "
-                f"{run.runs.text}; call `{receiver}.mark_forward_method(\"{name}\")` after `fabric.setup`."
+                f'{run.runs.text}; call `{receiver}.mark_forward_method("{name}")` after `fabric.setup`.'
             )
         else:
             message = (
                 f"`{receiver}.{name}()` raises RuntimeError {lightning} if {wrappers} wraps the set-up model, "
-                f"which this code can choose, and {run.runs.text}; call `{receiver}.mark_forward_method(\"{name}\")` "
+                f'which this code can choose, and {run.runs.text}; call `{receiver}.mark_forward_method("{name}")` '
                 "after `fabric.setup`."
             )
         fix, reason = mark_fix(model.module, call, setups, name, version)
@@ -134,7 +141,13 @@ class FAB003(Rule):
         related = [Related("Model set up here", s.module.span(s.call), _path(model, s.module.path)) for s in setups]
         for r in runs.runs:
             if r.runs is not None and r.runs.call is not None and r.runs.module is not None:
-                related.append(Related(f"`{r.owner}.{name}` runs a module here", r.runs.module.span(r.runs.call), _path(model, r.runs.module.path)))
+                related.append(
+                    Related(
+                        f"`{r.owner}.{name}` runs a module here",
+                        r.runs.module.span(r.runs.call),
+                        _path(model, r.runs.module.path),
+                    )
+                )
         related += scenario_related(model, j.failing)
         return Finding(
             code=self.code,
@@ -166,7 +179,9 @@ def _setup_targets(model: SemanticModel) -> set[str]:
     out: set[str] = set()
     for call in (c for name in facts.MODEL_SETUP_METHODS for c in model.method_calls(name)):
         stmt = model.module.parents.get(call)
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        targets = (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
         for t in targets:
             first = t.elts[0] if isinstance(t, (ast.Tuple, ast.List)) and t.elts else t
             if isinstance(first, ast.Name):
@@ -237,9 +252,15 @@ def _fabrics(setups: list[SetupCall]) -> list[FabricInst]:
     return list(out.values())
 
 
-def _scenarios(model: SemanticModel, call: ast.Call, setups: list[SetupCall], fabrics: list[FabricInst]) -> list[Scenario]:
+def _scenarios(
+    model: SemanticModel, call: ast.Call, setups: list[SetupCall], fabrics: list[FabricInst]
+) -> list[Scenario]:
     scenarios = [s for f in fabrics for s in model.scenarios(f)]
-    if len(setups) == 1 and setups[0].module is model.module and model.module.scope_of(setups[0].call) is model.module.scope_of(call):
+    if (
+        len(setups) == 1
+        and setups[0].module is model.module
+        and model.module.scope_of(setups[0].call) is model.module.scope_of(call)
+    ):
         receiver = setups[0].call.func.value  # type: ignore[attr-defined]
         return narrow_scenarios(model.module, model.inference, receiver, call, scenarios)
     return scenarios
@@ -258,7 +279,11 @@ def _run_lines(model: SemanticModel, name: str, runs: _Runs) -> list[Located]:
     for r in runs.runs:
         where = r.runs
         if r.kind == "not-method":
-            items.append(Located(f"`{r.owner}.{name}` is not a method (a submodule, a property or a staticmethod): never wrapped"))
+            items.append(
+                Located(
+                    f"`{r.owner}.{name}` is not a method (a submodule, a property or a staticmethod): never wrapped"
+                )
+            )
         elif r.kind == "unknown":
             items.append(Located(f"`{r.owner}.{name}` is not found in analysed source"))
         elif where is None:
@@ -266,7 +291,13 @@ def _run_lines(model: SemanticModel, name: str, runs: _Runs) -> list[Located]:
             items.append(Located(f"`{r.owner}.{name}` runs no module this analysis sees", span))
         elif where.call is not None and where.module is not None:
             cond = " (on some paths)" if where.conditional else ""
-            items.append(Located(f"`{r.owner}.{name}`: {where.text}{cond}", where.module.span(where.call), _path(model, where.module.path)))
+            items.append(
+                Located(
+                    f"`{r.owner}.{name}`: {where.text}{cond}",
+                    where.module.span(where.call),
+                    _path(model, where.module.path),
+                )
+            )
         else:
             items.append(Located(f"`{r.owner}.{name}`: {where.text}"))
     return items
@@ -274,11 +305,20 @@ def _run_lines(model: SemanticModel, name: str, runs: _Runs) -> list[Located]:
 
 def _explain_runs(model: SemanticModel, name: str, runs: _Runs) -> Explanation:
     items = _run_lines(model, name, runs) or [Located("the set-up model's class is not known statically")]
-    return Explanation(f"**`.{name}()` on a set-up model** — no module run found: Lightning raises only when the method runs a module", tuple(items))
+    return Explanation(
+        f"**`.{name}()` on a set-up model** — no module run found: Lightning raises only when the method runs a module",
+        tuple(items),
+    )
 
 
 def _explain(
-    model: SemanticModel, call: ast.Call, runs: _Runs, fabrics: list[FabricInst], j: Judgement, note: str, compiled: bool = False
+    model: SemanticModel,
+    call: ast.Call,
+    runs: _Runs,
+    fabrics: list[FabricInst],
+    j: Judgement,
+    note: str,
+    compiled: bool = False,
 ) -> Explanation:
     name = call.func.attr  # type: ignore[attr-defined]
     if note:
@@ -297,7 +337,9 @@ def _explain(
     if compiled:
         items.append(Located(f"wraps the model: {COMPILED} (fabric.py:288-289), on every strategy"))
     for s in j.failing:
-        items.append(Located(f"wraps the model: {s.describe()} → `{s.outcome.strategy}`" if s.outcome else s.describe()))
+        items.append(
+            Located(f"wraps the model: {s.describe()} → `{s.outcome.strategy}`" if s.outcome else s.describe())
+        )
     for s in j.unknown:
         items.append(Located(f"unknown: {s.describe()}"))
     return Explanation(f"**`.{name}()` on a set-up model** — {head}", tuple(dict.fromkeys(items)), steps)

@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "`loss.backward()` bypasses Fabric where its precision or strategy requires `fabric.backward(loss)`"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags `loss.backward()` where `loss` is computed by a model set up with `fabric.setup(...)` or
 `fabric.setup_module(...)` (called directly, through `.forward`, or handed to a helper such as
@@ -67,7 +67,7 @@ default, DDP, DP, XLA, XLAFSDP and model-parallel strategies; a loss that no set
 computes (`model.module(x)` bypasses the wrapper and installs no hook); configurations in which
 `Fabric(...)` itself raises. A precision or strategy not known statically gives no error (a
 hint with `report-unknown`).
-'''
+"""
 
 VALID = [
     Example(

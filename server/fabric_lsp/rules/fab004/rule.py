@@ -27,9 +27,7 @@ from fabric_lsp.rules.fab004.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.prefilters import PREFILTERS
 from fabric_lsp.rules.scenario_text import describe_failing, fabric_lines, scenario_related
 
-LIGHTNING_MESSAGE = (
-    "The current strategy and precision selection requires you to call `fabric.backward(loss)` instead of `loss.backward()`."
-)
+LIGHTNING_MESSAGE = "The current strategy and precision selection requires you to call `fabric.backward(loss)` instead of `loss.backward()`."
 
 
 def _fails(s: Scenario) -> bool | None:
@@ -76,7 +74,9 @@ class FAB004(Rule):
             finding = self._unknown(model, call, judgement)
         return Verdict(self.code, model.span(call), finding, explanation)
 
-    def _finding(self, model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst], j: Judgement) -> Finding:
+    def _finding(
+        self, model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst], j: Judgement
+    ) -> Finding:
         tensor = model.segment(_receiver(call))
         models = ", ".join(dict.fromkeys(f"`{model_text(u)}`" for u in uses))
         why = describe_failing(j.failing)
@@ -94,7 +94,10 @@ class FAB004(Rule):
         if fix is None:
             message += f" No automatic fix: {reason}."
         related = [Related("Set-up model used here", model.span(u.use)) for u in uses if u.module is model.module]
-        related += [Related("Model set up here", u.setup.module.span(u.setup.call), _path(model, u.setup.module.path)) for u in uses]
+        related += [
+            Related("Model set up here", u.setup.module.span(u.setup.call), _path(model, u.setup.module.path))
+            for u in uses
+        ]
         related += scenario_related(model, j.failing)
         return Finding(
             code=self.code,
@@ -110,11 +113,15 @@ class FAB004(Rule):
     def _unknown(self, model: SemanticModel, call: ast.Call, j: Judgement) -> Finding:
         tensor = model.segment(_receiver(call))
         why = j.why_unknown("not known statically")
-        return self.unknown_finding(model, call, (
+        return self.unknown_finding(
+            model,
+            call,
+            (
                 f"The precision or strategy of the Fabric that set up the model computing `{tensor}` cannot be "
                 f"determined statically ({why}); under mixed precision, DeepSpeed or FSDP `{tensor}.backward()` "
                 "raises: prefer `fabric.backward(...)`."
-            ))
+            ),
+        )
 
 
 def _receiver(call: ast.Call) -> ast.expr:
@@ -141,21 +148,34 @@ def _fabrics(uses: list[ModelUse]) -> list[FabricInst]:
 def _several_deepspeed_models(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]) -> bool:
     """Whether DeepSpeed is possible for ``fabrics`` and several models are set up on them before
     ``call`` (then ``fabric.backward(loss)`` needs ``model=``)."""
-    deepspeed = any(s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy" for f in fabrics for s in model.scenarios(f))
+    deepspeed = any(
+        s.outcome is not None and s.outcome.strategy_base == "DeepSpeedStrategy"
+        for f in fabrics
+        for s in model.scenarios(f)
+    )
     if not deepspeed:
         return False
     return len(relevant_setups(model.setups, call, _receiver(call), model.module, fabrics)) > 1
 
 
-def _fix(model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst]) -> tuple[Fix | None, str]:
+def _fix(
+    model: SemanticModel, call: ast.Call, uses: list[ModelUse], fabrics: list[FabricInst]
+) -> tuple[Fix | None, str]:
     fabric = fabric_in_scope(model.setups, call, model.module, fabrics)
     if fabric is None:
         return None, "no expression for the Fabric is in scope here; pass the Fabric in and call `fabric.backward(...)`"
     extra = ""
     if _several_deepspeed_models(model, call, fabrics):
-        direct = {model_text(u) for u in uses if u.module is model.module and model.module.scope_of(u.use) is model.module.scope_of(call)}
+        direct = {
+            model_text(u)
+            for u in uses
+            if u.module is model.module and model.module.scope_of(u.use) is model.module.scope_of(call)
+        }
         if len(direct) != 1 or len({id(u.setup.call) for u in uses}) != 1:
-            return None, "DeepSpeed is possible with several set-up models, and the loss does not come from exactly one of them (`fabric.backward` needs `model=`)"
+            return (
+                None,
+                "DeepSpeed is possible with several set-up models, and the loss does not come from exactly one of them (`fabric.backward` needs `model=`)",
+            )
         extra = f", model={direct.pop()}"
     text = fix_text(model, call, fabric, extra)
     if text is None:
@@ -170,7 +190,7 @@ def fix_text(model: SemanticModel, call: ast.Call, fabric: str, extra: str = "")
     head = model.segment(call.func)
     if not whole.startswith(head) and not whole.lstrip("(").startswith(head):
         return None
-    rest = whole[whole.index(head) + len(head):].strip()
+    rest = whole[whole.index(head) + len(head) :].strip()
     if not (rest.startswith("(") and rest.endswith(")")):
         return None
     inner = rest[1:-1].strip().rstrip(",").strip()
@@ -195,8 +215,18 @@ def _explain(model: SemanticModel, uses: list[ModelUse], fabrics: list[FabricIns
         head = "no configuration this code can choose requires `fabric.backward`"
     items: list[Located] = []
     for u in uses:
-        items.append(Located(f"computed by the set-up model `{model_text(u)}`", u.module.span(u.use), _path(model, u.module.path)))
-        items.append(Located(f"set up by `{u.setup.module.segment(u.setup.call)[:60]}`", u.setup.module.span(u.setup.call), _path(model, u.setup.module.path)))
+        items.append(
+            Located(
+                f"computed by the set-up model `{model_text(u)}`", u.module.span(u.use), _path(model, u.module.path)
+            )
+        )
+        items.append(
+            Located(
+                f"set up by `{u.setup.module.segment(u.setup.call)[:60]}`",
+                u.setup.module.span(u.setup.call),
+                _path(model, u.setup.module.path),
+            )
+        )
     created, steps = fabric_lines(model, fabrics)
     items += created
     for s in j.failing:

@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "A Fabric call that DeepSpeed does not support"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags the Fabric calls that fail (or do nothing) under `DeepSpeedStrategy`, for a Fabric whose
 strategy the code can make DeepSpeed (a `"deepspeed*"` string, a `DeepSpeedStrategy(...)`
@@ -86,7 +86,7 @@ Flagged: every `deepspeed*` strategy string and `DeepSpeedStrategy(...)` (and su
 stage each check needs. Silent: every other strategy, the Trainer's
 `lightning.pytorch.strategies.DeepSpeedStrategy` given to Fabric (a connector error, not this
 rule's), configurations where `Fabric(...)` itself raises.
-'''
+"""
 
 VALID = [
     Example(

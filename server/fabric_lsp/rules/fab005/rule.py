@@ -76,7 +76,9 @@ class FAB005(Rule):
             finding = self._unknown(model, call, check, j)
         return Verdict(self.code, model.span(call), finding, _explain(model, fabrics, check, j))
 
-    def _finding(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], check: Check, j: Judgement) -> Finding:
+    def _finding(
+        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], check: Check, j: Judgement
+    ) -> Finding:
         certainty = j.certainty or Certainty.POSSIBLE
         method = _method(call)
         rcv = model.segment(method.value)
@@ -94,7 +96,10 @@ class FAB005(Rule):
                 message += f" No automatic fix: {reason}."
         related = scenario_related(model, j.failing)
         if method.attr == "backward":
-            related += [Related("Model set up here", model.span(c)) for c in relevant_setups(model.setups, call, call.args[0], model.module, fabrics)]
+            related += [
+                Related("Model set up here", model.span(c))
+                for c in relevant_setups(model.setups, call, call.args[0], model.module, fabrics)
+            ]
         certain_severity = Severity.WARNING if check.warning_only else Severity.ERROR
         return Finding(
             code=self.code,
@@ -109,7 +114,9 @@ class FAB005(Rule):
 
     def _unknown(self, model: SemanticModel, call: ast.Call, check: Check, j: Judgement) -> Finding:
         why = j.why_unknown("the ZeRO stage is not known statically")
-        return self.unknown_finding(model, call, f"If the Fabric's strategy is DeepSpeed ({why}), {check.what} fails: {check.raised}")
+        return self.unknown_finding(
+            model, call, f"If the Fabric's strategy is DeepSpeed ({why}), {check.what} fails: {check.raised}"
+        )
 
 
 def _position(call: ast.Call) -> tuple[int, int]:
@@ -127,7 +134,10 @@ def _model_fix(model: SemanticModel, call: ast.Call) -> tuple[Fix | None, str]:
     uses = model.models_computing(call.args[0])
     setups = {id(u.setup.call) for u in uses}
     if len(setups) != 1:
-        return None, f"{'no' if not setups else 'more than one'} set-up model is seen computing the loss: pass `model=` by hand"
+        return (
+            None,
+            f"{'no' if not setups else 'more than one'} set-up model is seen computing the loss: pass `model=` by hand",
+        )
     scope = model.module.scope_of(call)
     named = [u for u in uses if u.module is model.module and u.direct and model.module.scope_of(u.use) is scope]
     texts = {model.segment(u.expr) for u in named}

@@ -101,11 +101,16 @@ def not_a_module(model: SemanticModel, expr: ast.expr) -> bool:
 def counts_over_range(model: SemanticModel, name: ast.Name) -> bool:
     """``name`` is bound only by ``for name in range(...)`` loops of its scope (an int)."""
     scope = model.module.scope_of(name)
-    loops = [n for n in ast.walk(scope) if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name.id]
+    loops = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name.id
+    ]
     if not loops or not all(_is_range(n.iter) for n in loops):
         return False
     assigned = [
-        n for n in ast.walk(scope)
+        n
+        for n in ast.walk(scope)
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
         and any(isinstance(t, ast.Name) and t.id == name.id for t in _targets(n))
     ]
@@ -223,7 +228,11 @@ def save_checks(model: SemanticModel, call: ast.Call) -> list[Check]:
     state = argument(call, 1, "state")
     if flt is not None and not (isinstance(flt, ast.Constant) and flt.value is None):
         out += filter_checks(model, flt, state)
-        out.append(Check("`filter=` under a strategy that cannot save filtered checkpoints", "", "", filter_fails, kind="filter"))
+        out.append(
+            Check(
+                "`filter=` under a strategy that cannot save filtered checkpoints", "", "", filter_fails, kind="filter"
+            )
+        )
     out += state_checks(model, state, load=False)
     out += deepspeed_key_checks(model, state)
     return out
@@ -236,7 +245,11 @@ def swapped(model: SemanticModel, call: ast.Call) -> bool:
 def filter_checks(model: SemanticModel, flt: ast.expr, state: ast.expr | None) -> list[Check]:
     if not_a_dict(model, flt):
         raised, where = facts.SAVE_FILTER_ERRORS["not_dict"]
-        return [Check("`filter=` is not a dict (it maps state keys to callables)", raised.split(",")[0] + ", given …", where)]
+        return [
+            Check(
+                "`filter=` is not a dict (it maps state keys to callables)", raised.split(",")[0] + ", given …", where
+            )
+        ]
     display = flt if isinstance(flt, ast.Dict) else None
     if display is None:
         return []
@@ -254,7 +267,13 @@ def filter_checks(model: SemanticModel, flt: ast.expr, state: ast.expr | None) -
         if not_callable(model, value):
             raised, where = facts.SAVE_FILTER_ERRORS["not_callable"]
             label = model.segment(key) if key is not None else "?"
-            out.append(Check(f"the filter for {label} is not a callable", raised.split(" for key")[0] + " … to be a callable", where))
+            out.append(
+                Check(
+                    f"the filter for {label} is not a callable",
+                    raised.split(" for key")[0] + " … to be a callable",
+                    where,
+                )
+            )
             break
     return out
 
@@ -266,7 +285,9 @@ def not_a_dict(model: SemanticModel, expr: ast.expr) -> bool:
         return expr.value is not None
     if isinstance(expr, (ast.Name, ast.Attribute)):
         values = model.values(expr)
-        return bool(values) and all(isinstance(v, (FuncRef, Seq)) or (isinstance(v, Const) and v.value is not None) for v in values)
+        return bool(values) and all(
+            isinstance(v, (FuncRef, Seq)) or (isinstance(v, Const) and v.value is not None) for v in values
+        )
     return False
 
 
@@ -284,7 +305,15 @@ def state_checks(model: SemanticModel, state: ast.expr | None, load: bool) -> li
     verb = "load" if load else "save"
     if state is not None and is_state_dict_call(state):
         what = "a state that is `.state_dict()` (tensors, not the set-up model)"
-        return [Check(what, "ValueError: Could not find a {model} in the provided checkpoint state.", verb, model_state_fails(load), kind="model")]
+        return [
+            Check(
+                what,
+                "ValueError: Could not find a {model} in the provided checkpoint state.",
+                verb,
+                model_state_fails(load),
+                kind="model",
+            )
+        ]
     display = dict_display(model, state)
     if display is None or any(k is None for k in display.keys):
         return []
@@ -292,12 +321,32 @@ def state_checks(model: SemanticModel, state: ast.expr | None, load: bool) -> li
     if load and not values:
         return []  # `load(path, {})`: the "no state" check
     if values and all(not_a_module(model, v) for v in values):
-        kind = "`.state_dict()` instead of the set-up model" if any(is_state_dict_call(v) for v in values) else "no set-up model"
-        return [Check(f"a state with {kind}", "ValueError: Could not find a {model} in the provided checkpoint state.", verb, model_state_fails(load), kind="model")]
+        kind = (
+            "`.state_dict()` instead of the set-up model"
+            if any(is_state_dict_call(v) for v in values)
+            else "no set-up model"
+        )
+        return [
+            Check(
+                f"a state with {kind}",
+                "ValueError: Could not find a {model} in the provided checkpoint state.",
+                verb,
+                model_state_fails(load),
+                kind="model",
+            )
+        ]
     owners = [model.set_up_models(v) if isinstance(v, (ast.Name, ast.Attribute)) else [] for v in values]
     single = [o[0].call for o in owners if len(o) == 1]
     if len({id(c) for c in single}) >= 2:
-        return [Check("a state with several set-up models", "ValueError: Found multiple {multiple} in the given state.", verb, model_state_fails(load), kind="model")]
+        return [
+            Check(
+                "a state with several set-up models",
+                "ValueError: Found multiple {multiple} in the given state.",
+                verb,
+                model_state_fails(load),
+                kind="model",
+            )
+        ]
     return []
 
 
@@ -316,7 +365,15 @@ def deepspeed_key_checks(model: SemanticModel, state: ast.expr | None) -> list[C
     keys = ", ".join(repr(k) for k in colliding)
     what = f"state key {keys} collides" if len(colliding) == 1 else f"state keys {keys} collide"
     what += " with DeepSpeed's engine state"
-    return [Check(what, facts.DEEPSPEED_KEYS_WARNING.format(keys=", ".join(colliding)), "strategies/deepspeed.py:850-873", is_deepspeed, warning_only=True)]
+    return [
+        Check(
+            what,
+            facts.DEEPSPEED_KEYS_WARNING.format(keys=", ".join(colliding)),
+            "strategies/deepspeed.py:850-873",
+            is_deepspeed,
+            warning_only=True,
+        )
+    ]
 
 
 def collides(model: SemanticModel, key: str, value: ast.expr) -> bool:
@@ -335,8 +392,20 @@ def load_checks(model: SemanticModel, call: ast.Call) -> list[Check]:
     if unpacked(call):
         return []
     state = argument(call, 1, "state")
-    if state is None or (isinstance(state, ast.Constant) and state.value is None) or (isinstance(state, ast.Dict) and not state.keys):
-        return [Check("`load(path)` without a state holding the set-up model", "ValueError: Got {strategy}.load_checkpoint(..., state=None) but a state with at least  a model instance to reload is required.", "load", model_state_fails(True), kind="load_state")]
+    if (
+        state is None
+        or (isinstance(state, ast.Constant) and state.value is None)
+        or (isinstance(state, ast.Dict) and not state.keys)
+    ):
+        return [
+            Check(
+                "`load(path)` without a state holding the set-up model",
+                "ValueError: Got {strategy}.load_checkpoint(..., state=None) but a state with at least  a model instance to reload is required.",
+                "load",
+                model_state_fails(True),
+                kind="load_state",
+            )
+        ]
     return state_checks(model, state, load=True)
 
 

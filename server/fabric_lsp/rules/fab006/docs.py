@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "A checkpoint call (`save`, `load`, `load_raw`) that fails at the first save or load"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags the Fabric checkpoint calls Lightning 2.6.6 rejects, at the call:
 
@@ -100,7 +100,7 @@ checks: `DeepSpeedStrategy`, `FSDPStrategy`, `ModelParallelStrategy`, `XLAFSDPSt
 subclasses; `filter=` under FSDP only with `state_dict_type="sharded"`, under ModelParallel only
 with `save_distributed_checkpoint=True`; DeepSpeed's `load` with `load_full_weights=True` at
 ZeRO-3 is exempt). Silent: single device, DP, DDP and XLA, which save and load any dict.
-'''
+"""
 
 VALID = [
     Example(

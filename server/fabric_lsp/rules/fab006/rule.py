@@ -97,7 +97,11 @@ class FAB006(Rule):
 
     def _unknown(self, model: SemanticModel, call: ast.Call, check: Check, j: Judgement) -> Finding:
         why = j.why_unknown("the strategy's checkpoint arguments are not known statically")
-        return self.unknown_finding(model, call, f"If the Fabric's strategy is DeepSpeed, FSDP, ModelParallel or XLAFSDP ({why}), {check.what} fails at the first checkpoint.")
+        return self.unknown_finding(
+            model,
+            call,
+            f"If the Fabric's strategy is DeepSpeed, FSDP, ModelParallel or XLAFSDP ({why}), {check.what} fails at the first checkpoint.",
+        )
 
 
 def _rank(j: Judgement) -> int:
@@ -127,7 +131,11 @@ def _explain(model: SemanticModel, fabrics: list[FabricInst], check: Check | Non
     items += [Located(f"fails: {s.describe()}") for s in j.failing]
     items += [Located(f"unknown: {s.describe()}") for s in j.unknown]
     if check is not None and check.fails is None:
-        head = "certainly fails under every strategy" if j.certainty is Certainty.CERTAIN else "fails if the receiver is a Fabric"
+        head = (
+            "certainly fails under every strategy"
+            if j.certainty is Certainty.CERTAIN
+            else "fails if the receiver is a Fabric"
+        )
     else:
         heads = {
             Certainty.CERTAIN: "certainly fails: on every configuration this code can choose",

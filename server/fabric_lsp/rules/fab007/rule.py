@@ -89,9 +89,7 @@ class FAB007(Rule):
         return self._needs_launch(model, call, fabrics, len(unknown))
 
     # -- launch(...) itself --------------------------------------------------------------------
-    def _launch(
-        self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int
-    ) -> Verdict | None:
+    def _launch(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int) -> Verdict | None:
         fn = _function_arg(call)
         if fn is None:
             if not any(_may_spawn(c.kind) for f in fabrics for c in f.choices):
@@ -151,7 +149,12 @@ class FAB007(Rule):
         with the Fabric); ``launch(main(fabric, cfg))`` → ``launch(main, cfg)``: unsafe, since a
         spawning launcher then pickles ``cfg`` for each process."""
         sigs = [params(v) for v in callees]
-        if len(sigs) != 1 or sigs[0] is None or not (passes_fabric or not fn.args) or len(call.args) + len(call.keywords) != 1:
+        if (
+            len(sigs) != 1
+            or sigs[0] is None
+            or not (passes_fabric or not fn.args)
+            or len(call.args) + len(call.keywords) != 1
+        ):
             return None
         name = model.segment(fn.func)
         if not rest:
@@ -165,7 +168,9 @@ class FAB007(Rule):
         if _arity_problem(sigs[0], len(fn.args), bool(fn.keywords)) is not None:
             return None
         text = ", ".join([name, *rest])
-        return Fix(f"Pass the function and its arguments: launch({text})", Applicability.UNSAFE, (Edit(model.span(fn), text),))
+        return Fix(
+            f"Pass the function and its arguments: launch({text})", Applicability.UNSAFE, (Edit(model.span(fn), text),)
+        )
 
     def _arity(self, model: SemanticModel, call: ast.Call, fn: ast.expr) -> Verdict | None:
         values = model.values(fn)
@@ -209,7 +214,9 @@ class FAB007(Rule):
         head = f"`{rcv}.{method}(...)` needs a launched Fabric under {_strategies(judgement)}"
         if late is not None:
             fn = _function_arg(late)
-            first = f"`{rcv}.launch()` first" if fn is None else f"it in the function `launch` runs (`{model.segment(fn)}`)"
+            first = (
+                f"`{rcv}.launch()` first" if fn is None else f"it in the function `launch` runs (`{model.segment(fn)}`)"
+            )
             message = (
                 f"{head}, and `{rcv}.launch()` comes only later: Lightning raises RuntimeError: {NOT_LAUNCHED} "
                 f"Call {first}."
@@ -222,7 +229,9 @@ class FAB007(Rule):
             f"RuntimeError: {NOT_LAUNCHED} Call `{rcv}.launch()` after creating the Fabric."
         )
         evidence = model.cli_evidence()
-        runs_this = evidence is not None and (evidence.path is None or os.path.basename(model.path or "") in evidence.scripts)
+        runs_this = evidence is not None and (
+            evidence.path is None or os.path.basename(model.path or "") in evidence.scripts
+        )
         if runs_this and not any(s.outcome is not None and s.outcome.host.tpu for s in judgement.failing):
             # the script itself, or a command of the repository, runs it under `fabric run`,
             # which launches it — on every configuration the CLI can run (not TPUs: cli.py:205)

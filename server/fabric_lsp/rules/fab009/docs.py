@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "Joint `setup(model, optimizer)` where the strategy needs separate setup"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags a joint `fabric.setup(model, optimizer, ...)` on a Lightning `Fabric` whose strategy needs
 the model set up first and the optimizer built afterwards from the set-up model's parameters
@@ -95,7 +95,7 @@ setup under `fsdp` (its default `use_orig_params=True` keeps the optimizer's par
 `init_module(empty_init=False)`, a meta-device model materialized (`model.to_empty(...)`,
 `model.load_state_dict(..., assign=True)`) before the optimizer is built, `ddp*`, `dp`, `deepspeed*`, `xla`, single-device strategies, the
 default strategy, `setup(model)` alone, and separate `setup_module` + `setup_optimizers`.
-'''
+"""
 
 VALID = [
     Example(

@@ -67,9 +67,15 @@ def _setup_statement(module: ModuleInfo, call: ast.Call) -> tuple[ast.Assign, as
     if len(call.args) != 2 or any(isinstance(a, ast.Starred) for a in call.args):
         raise NoFix("several optimizers are passed; split the setup by hand")
     if any(kw.arg not in MODULE_SETUP_KEYWORDS for kw in call.keywords):
-        raise NoFix("`setup` gets a keyword argument `setup_module` does not take (a scheduler is built from the optimizer)")
+        raise NoFix(
+            "`setup` gets a keyword argument `setup_module` does not take (a scheduler is built from the optimizer)"
+        )
     target = stmt.targets[0]
-    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and all(is_ref_chain(e) for e in target.elts)):
+    if not (
+        isinstance(target, (ast.Tuple, ast.List))
+        and len(target.elts) == 2
+        and all(is_ref_chain(e) for e in target.elts)
+    ):
         raise NoFix("the set-up objects are not assigned to two names")
     return stmt, target.elts[0], target.elts[1]
 
@@ -84,14 +90,20 @@ def _construction(module: ModuleInfo, call: ast.Call, b_stmt: ast.stmt) -> tuple
     _, block, ib = module.block_of(b_stmt)
     ic = next((i for i, s in enumerate(block) if s is c_stmt), -1)
     if ic < 0 or ic > ib:
-        raise NoFix(f"the optimizer `{o.id}` is built in another block; move its construction below `setup_module` by hand")
+        raise NoFix(
+            f"the optimizer `{o.id}` is built in another block; move its construction below `setup_module` by hand"
+        )
     ok, bad = parameter_uses(value, m, module.parents)
     if not ok or bad:
-        raise NoFix(f"the optimizer is not built from `{m.id}.parameters()` alone (parameter groups, submodules or another model)")
+        raise NoFix(
+            f"the optimizer is not built from `{m.id}.parameters()` alone (parameter groups, submodules or another model)"
+        )
     return c_stmt, block, ic, ib
 
 
-def _check_between(module: ModuleInfo, call: ast.Call, between: list[ast.stmt], value: ast.expr, targets: list[ast.expr]) -> None:
+def _check_between(
+    module: ModuleInfo, call: ast.Call, between: list[ast.stmt], value: ast.expr, targets: list[ast.expr]
+) -> None:
     m, o = call.args
     assert isinstance(m, ast.Name) and isinstance(o, ast.Name)
     read = names(value)

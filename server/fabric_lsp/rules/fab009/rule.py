@@ -134,18 +134,24 @@ class FAB009(Rule):
     def _unknown(self, model: SemanticModel, call: ast.Call, choices: list[StrategyChoice]) -> Finding:
         rcv = model.segment(_receiver(call))
         why = "; ".join(dict.fromkeys(c.label for c in choices if c.kind is None))
-        return self.unknown_finding(model, call, (
+        return self.unknown_finding(
+            model,
+            call,
+            (
                 f"The strategy of `{rcv}` cannot be determined statically ({why}); under XLAFSDP, "
                 "`FSDPStrategy(use_orig_params=False)` or ModelParallel, joint `setup(model, optimizer)` fails: "
                 "those need `setup_module` first, then the optimizer, then `setup_optimizers`."
-            ))
+            ),
+        )
 
 
 def _path(model: SemanticModel, path: str | None) -> str | None:
     return None if path == model.path else path
 
 
-def _related(model: SemanticModel, fabrics: list[FabricInst], failing: list[Failing], meta: MetaParameters | None) -> tuple[Related, ...]:
+def _related(
+    model: SemanticModel, fabrics: list[FabricInst], failing: list[Failing], meta: MetaParameters | None
+) -> tuple[Related, ...]:
     related: list[Related] = []
     for f in failing:
         o = f.choice.origin
@@ -187,14 +193,21 @@ def _explain(
         name = c.class_name if c.kind is not None else "unknown"
         f = failed.get(id(c))
         text = f"`{name}` — {c.label}" + (f": {f.failure.why} (`{f.failure.where}`)" if f else ": joint setup works")
-        items.append(Located(text, c.origin.span if c.origin else None, _path(model, c.origin.path) if c.origin else None))
+        items.append(
+            Located(text, c.origin.span if c.origin else None, _path(model, c.origin.path) if c.origin else None)
+        )
     if meta is not None:
         certain = "" if meta.certain else " (on some paths, or for a value not known statically)"
         items.append(
-            Located(f"the optimizer is built from `{model.segment(meta.model)}`, created on the meta device{certain}", model.span(meta.created))
+            Located(
+                f"the optimizer is built from `{model.segment(meta.model)}`, created on the meta device{certain}",
+                model.span(meta.created),
+            )
         )
     steps: list[Located] = []
     for fab in fabrics:
         chain = ([fab.origin] if fab.origin else []) + list(fab.via)
         steps += [Located(o.text, o.span, _path(model, o.path)) for o in chain]
-    return Explanation(f"**Joint `setup(model, optimizer)`** — {head}", tuple(dict.fromkeys(items)), tuple(dict.fromkeys(steps)))
+    return Explanation(
+        f"**Joint `setup(model, optimizer)`** — {head}", tuple(dict.fromkeys(items)), tuple(dict.fromkeys(steps))
+    )

@@ -181,13 +181,27 @@ def _construction_problem(
         argument = conflict.group(1)
         variable = "LT_" + argument.upper()
         return _Problem(
-            "construction", scenario, script, launch, env, message, facts.CLI_CONFLICT_CHECK, argument,
+            "construction",
+            scenario,
+            script,
+            launch,
+            env,
+            message,
+            facts.CLI_CONFLICT_CHECK,
+            argument,
             env.source(variable),
         )
     if not error.message.startswith(facts.SLURM_NTASKS_MESSAGE_START):
         return None
     return _Problem(
-        "construction", scenario, script, launch, env, message, facts.SLURM_NTASKS_CHECK, None,
+        "construction",
+        scenario,
+        script,
+        launch,
+        env,
+        message,
+        facts.SLURM_NTASKS_CHECK,
+        None,
         env.source(facts.SLURM_VARIABLE),
     )
 
@@ -309,7 +323,9 @@ def _script_related(model: SemanticModel, problem: _Problem) -> tuple[Related, .
 def _explain(fabric: FabricInst, judgement: _Judgement, finding: Finding) -> Explanation:
     problem = judgement.problem
     items = [
-        Located(f"Launched by `{problem.launch.text}`", problem.script.line_span(problem.launch.line), problem.script.path),
+        Located(
+            f"Launched by `{problem.launch.text}`", problem.script.line_span(problem.launch.line), problem.script.path
+        ),
         Located(f"Configuration: {problem.scenario.describe()}"),
     ]
     if problem.env.env:

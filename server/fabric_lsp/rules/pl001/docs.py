@@ -101,7 +101,8 @@ class Model(L.LightningModule):
         if self.trainer.is_global_zero:
             self.log("loss", loss, sync_dist=True, rank_zero_only=True)
         return loss
-""" + _TRAINER,
+"""
+        + _TRAINER,
     ),
     Example(
         "save_checkpoint on every rank, a guarded print",
@@ -113,7 +114,8 @@ class Model(L.LightningModule):
         self.trainer.save_checkpoint("last.ckpt")
         if self.global_rank == 0:
             print("saved")
-""" + _TRAINER,
+"""
+        + _TRAINER,
     ),
     Example(
         "a guarded torch.save",
@@ -125,7 +127,8 @@ class Model(L.LightningModule):
     def on_train_end(self):
         if self.trainer.is_global_zero:
             torch.save(self.state_dict(), "model.pt")
-""" + _TRAINER,
+"""
+        + _TRAINER,
     ),
     Example(
         "a guarded trainer.log_dir before fit",
@@ -164,7 +167,8 @@ class Model(L.LightningModule):
     def on_train_epoch_end(self):
         if self.trainer.is_global_zero:
             self.trainer.save_checkpoint("last.ckpt")
-""" + _TRAINER,
+"""
+        + _TRAINER,
         severity=Severity.ERROR,
     ),
     Example(
@@ -180,7 +184,8 @@ class Model(L.LightningModule):
 
     def validation_step(self, batch, batch_idx):
         self._report(self(batch).sum())
-""" + _TRAINER,
+"""
+        + _TRAINER,
         severity=Severity.ERROR,
     ),
     Example(

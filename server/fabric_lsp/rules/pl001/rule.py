@@ -47,12 +47,22 @@ def _what(node: ast.AST, module: ModuleInfo) -> str | None:
     method, rcv = node.func.attr, node.func.value
     if method == "save_checkpoint" and _is_trainer_text(rcv):
         return "`save_checkpoint` is a collective every process must call (the strategy ends it in `barrier()`)"
-    if method in STRATEGY_COLLECTIVES and isinstance(rcv, ast.Attribute) and rcv.attr == "strategy" and _is_trainer_text(rcv.value):
+    if (
+        method in STRATEGY_COLLECTIVES
+        and isinstance(rcv, ast.Attribute)
+        and rcv.attr == "strategy"
+        and _is_trainer_text(rcv.value)
+    ):
         return f"`strategy.{method}` is a collective every process must call"
     lightning_module = _lightning_module_text(rcv, node, module)
     if lightning_module and method == "all_gather":
         return f"`{lightning_module}.all_gather` is a collective every process must call"
-    if lightning_module and method in LOG_METHODS and _keyword_true(node, "sync_dist") and not _keyword_true(node, "rank_zero_only"):
+    if (
+        lightning_module
+        and method in LOG_METHODS
+        and _keyword_true(node, "sync_dist")
+        and not _keyword_true(node, "rank_zero_only")
+    ):
         return f"`{lightning_module}.{method}(..., sync_dist=True)` reduces the value across every process"
     return None
 
@@ -67,7 +77,11 @@ def _lightning_module_text(rcv: ast.AST, node: ast.AST, module: ModuleInfo) -> s
     func = enclosing_function(module, node)
     params = func.args.args if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
     in_class = func is not None and module.enclosing_class(func) is not None
-    return rcv.id if in_class and len(params) >= 3 and params[2].arg == rcv.id and params[1].arg.lstrip("_").endswith("trainer") else None
+    return (
+        rcv.id
+        if in_class and len(params) >= 3 and params[2].arg == rcv.id and params[1].arg.lstrip("_").endswith("trainer")
+        else None
+    )
 
 
 def _class_of(module: ModuleInfo, node: ast.AST) -> ast.ClassDef | None:
@@ -84,7 +98,9 @@ def _is_trainer_call(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    return (isinstance(func, ast.Name) and func.id == "Trainer") or (isinstance(func, ast.Attribute) and func.attr == "Trainer")
+    return (isinstance(func, ast.Name) and func.id == "Trainer") or (
+        isinstance(func, ast.Attribute) and func.attr == "Trainer"
+    )
 
 
 def _trainers(model: SemanticModel, expr: ast.AST, module: ModuleInfo) -> list[TrainerInst] | None:
@@ -160,7 +176,12 @@ def _after_an_entry_point(model: SemanticModel, node: ast.AST) -> bool:
         for method in facts.TRAINER_ENTRY_POINTS:
             for call in model.method_calls(method):
                 func = call.func
-                if call.lineno < line and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+                if (
+                    call.lineno < line
+                    and isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == name
+                ):
                     return True
     return False
 
@@ -172,7 +193,10 @@ def _run_points(model: SemanticModel, node: ast.AST) -> list[tuple[int, str | No
     name = rcv.id if isinstance(rcv, ast.Name) else None
     here = [(node.lineno, name)]  # type: ignore[attr-defined]
     func = enclosing_function(model.module, node)
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.module.parents.get(func) is not model.module.tree:
+    if (
+        not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or model.module.parents.get(func) is not model.module.tree
+    ):
         return here
     params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]
     if name not in params:
@@ -202,7 +226,12 @@ class PL001(Rule):
         if m.tree is None:
             return []
         found: list[ast.AST] = [c for name in _SITE_METHODS for c in m.calls_named(name) if _what(c, m) is not None]
-        found += [n for top in m.tops_with("log_dir") for n in ast.walk(top) if isinstance(n, ast.Attribute) and _what(n, m) is not None]
+        found += [
+            n
+            for top in m.tops_with("log_dir")
+            for n in ast.walk(top)
+            if isinstance(n, ast.Attribute) and _what(n, m) is not None
+        ]
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         return found
 
@@ -220,7 +249,11 @@ class PL001(Rule):
         return Verdict(self.code, model.span(node), self._finding(model, node, what, describe_guard(guard), certainty))
 
     def _finding(self, model: SemanticModel, node: ast.AST, what: str, where: str, certainty: Certainty) -> Finding:
-        runs = "with several processes" if certainty is Certainty.CERTAIN else "when the Trainer runs several processes, which this code can choose,"
+        runs = (
+            "with several processes"
+            if certainty is Certainty.CERTAIN
+            else "when the Trainer runs several processes, which this code can choose,"
+        )
         message = (
             f"{what}, but {where}; {runs} the other ranks hang until the process-group timeout "
             "(30 minutes by default) or crash at their next collective. Call it on every rank "

@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "`ModelCheckpoint`/`EarlyStopping`/`ReduceLROnPlateau` monitors a key the fitted LightningModule never logs"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags a `trainer.fit(model, ...)` whose Trainer has a `ModelCheckpoint(monitor=K)` or an
 `EarlyStopping(monitor=K)` in `callbacks=`, or whose LightningModule's `configure_optimizers`
@@ -93,9 +93,9 @@ logged key is offered in the message only.
 
 ## Which strategies
 All: the monitored keys are checked the same way under every strategy, accelerator and precision.
-'''
+"""
 
-_HEAD = '''
+_HEAD = """
 import lightning as L
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
@@ -121,28 +121,31 @@ class Model(L.LightningModule):
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.1)
 
-'''
+"""
 
 INVALID = [
     Example(
         "`ModelCheckpoint` monitors a key nobody logs",
-        _HEAD + '''
+        _HEAD
+        + """
 trainer = L.Trainer(max_epochs=2, callbacks=[ModelCheckpoint(monitor="val_acc")])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
         Severity.ERROR,
     ),
     Example(
         "`EarlyStopping` on a `_step` name of a validation key (never in the callback metrics)",
-        _HEAD + '''
+        _HEAD
+        + """
 trainer = L.Trainer(callbacks=[EarlyStopping(monitor="val_loss_step")])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
         Severity.ERROR,
     ),
     Example(
         "a monitor chosen by a flag: one choice is never logged",
-        _HEAD + '''
+        _HEAD
+        + """
 import argparse
 
 parser = argparse.ArgumentParser()
@@ -151,7 +154,7 @@ args = parser.parse_args()
 monitor = "train_loss" if args.on_train else "val_acc"
 trainer = L.Trainer(callbacks=[EarlyStopping(monitor=monitor)])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
         Severity.WARNING,
     ),
 ]
@@ -159,21 +162,23 @@ trainer.fit(Model(), train_loader, val_loader)
 VALID = [
     Example(
         "the monitored keys are logged (`train_loss_epoch` is not: `on_epoch` is off in `training_step`)",
-        _HEAD + '''
+        _HEAD
+        + """
 trainer = L.Trainer(callbacks=[ModelCheckpoint(monitor="val_loss"), EarlyStopping(monitor="train_loss")])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
     ),
     Example(
         '`"epoch"` is always a `ModelCheckpoint` candidate',
-        _HEAD + '''
+        _HEAD
+        + """
 trainer = L.Trainer(callbacks=[ModelCheckpoint(monitor="epoch", mode="max")])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
     ),
     Example(
         "a key built at run time may be the monitored one",
-        '''
+        """
 import lightning as L
 from lightning.pytorch.callbacks import EarlyStopping
 
@@ -186,13 +191,14 @@ class Model(L.LightningModule):
 
 trainer = L.Trainer(callbacks=[EarlyStopping(monitor="val_acc")])
 trainer.fit(Model())
-''',
+""",
     ),
     Example(
         "`fast_dev_run`: neither callback checks its monitor",
-        _HEAD + '''
+        _HEAD
+        + """
 trainer = L.Trainer(fast_dev_run=True, callbacks=[EarlyStopping(monitor="val_acc")])
 trainer.fit(Model(), train_loader, val_loader)
-''',
+""",
     ),
 ]

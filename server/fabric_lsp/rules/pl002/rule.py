@@ -80,7 +80,9 @@ _EARLY_STOPPING_1X = "pytorch_lightning/callbacks/early_stopping.py:131-132 (1.2
 def _era(version: str | None) -> Era | None:
     if not facts.has_feature("early_stopping_strict_check", version):
         return None
-    return Era(facts.has_feature("monitor_checks_as_2x", version), not facts.has_feature("monitors_see_logged_only", version))
+    return Era(
+        facts.has_feature("monitor_checks_as_2x", version), not facts.has_feature("monitors_see_logged_only", version)
+    )
 
 
 @dataclass(frozen=True)
@@ -132,9 +134,13 @@ class PL002(Rule):
         for lc, lg in zip(classes, logged):
             schedulers = _scheduler_monitors(model, lc, trainer_certain) if era.as_2x else []
             for m in shared + schedulers:
-                if keys.always_available(m.kind, m.key, era.as_2x) or any(keys.may_give(c, m.key, era.as_2x) for c in lg.calls):
+                if keys.always_available(m.kind, m.key, era.as_2x) or any(
+                    keys.may_give(c, m.key, era.as_2x) for c in lg.calls
+                ):
                     continue
-                certain = m.certain and all(not any(keys.may_give(c, m.key, era.as_2x) for c in other.calls) for other in logged)
+                certain = m.certain and all(
+                    not any(keys.may_give(c, m.key, era.as_2x) for c in other.calls) for other in logged
+                )
                 return self._verdict(model, site, lc, m, keys.logged_names(lg.calls, era.as_2x), certain, era)
         return None
 
@@ -172,7 +178,15 @@ class PL002(Rule):
         return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
     def _verdict(
-        self, model: SemanticModel, site: ast.Call, lc: LightningClass, m: Monitor, names: list[str], certain: bool, era: Era, cli: bool = False
+        self,
+        model: SemanticModel,
+        site: ast.Call,
+        lc: LightningClass,
+        m: Monitor,
+        names: list[str],
+        certain: bool,
+        era: Era,
+        cli: bool = False,
     ) -> Verdict:
         text, where = _RAISES[m.kind]
         where = where if era.as_2x else _EARLY_STOPPING_1X
@@ -187,12 +201,23 @@ class PL002(Rule):
         )
         here = m.module is model.module
         span = model.span(m.node) if here else model.span(site)
-        fitted = f"this `LightningCLI` fits `{lc.name}` when its command line says `fit`" if cli else f"`{lc.name}` is fitted here"
+        fitted = (
+            f"this `LightningCLI` fits `{lc.name}` when its command line says `fit`"
+            if cli
+            else f"`{lc.name}` is fitted here"
+        )
         related = [Related(fitted, model.span(site), None)] if here else []
         if not here:
             related.append(Related(f"{_what(m)} is built here", m.module.span(m.node), m.module.path))
-        finding = self.finding(Certainty.CERTAIN if certain else Certainty.POSSIBLE, message, span, tuple(related), lightning=where)
-        return Verdict(self.code, span, finding, Explanation(f"**Monitored metric never logged** — {message}", (Located(message),), ()))
+        finding = self.finding(
+            Certainty.CERTAIN if certain else Certainty.POSSIBLE, message, span, tuple(related), lightning=where
+        )
+        return Verdict(
+            self.code,
+            span,
+            finding,
+            Explanation(f"**Monitored metric never logged** — {message}", (Located(message),), ()),
+        )
 
 
 def _what(m: Monitor) -> str:
@@ -200,7 +225,9 @@ def _what(m: Monitor) -> str:
 
 
 #: a write to ``callback_metrics`` (what the monitors read): an item set, an update, a rebinding
-_WRITES_METRICS = re.compile(r"callback_metrics\s*(?:\[[^\]]*\]\s*=(?!=)|\.\s*(?:update|setdefault|__setitem__)\b|=(?!=))")
+_WRITES_METRICS = re.compile(
+    r"callback_metrics\s*(?:\[[^\]]*\]\s*=(?!=)|\.\s*(?:update|setdefault|__setitem__)\b|=(?!=))"
+)
 
 
 def _metrics_written(model: SemanticModel) -> bool:
@@ -241,7 +268,13 @@ def _callback_monitors(model: SemanticModel, site: ast.Call, classes: list[Light
 
 
 def _callback_monitor(
-    model: SemanticModel, site: ast.Call, insts: list[TrainerInst], classes: list[LightningClass], mc: MonitorCallback, everywhere: bool, era: Era
+    model: SemanticModel,
+    site: ast.Call,
+    insts: list[TrainerInst],
+    classes: list[LightningClass],
+    mc: MonitorCallback,
+    everywhere: bool,
+    era: Era,
 ) -> list[Monitor]:
     """One monitor per key the callback's ``monitor`` may be (certain only where it is that key
     on every path)."""
@@ -264,7 +297,9 @@ def _callback_monitor(
     return [Monitor(key, mc.kind, mc.call, model.module, certain) for key in values if isinstance(key, str)]
 
 
-def _early_stopping_ends(model: SemanticModel, insts: list[TrainerInst], mc: MonitorCallback, era: Era) -> tuple[bool, ...] | None:
+def _early_stopping_ends(
+    model: SemanticModel, insts: list[TrainerInst], mc: MonitorCallback, era: Era
+) -> tuple[bool, ...] | None:
     """Per possible ``check_on_train_epoch_end``, whether ``EarlyStopping`` checks at the end of a
     validation (True) or of the training epoch (False); None where not known. 2.x (and 1.4 on):
     ``None`` means the training epoch's end when validation runs every epoch
@@ -299,6 +334,7 @@ def _default_ends(model: SemanticModel, insts: list[TrainerInst]) -> list[bool]:
         ends.add(not every_epoch)
     return sorted(ends)
 
+
 #: ``ModelCheckpoint``'s schedule → its value that saves (and checks the monitor) at every epoch's end
 _EVERY_EPOCH = {"every_n_epochs": (None, 1), "every_n_train_steps": (None, 0), "train_time_interval": (None,)}
 
@@ -332,7 +368,9 @@ def _callbacks_run(model: SemanticModel, insts: list[TrainerInst]) -> bool | Non
         fast = argument_values(model, inst, "fast_dev_run", False)
         if fast is None:
             return None
-        runs += [not value or (isinstance(value, int) and not isinstance(value, bool) and value < 0) for value, _ in fast]
+        runs += [
+            not value or (isinstance(value, int) and not isinstance(value, bool) and value < 0) for value, _ in fast
+        ]
     if not any(runs):
         return None
     return all(runs) and _unlimited(model, insts)
@@ -400,7 +438,13 @@ def _scheduler_monitors(model: SemanticModel, lc: LightningClass, trainer_certai
     out: list[Monitor] = []
     for config in configs:
         for s in config.schedulers or ():
-            if s.plateau is True and s.monitor is not None and s.monitor_known and s.interval == "epoch" and s.strict is not False:
+            if (
+                s.plateau is True
+                and s.monitor is not None
+                and s.monitor_known
+                and s.interval == "epoch"
+                and s.strict is not False
+            ):
                 certain = automatic is True and len(configs) == 1 and s.strict is True and trainer_certain
                 out.append(Monitor(s.monitor, PLATEAU, s.node, hook.owner.module, certain))
     return out

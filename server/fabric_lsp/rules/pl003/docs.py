@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "A LightningModule that optimises in a way `trainer.fit` refuses: `optimizer_idx` in `training_step`, several optimizers under automatic optimisation or DeepSpeed, clipping by value under DeepSpeed, automatic clipping or accumulation under manual optimisation"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags the LightningModules whose optimisation `trainer.fit` refuses before the first step:
 
@@ -151,7 +151,7 @@ batches), DeepSpeed needs one optimizer (or another strategy) and clips by norm 
 The module's checks: every strategy and configuration (`fit` makes them on every Trainer). The
 clipping and accumulation checks: every strategy. Several optimizers or schedulers, clipping by
 value: DeepSpeed.
-'''
+"""
 
 _MODULE = """
 import lightning as L

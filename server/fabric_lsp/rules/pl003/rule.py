@@ -131,11 +131,23 @@ class PL003(Rule):
         text, where, argument = trainer.FAILURES[first.kind]
         verb = "raises" if certain else "may raise (on some paths)"
         message = f"`{model.segment(call.func)}(...)` {verb} {text.format(value=first.value)} ({where}): {_why(model, first)}."
-        return self._verdict(model, model.span(call), certainty, message, _trainer_related(model, first, argument), where)
+        return self._verdict(
+            model, model.span(call), certainty, message, _trainer_related(model, first, argument), where
+        )
 
-    def _verdict(self, model: SemanticModel, span: Span, certainty: Certainty, message: str, related: tuple[Related, ...], where: str) -> Verdict:
+    def _verdict(
+        self,
+        model: SemanticModel,
+        span: Span,
+        certainty: Certainty,
+        message: str,
+        related: tuple[Related, ...],
+        where: str,
+    ) -> Verdict:
         finding = self.finding(certainty, message, span, related, lightning=where)
-        return Verdict(self.code, span, finding, Explanation(f"**Optimisation contract** — {message}", (Located(message),), ()))
+        return Verdict(
+            self.code, span, finding, Explanation(f"**Optimisation contract** — {message}", (Located(message),), ())
+        )
 
 
 def _parameter(func: ast.AST, name: str) -> ast.arg | None:
@@ -159,7 +171,7 @@ def _why(model: SemanticModel, f: trainer.Failure) -> str:
     if f.kind == "deepspeed":
         return f"`{f.cls.name}.configure_optimizers` returns {_how_many(model, f.cls)} and the Trainer's strategy is {f.value}"
     if f.kind == "by_value":
-        return f"the Trainer clips by value (`gradient_clip_algorithm=\"value\"`) and its strategy is {f.value}"
+        return f'the Trainer clips by value (`gradient_clip_algorithm="value"`) and its strategy is {f.value}'
     _, _, argument = trainer.FAILURES[f.kind]
     return f"`{f.cls.name}` sets `automatic_optimization = False` and the Trainer has `{argument}={f.value!r}`"
 
@@ -178,18 +190,33 @@ def _trainer_related(model: SemanticModel, f: trainer.Failure, argument: str) ->
     given = f.inst.args.get(argument) if f.inst.args is not None else None
     if given is not None:
         expr, ctx = given
-        out.append(Related(f"`{argument}` is given here", ctx.module.span(expr), None if ctx.module is model.module else ctx.module.path))
+        out.append(
+            Related(
+                f"`{argument}` is given here",
+                ctx.module.span(expr),
+                None if ctx.module is model.module else ctx.module.path,
+            )
+        )
     elif f.inst.origin is not None:
         origin = f.inst.origin
-        out.append(Related("the Trainer is built here", origin.span, None if origin.path == model.path else origin.path))
+        out.append(
+            Related("the Trainer is built here", origin.span, None if origin.path == model.path else origin.path)
+        )
     if f.kind == "deepspeed":
         configs = model.configure_optimizers(f.cls) or []
         if configs:
             m = f.cls.module
-            out.append(Related("`configure_optimizers` returns here", m.span(configs[0].node), None if m is model.module else m.path))
+            out.append(
+                Related(
+                    "`configure_optimizers` returns here",
+                    m.span(configs[0].node),
+                    None if m is model.module else m.path,
+                )
+            )
     return tuple(out)
 
 
 def _fit_raises(certainty: Certainty) -> str:
-    return "`trainer.fit` raises" if certainty is Certainty.CERTAIN else "`trainer.fit`, where it runs the class, raises"
-
+    return (
+        "`trainer.fit` raises" if certainty is Certainty.CERTAIN else "`trainer.fit`, where it runs the class, raises"
+    )

@@ -51,7 +51,16 @@ FAILURES = {
 }
 #: what a subclass of ``DeepSpeedStrategy`` may override to configure the optimizers otherwise
 _DEEPSPEED_OVERRIDES = frozenset(
-    {"__init__", "setup", "config", "_init_optimizers", "init_deepspeed", "_initialize_deepspeed_train", "_setup_model_and_optimizer", "_load_config"}
+    {
+        "__init__",
+        "setup",
+        "config",
+        "_init_optimizers",
+        "init_deepspeed",
+        "_initialize_deepspeed_train",
+        "_setup_model_and_optimizer",
+        "_load_config",
+    }
 )
 _TRAINER_STRATEGY_PREFIXES = ("lightning.pytorch.strategies.", "pytorch_lightning.strategies.")
 _UNKNOWN = "unknown"
@@ -92,7 +101,9 @@ def checks_of(version: str | None) -> Checks:
     return Checks(v >= facts.MANUAL_OPTIMIZATION_CHECKS_SINCE, facts.has_feature("removed_1x_api", version))
 
 
-def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], checks: Checks, fitting: bool = True) -> list[object]:
+def fit_outcomes(
+    model: SemanticModel, call: ast.Call, classes: list[ClassRef], checks: Checks, fitting: bool = True
+) -> list[object]:
     """The outcomes of ``call`` (a ``Failure``, ``"ok"`` or ``"unknown"``), one per class, Trainer
     alternative and consistent path; not ``fitting`` (``validate``/``test``/``predict``), only
     DeepSpeed's clipping by value is checked (``init_deepspeed`` runs in every setup, the
@@ -108,7 +119,9 @@ def fit_outcomes(model: SemanticModel, call: ast.Call, classes: list[ClassRef], 
     return out
 
 
-def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, checks: Checks, fitting: bool) -> list[object]:
+def _class_outcomes(
+    model: SemanticModel, cls: ClassRef, inst: TrainerInst, checks: Checks, fitting: bool
+) -> list[object]:
     auto = model.automatic_optimization(cls) if fitting else True
     if auto is None:
         return [_UNKNOWN]
@@ -120,7 +133,11 @@ def _class_outcomes(model: SemanticModel, cls: ClassRef, inst: TrainerInst, chec
         return [_OK]
     none = [(None, paths.EMPTY)]
     clips = (argument_values(model, inst, "gradient_clip_val", None) or [(_UNKNOWN, paths.EMPTY)]) if manual else none
-    accs = (argument_values(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)]) if manual else [(1, paths.EMPTY)]
+    accs = (
+        (argument_values(model, inst, "accumulate_grad_batches", 1) or [(_UNKNOWN, paths.EMPTY)])
+        if manual
+        else [(1, paths.EMPTY)]
+    )
     strategies = strategy_alternatives(model, inst) if deepspeed else [(False, paths.EMPTY)]
     every_type = checks.deepspeed  # 2.x: `accumulate_grad_batches` is not converted (1.x turned `None` into 1)
     out: list[object] = []
@@ -157,7 +174,9 @@ def _manual_outcome(cls: ClassRef, inst: TrainerInst, clip: object, acc: object,
     return None
 
 
-def _deepspeed_outcome(cls: ClassRef, inst: TrainerInst, strategy: object, by_value: object, several: str | None) -> object:
+def _deepspeed_outcome(
+    cls: ClassRef, inst: TrainerInst, strategy: object, by_value: object, several: str | None
+) -> object:
     """What DeepSpeed's setup does on one path: clipping by value (``init_deepspeed``), then several
     optimizers or schedulers (``_init_optimizers``, where ``configure_optimizers`` is called)."""
     if strategy is False or (by_value is False and several == "no"):
@@ -256,7 +275,9 @@ def _deepspeed(model: SemanticModel, v: Value, expr: ast.AST, ctx: Ctx) -> objec
     if isinstance(v, Const):
         if not isinstance(v.value, str):
             return _UNKNOWN
-        return DeepSpeed(f'`strategy="{v.value}"`', False) if v.value.lower() in facts.TRAINER_DEEPSPEED_NAMES else False
+        return (
+            DeepSpeed(f'`strategy="{v.value}"`', False) if v.value.lower() in facts.TRAINER_DEEPSPEED_NAMES else False
+        )
     if isinstance(v, Instance) and v.call is not None:
         base = _strategy_base(model, v.cls)
         if base is None or base is _UNKNOWN:
@@ -301,7 +322,11 @@ def _name(node: ast.AST) -> str | None:
 def _config_without_optimizer(call: ast.Call) -> bool:
     """The constructor call certainly gives no DeepSpeed config with an ``"optimizer"`` entry
     (with one, ``configure_optimizers`` is never called, ``strategies/deepspeed.py:497``)."""
-    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > 3:
+    if (
+        any(k.arg is None for k in call.keywords)
+        or any(isinstance(a, ast.Starred) for a in call.args)
+        or len(call.args) > 3
+    ):
         return False
     config = next((k.value for k in call.keywords if k.arg == "config"), None)
     if config is None or (isinstance(config, ast.Constant) and config.value is None):

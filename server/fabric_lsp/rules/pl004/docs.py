@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = "Lightning 1.x API that Lightning 2.x removed: epoch-end hooks, removed `Trainer` flags, `load_from_checkpoint` on an instance, `self.hparams = ...`"
 
-DOC = '''
+DOC = """
 ## What it does
 Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run time:
 
@@ -128,7 +128,7 @@ Safe fixes, offered only where the rewrite means the same on every configuration
 All: these fail whatever the strategy, accelerator or precision. What matters is the entry point:
 `fit` checks `training_epoch_end` and `validation_epoch_end`, `validate` checks
 `validation_epoch_end`, `test` checks `test_epoch_end`, `predict` checks none.
-'''
+"""
 
 VALID = [
     Example(

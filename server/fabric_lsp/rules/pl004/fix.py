@@ -44,9 +44,15 @@ def gpus_fix(model: SemanticModel, call: ast.Call) -> Fix | None:
 
 
 def _gpus_replacement(model: SemanticModel, value: ast.expr) -> str | None:
-    if isinstance(value, ast.Constant) and (value.value is None or value.value == 0) and not isinstance(value.value, bool):
+    if (
+        isinstance(value, ast.Constant)
+        and (value.value is None or value.value == 0)
+        and not isinstance(value.value, bool)
+    ):
         return 'accelerator="cpu"'
-    if _int_literal(value) or (isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(_device_index(e) for e in value.elts)):
+    if _int_literal(value) or (
+        isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(_device_index(e) for e in value.elts)
+    ):
         return f'accelerator="gpu", devices={model.segment(value)}'
     return None
 
@@ -73,7 +79,9 @@ def load_fix(model: SemanticModel, call: ast.Call, cls: ClassRef) -> Fix | None:
     stmt = model.module.parents.get(call)
     if isinstance(stmt, ast.Expr):
         edits.insert(0, Edit(Span(model.span(stmt).start, model.span(stmt).start), f"{text} = "))
-    title = f"Call `{owner}.load_from_checkpoint(...)`" + (f" and assign it to `{text}`" if isinstance(stmt, ast.Expr) else "")
+    title = f"Call `{owner}.load_from_checkpoint(...)`" + (
+        f" and assign it to `{text}`" if isinstance(stmt, ast.Expr) else ""
+    )
     return _checked(model, title, edits)
 
 
@@ -95,7 +103,9 @@ def _class_name_certain(model: SemanticModel, cls: ClassRef) -> bool:
 
 
 # -- the epoch-end hooks ------------------------------------------------------------------------------
-def hook_fix(model: SemanticModel, cls: ClassRef, func: ast.FunctionDef | ast.AsyncFunctionDef, new_name: str) -> Fix | None:
+def hook_fix(
+    model: SemanticModel, cls: ClassRef, func: ast.FunctionDef | ast.AsyncFunctionDef, new_name: str
+) -> Fix | None:
     a = func.args
     if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults or not 1 <= len(a.args) <= 2:
         return None
@@ -130,7 +140,19 @@ def _only_mention(model: SemanticModel, name: str) -> bool:
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str):
             uses += 0 if id(n) in docstrings else len(word.findall(n.value))
-        elif isinstance(n, (ast.Name, ast.Attribute, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.keyword, ast.alias)):
+        elif isinstance(
+            n,
+            (
+                ast.Name,
+                ast.Attribute,
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.ClassDef,
+                ast.arg,
+                ast.keyword,
+                ast.alias,
+            ),
+        ):
             uses += _named(n) == name
     return uses == 1 and not model.other_modules_mentioning(name)
 

@@ -30,7 +30,9 @@ _HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89",
 _TRAINER_INIT = "lightning/pytorch/trainer/trainer.py:91"
 _LOAD_WHERE = "lightning/pytorch/utilities/model_helpers.py:126"
 _HPARAMS_WHERE = "lightning/pytorch/core/mixins/hparams_mixin.py:166-167"
-_CHECKED_BY = {h: tuple(m for m, hooks in facts.TRAINER_ENTRY_POINTS.items() if h in hooks) for h in facts.REMOVED_EPOCH_END_HOOKS}
+_CHECKED_BY = {
+    h: tuple(m for m, hooks in facts.TRAINER_ENTRY_POINTS.items() if h in hooks) for h in facts.REMOVED_EPOCH_END_HOOKS
+}
 
 
 class PL004(Rule):
@@ -44,7 +46,11 @@ class PL004(Rule):
     prefilter = PREFILTERS["PL004"]
 
     def sites(self, model: SemanticModel) -> list[ast.AST]:
-        found: list[ast.AST] = [*self._hook_sites(model), *_trainer_calls(model), *model.method_calls("load_from_checkpoint")]
+        found: list[ast.AST] = [
+            *self._hook_sites(model),
+            *_trainer_calls(model),
+            *model.method_calls("load_from_checkpoint"),
+        ]
         found += _hparams_assignments(model)
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         return found
@@ -55,7 +61,12 @@ class PL004(Rule):
         out: list[ast.AST] = []
         for lc in model.lightning_classes(frozenset(facts.REMOVED_EPOCH_END_HOOKS)):
             if lc.base == facts.LIGHTNING_MODULE_CLASS:
-                out += [item for item in lc.cls.node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in facts.REMOVED_EPOCH_END_HOOKS]
+                out += [
+                    item
+                    for item in lc.cls.node.body
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and item.name in facts.REMOVED_EPOCH_END_HOOKS
+                ]
         return out
 
     def verdict(self, model: SemanticModel, site: ast.AST, ctx: RuleContext) -> Verdict | None:
@@ -69,7 +80,9 @@ class PL004(Rule):
         return self._trainer(model, site, ctx)
 
     # -- the epoch-end hooks -----------------------------------------------------------------------
-    def _hook(self, model: SemanticModel, func: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> Verdict | None:
+    def _hook(
+        self, model: SemanticModel, func: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext
+    ) -> Verdict | None:
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None
         owner = model.module.parents.get(func)
@@ -103,7 +116,11 @@ class PL004(Rule):
     # -- Trainer(...) keywords -----------------------------------------------------------------------
     def _trainer(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
         rejected = _rejected_keywords(call, ctx.lightning_version)
-        if not rejected or caught(model, call, "TypeError") or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg}):
+        if (
+            not rejected
+            or caught(model, call, "TypeError")
+            or not _certainly_trainer(model, call, {k.arg for k in rejected if k.arg})
+        ):
             return None
         rejected = _not_taken_by_source(model, call, rejected)
         if not rejected:
@@ -135,8 +152,11 @@ class PL004(Rule):
         values = model.values(call.func.value)
         # a project class that defines its own `load_from_checkpoint` replaced Lightning's restricted one
         instances = [
-            v for v in values
-            if isinstance(v, Instance) and _is_module_or_datamodule(model, v.cls) and not model.defines_attribute(v.cls, "load_from_checkpoint")
+            v
+            for v in values
+            if isinstance(v, Instance)
+            and _is_module_or_datamodule(model, v.cls)
+            and not model.defines_attribute(v.cls, "load_from_checkpoint")
         ]
         if not instances:
             return None
@@ -182,6 +202,7 @@ class PL004(Rule):
         finding = self.finding(Certainty.CERTAIN, message, model.span(stmt), (), None, _HPARAMS_WHERE)
         return Verdict(self.code, model.span(stmt), finding, _explain(message))
 
+
 def _receiver_parameter(model: SemanticModel, call: ast.Call) -> str | None:
     """The name of the function whose parameter the receiver of ``call`` is (a plain name, not
     rebound in the function before the call; a method's ``self`` does not count)."""
@@ -199,7 +220,8 @@ def _receiver_parameter(model: SemanticModel, call: ast.Call) -> str | None:
         return None
     rebound = any(
         isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Store) and n.lineno < call.lineno
-        for stmt in func.body for n in ast.walk(stmt)
+        for stmt in func.body
+        for n in ast.walk(stmt)
     )
     return None if rebound else func.name
 
@@ -211,13 +233,16 @@ def _constructions(model: SemanticModel, instances: list[Instance]) -> tuple[Rel
         if v.call is None or v.ctx is None or len(out) == 3:
             continue
         m = v.ctx.module
-        out.append(Related(f"an instance of `{v.cls.name}` is made here", m.span(v.call), None if m is model.module else m.path))
+        out.append(
+            Related(
+                f"an instance of `{v.cls.name}` is made here", m.span(v.call), None if m is model.module else m.path
+            )
+        )
     return tuple(out)
 
 
 def _methods(methods: tuple[str, ...]) -> str:
     return " or ".join(f"`trainer.{m}`" for m in methods)
-
 
 
 def _explain(text: str) -> Explanation:
@@ -274,14 +299,23 @@ def _hparams_assignments(model: SemanticModel) -> list[ast.Assign]:
                 continue
             me = item.args.args[0].arg
             out += [
-                n for n in ast.walk(item)
-                if isinstance(n, ast.Assign) and len(n.targets) == 1 and _is_self_hparams(n.targets[0], me) and _owner_class(model, n) is node
+                n
+                for n in ast.walk(item)
+                if isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and _is_self_hparams(n.targets[0], me)
+                and _owner_class(model, n) is node
             ]
     return out
 
 
 def _is_self_hparams(node: ast.AST, me: str) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "hparams" and isinstance(node.value, ast.Name) and node.value.id == me
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "hparams"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == me
+    )
 
 
 def _known_signature() -> str:
@@ -296,7 +330,8 @@ def _rejected_keywords(call: ast.Call, version: str) -> list[ast.keyword]:
     latest = facts.version_tuple(version)[:2] >= facts.TRAINER_PARAMETERS_VERSION
     known = set(facts.TRAINER_PARAMETERS)
     return [
-        k for k in call.keywords
+        k
+        for k in call.keywords
         if k.arg is not None and k.arg not in known and (latest or k.arg in facts.REMOVED_TRAINER_ARGUMENTS)
     ]
 
@@ -305,7 +340,9 @@ def _not_taken_by_source(model: SemanticModel, call: ast.Call, rejected: list[as
     """``rejected`` less the keywords the Trainer source the analysed code runs takes (the
     project's own Lightning tree, or the analysed environment's install, may be newer than the
     release the facts describe). A project subclass may derive from either package's Trainer."""
-    packages = {v.qualname.split(".")[0] for v in model.values(call.func) if isinstance(v, QualRef)} or set(facts.TRAINER_MODULES)
+    packages = {v.qualname.split(".")[0] for v in model.values(call.func) if isinstance(v, QualRef)} or set(
+        facts.TRAINER_MODULES
+    )
     taken: set[str] = set()
     for package in sorted(packages):
         taken |= model.trainer_keywords(package) or set()

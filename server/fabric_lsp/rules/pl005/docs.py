@@ -7,7 +7,7 @@ from fabric_lsp.engine.rule import Example
 
 SUMMARY = '`trainer.test/validate/predict(ckpt_path="best")` on a Trainer that has no best checkpoint: checkpointing off, `fast_dev_run`, `save_top_k=0`, no `fit` before'
 
-DOC = '''
+DOC = """
 ## What it does
 Flags `trainer.test(...)`, `trainer.validate(...)` and `trainer.predict(...)` that load the best
 checkpoint (`ckpt_path="best"`, written or a value that is certainly `"best"`, or is on some path:
@@ -93,7 +93,7 @@ weights in memory, and turning checkpointing on changes what the run writes to d
 All: the checkpoint is chosen before the strategy loads it, whatever the strategy, accelerator
 or precision. On SLURM with an HPC checkpoint saved, a call without `ckpt_path` loads `"hpc"`
 instead (`checkpoint_connector.py:121-122`).
-'''
+"""
 
 _HEAD = """
 import lightning as L
@@ -106,7 +106,8 @@ model = Model()
 VALID = [
     Example(
         "the default Trainer after fit",
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer()
 trainer.fit(model)
 trainer.test(model, ckpt_path="best")
@@ -114,7 +115,8 @@ trainer.test(model, ckpt_path="best")
     ),
     Example(
         "no checkpoints: test the model in memory",
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(enable_checkpointing=False)
 trainer.fit(model)
 trainer.test(model)
@@ -122,7 +124,8 @@ trainer.test(model)
     ),
     Example(
         'ckpt_path="last"',
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(fast_dev_run=True)
 trainer.fit(model)
 trainer.test(model, ckpt_path="last")
@@ -130,7 +133,8 @@ trainer.test(model, ckpt_path="last")
     ),
     Example(
         "the same ModelCheckpoint object, fitted with by another Trainer",
-        _HEAD + """
+        _HEAD
+        + """
 checkpoint = ModelCheckpoint(monitor="val_loss")
 L.Trainer(callbacks=[checkpoint]).fit(model)
 tester = L.Trainer(callbacks=[checkpoint], devices=1)
@@ -139,7 +143,8 @@ tester.test(model, ckpt_path="best")
     ),
     Example(
         "an option with no default: what the user passes",
-        _HEAD + """
+        _HEAD
+        + """
 import argparse
 
 parser = argparse.ArgumentParser()
@@ -162,7 +167,8 @@ def evaluate(trainer: Trainer, model):
 INVALID = [
     Example(
         "checkpointing turned off",
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(enable_checkpointing=False)
 trainer.fit(model)
 trainer.test(model, ckpt_path="best")
@@ -171,7 +177,8 @@ trainer.test(model, ckpt_path="best")
     ),
     Example(
         "fast_dev_run",
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(fast_dev_run=True)
 trainer.fit(model)
 trainer.validate(model, ckpt_path="best")
@@ -180,7 +187,8 @@ trainer.validate(model, ckpt_path="best")
     ),
     Example(
         "save_top_k=0",
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(callbacks=[ModelCheckpoint(save_top_k=0)])
 trainer.fit(model)
 trainer.predict(model, ckpt_path="best")
@@ -189,7 +197,8 @@ trainer.predict(model, ckpt_path="best")
     ),
     Example(
         "a second Trainer that never ran fit",
-        _HEAD + """
+        _HEAD
+        + """
 L.Trainer().fit(model)
 tester = L.Trainer(devices=1)
 tester.test(model, ckpt_path="best")
@@ -198,7 +207,8 @@ tester.test(model, ckpt_path="best")
     ),
     Example(
         "a ModelCheckpoint built beside the testing Trainer, handed to it alone",
-        _HEAD + """
+        _HEAD
+        + """
 checkpoint = ModelCheckpoint(monitor="val_loss")
 tester = L.Trainer(callbacks=[checkpoint])
 tester.test(model, ckpt_path="best")
@@ -207,7 +217,8 @@ tester.test(model, ckpt_path="best")
     ),
     Example(
         "fit in the other branch",
-        _HEAD + """
+        _HEAD
+        + """
 import argparse
 
 parser = argparse.ArgumentParser()
@@ -223,7 +234,8 @@ else:
     ),
     Example(
         'an option whose default is "best", on a Trainer that never fits',
-        _HEAD + """
+        _HEAD
+        + """
 import argparse
 
 parser = argparse.ArgumentParser()
@@ -236,7 +248,8 @@ trainer.test(model, ckpt_path=args["ckpt_path"])
     ),
     Example(
         'no model after fit means "best"',
-        _HEAD + """
+        _HEAD
+        + """
 trainer = L.Trainer(enable_checkpointing=False)
 trainer.fit(model)
 trainer.test()

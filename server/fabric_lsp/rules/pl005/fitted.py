@@ -57,7 +57,12 @@ def _fresh(model: SemanticModel, site: ast.Call) -> bool:
         return True
     name = site.func.value.id
     for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and m.scope_of(node) is scope:
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and isinstance(node.ctx, ast.Store)
+            and m.scope_of(node) is scope
+        ):
             parent = m.parents.get(node)
             if not (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Call)):
                 return False
@@ -66,7 +71,10 @@ def _fresh(model: SemanticModel, site: ast.Call) -> bool:
 
 def _may_be(model: SemanticModel, call: ast.Call, inst: TrainerInst) -> bool:
     assert isinstance(call.func, ast.Attribute)
-    return any(isinstance(v, TrainerInst) and (v.origin is None or v.origin == inst.origin) for v in model.values(call.func.value))
+    return any(
+        isinstance(v, TrainerInst) and (v.origin is None or v.origin == inst.origin)
+        for v in model.values(call.func.value)
+    )
 
 
 def _resumed(model: SemanticModel, call: ast.Call) -> list[tuple[Fitted, frozenset]]:
@@ -74,13 +82,18 @@ def _resumed(model: SemanticModel, call: ast.Call) -> list[tuple[Fitted, frozens
     is ``None`` (``ckpt_path = "last" if args.resume else None``); RESUMED where not known."""
     if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
         return [(Fitted.RESUMED, paths.EMPTY)]
-    given = next((k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[_FIT_CKPT_INDEX] if len(call.args) > _FIT_CKPT_INDEX else None)
+    given = next(
+        (k.value for k in call.keywords if k.arg == "ckpt_path"),
+        call.args[_FIT_CKPT_INDEX] if len(call.args) > _FIT_CKPT_INDEX else None,
+    )
     if given is None:
         return [(Fitted.YES, paths.EMPTY)]
     values = model.values(given)
     if not values:
         return [(Fitted.RESUMED, paths.EMPTY)]
-    return [(Fitted.YES if isinstance(v, Const) and v.value is None else Fitted.RESUMED, paths.path_of(v)) for v in values]
+    return [
+        (Fitted.YES if isinstance(v, Const) and v.value is None else Fitted.RESUMED, paths.path_of(v)) for v in values
+    ]
 
 
 def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
@@ -88,12 +101,16 @@ def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
     the site is in, in the same scope, and not a call of a lambda or a comprehension."""
     m = model.module
     stmt = m.stmt_of(call)
-    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) or stmt.value is not call or m.scope_of(call) is not m.scope_of(site):
+    if (
+        not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign))
+        or stmt.value is not call
+        or m.scope_of(call) is not m.scope_of(site)
+    ):
         return False
     _, block, index = m.block_of(stmt)
     cur: ast.AST | None = m.stmt_of(site)
     while cur is not None:
-        if any(s is cur for s in block[index + 1:]):
+        if any(s is cur for s in block[index + 1 :]):
             return True
         cur = m.parents.get(cur)
     return False
@@ -135,7 +152,12 @@ def _kept(model: SemanticModel, site: ast.Call) -> bool:
     assert tree is not None
     parents = model.module.parents
     for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Load) and not isinstance(parents.get(n), ast.Attribute):
+        if (
+            isinstance(n, ast.Name)
+            and n.id == receiver.id
+            and isinstance(n.ctx, ast.Load)
+            and not isinstance(parents.get(n), ast.Attribute)
+        ):
             return False
     return True
 

@@ -107,7 +107,9 @@ def _imported(model: SemanticModel, name: str) -> bool:
     for other in model.other_modules_mentioning(name):
         for top in other.tops_with(stem):
             for node in ast.walk(top):
-                if isinstance(node, ast.ImportFrom) and (stem in (node.module or "").split(".") or any(a.name == stem for a in node.names)):
+                if isinstance(node, ast.ImportFrom) and (
+                    stem in (node.module or "").split(".") or any(a.name == stem for a in node.names)
+                ):
                     return True
                 if isinstance(node, ast.Import) and any(stem in a.name.split(".") for a in node.names):
                     return True

@@ -35,19 +35,23 @@ _CKPT_INDEX = {"test": 2, "validate": 2, "predict": 4}
 #: failure → (Lightning's message with ``{fn}`` for the entry point, where it is raised, why)
 _FAILURES = {
     "no_callback": (
-        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.', f"{_CONNECTOR}:165-166",
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.',
+        f"{_CONNECTOR}:165-166",
         "the Trainer has no checkpoint callback (`enable_checkpointing=False`)",
     ),
     "fast_dev_run": (
         'You cannot execute `.{fn}(ckpt_path="best")` with `fast_dev_run=True`. Please pass an exact checkpoint path to `.{fn}(ckpt_path=...)`',
-        f"{_CONNECTOR}:168-174", "under `fast_dev_run` the `ModelCheckpoint` never saves",
+        f"{_CONNECTOR}:168-174",
+        "under `fast_dev_run` the `ModelCheckpoint` never saves",
     ),
     "no_fit": (
-        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.', f"{_CONNECTOR}:175-177",
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.',
+        f"{_CONNECTOR}:175-177",
         "no `fit` ran on this Trainer, so its `ModelCheckpoint` saved nothing",
     ),
     "top_k": (
-        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.', f"{_CONNECTOR}:175-177",
+        '`.{fn}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.',
+        f"{_CONNECTOR}:175-177",
         "its first `ModelCheckpoint` has `save_top_k=0` and saves no best model",
     ),
 }
@@ -99,7 +103,9 @@ class PL005(Rule):
         message = f'`{rcv}` is not known statically ({reasons[0]}): whether it has a best checkpoint for `ckpt_path="best"` is not checked.'
         return Verdict(self.code, model.span(site), self.unknown_finding(model, site, message))
 
-    def _verdict(self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, called: _Call, every: bool) -> Verdict:
+    def _verdict(
+        self, model: SemanticModel, site: ast.Call, inst: TrainerInst, failure: str, called: _Call, every: bool
+    ) -> Verdict:
         """``every``: the call fails on every path where ``ckpt_path`` is "best"."""
         assert isinstance(site.func, ast.Attribute)
         fn = site.func.attr
@@ -113,10 +119,21 @@ class PL005(Rule):
         certainty = Certainty.CERTAIN if certain else Certainty.POSSIBLE
         related: tuple[Related, ...] = ()
         if inst.origin is not None:
-            related = (Related("the Trainer is built here", inst.origin.span, None if inst.origin.path == model.path else inst.origin.path),)
+            related = (
+                Related(
+                    "the Trainer is built here",
+                    inst.origin.span,
+                    None if inst.origin.path == model.path else inst.origin.path,
+                ),
+            )
         span = model.span(site)
         finding = self.finding(certainty, message, span, related, lightning=where)
-        return Verdict(self.code, span, finding, Explanation(f"**Best checkpoint unavailable** — {message}", (Located(message),), ()))
+        return Verdict(
+            self.code,
+            span,
+            finding,
+            Explanation(f"**Best checkpoint unavailable** — {message}", (Located(message),), ()),
+        )
 
 
 # -- the call ------------------------------------------------------------------------------------------
@@ -140,7 +157,9 @@ def _called(model: SemanticModel, call: ast.Call) -> _Call | None:
     if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     index = _CKPT_INDEX[call.func.attr]
-    ckpt = next((k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[index] if len(call.args) > index else None)
+    ckpt = next(
+        (k.value for k in call.keywords if k.arg == "ckpt_path"), call.args[index] if len(call.args) > index else None
+    )
     method = model.segment(call.func)
     if ckpt is not None:
         best = _best(model, ckpt)
@@ -172,7 +191,12 @@ def _path_state(model: SemanticModel, site: ast.Call, inst: TrainerInst, called:
     """("fail"|"maybe"|"ok"|"unknown", the failures seen), on the paths where ``ckpt_path`` is "best"."""
     fits = fitted(model, site, inst)
     if called.best is not None:
-        fits = [(fit, merged) for fit, path in fits for b in called.best if (merged := paths.merge(path, paths.path_of(b))) is not None]
+        fits = [
+            (fit, merged)
+            for fit, path in fits
+            for b in called.best
+            if (merged := paths.merge(path, paths.path_of(b))) is not None
+        ]
         if not fits:
             return _OK, []
     if called.mode == "implicit" and any(fit not in (Fitted.YES, Fitted.RESUMED) for fit, _ in fits):
@@ -227,7 +251,9 @@ def _may_be_shared(model: SemanticModel, inst: TrainerInst, cbs: Callbacks) -> b
     if origin.span.start <= span.start and span.end <= origin.span.end:
         return False
     top = m.top_for_line(origin.span.start.line + 1)
-    trainer = next((c for c in ast.walk(top) if isinstance(c, ast.Call) and m.span(c) == origin.span), None) if top else None
+    trainer = (
+        next((c for c in ast.walk(top) if isinstance(c, ast.Call) and m.span(c) == origin.span), None) if top else None
+    )
     return trainer is None or not reaches_only(model, first.call, trainer)
 
 

@@ -82,8 +82,20 @@ FINDING_CALLS: dict[str, tuple[str, ...]] = {
     "FAB010": ("=", "Fabric("),
     "FAB005": ("setup(", "backward(", "clip_gradients(", "init_module(", "no_backward_sync(", "setup_module("),
     "FAB007": (
-        "launch(", "setup(", "setup_module(", "setup_optimizers(", "setup_dataloaders(", "barrier(", "broadcast(",
-        "all_gather(", "all_reduce(", "init_module(", "sharded_model(", "save(", "load(", "run(",
+        "launch(",
+        "setup(",
+        "setup_module(",
+        "setup_optimizers(",
+        "setup_dataloaders(",
+        "barrier(",
+        "broadcast(",
+        "all_gather(",
+        "all_reduce(",
+        "init_module(",
+        "sharded_model(",
+        "save(",
+        "load(",
+        "run(",
     ),
 }
 
@@ -168,7 +180,9 @@ def _check_label(case, rule: str) -> None:
         # errors, but for findings that are warnings by the rule's design (FAB005's no-op no_backward_sync,
         # FAB006's DeepSpeed key collision: Lightning only warns; FAB009's ModelParallel joint setup, which trains
         # nothing without an error)
-        assert "error" in severities or rule in ("FAB005", "FAB006", "FAB009"), f"{where}: a certain case expects errors"
+        assert "error" in severities or rule in ("FAB005", "FAB006", "FAB009"), (
+            f"{where}: a certain case expects errors"
+        )
     if label in ("unknown", "silent"):
         assert not expected, f"{where}: an {label} case expects no finding"
     if label == "possible":
@@ -243,8 +257,12 @@ def test_report_script_prints_figures(capsys):
 def test_report_counts_per_rule(tmp_path):
     """A finding of one rule never counts for another; an unlabelled rule's findings are not judged."""
     case = report.Case(
-        "900-x", tmp_path, ("FAB001", "FAB002"), {"FAB001": "silent", "FAB002": "certain"},
-        {("t.py", "FAB002", 3): "error"}, {"FAB001": "n", "FAB002": "n"},
+        "900-x",
+        tmp_path,
+        ("FAB001", "FAB002"),
+        {"FAB001": "silent", "FAB002": "certain"},
+        {("t.py", "FAB002", 3): "error"},
+        {"FAB001": "n", "FAB002": "n"},
     )
     actual = {("t.py", "FAB002", 3): "error", ("t.py", "FAB004", 5): "error", ("t.py", "FAB001", 9): "warning"}
     fab001, fab002 = (report.judge(case, rule, actual, {}) for rule in case.rules)

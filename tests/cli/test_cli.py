@@ -137,7 +137,9 @@ def test_batch_scripts_are_checked_and_not_repeated(tmp_path):
     """FAB010: a folder walk reports the mismatch once, in the Python file (the script's lines as
     related information); a batch script checked alone reports it on its own line; a shell
     script that launches nothing through SLURM/torchrun/fabric run is not counted as checked."""
-    (tmp_path / "job.sbatch").write_text("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\nsrun python train.py\n")
+    (tmp_path / "job.sbatch").write_text(
+        "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\nsrun python train.py\n"
+    )
     (tmp_path / "train.py").write_text(
         'from lightning.fabric import Fabric\nfabric = Fabric(accelerator="cuda", devices=8, num_nodes=2)\nfabric.launch()\n'
     )
@@ -145,7 +147,9 @@ def test_batch_scripts_are_checked_and_not_repeated(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     r = cli("check", "--format", "json", tmp_path, cwd=REPO)
     rows = json.loads(r.stdout)
-    assert [(Path(x["filename"]).name, x["code"], x["location"]["row"]) for x in rows] == [("train.py", "FAB010", 2)], r.stderr
+    assert [(Path(x["filename"]).name, x["code"], x["location"]["row"]) for x in rows] == [("train.py", "FAB010", 2)], (
+        r.stderr
+    )
     assert {Path(x["filename"]).name for x in rows[0]["related"]} == {"job.sbatch"}
     alone = cli("check", "--format", "json", tmp_path / "job.sbatch", tmp_path / "clean.sh", cwd=REPO)
     [row] = json.loads(alone.stdout)
@@ -155,7 +159,13 @@ def test_batch_scripts_are_checked_and_not_repeated(tmp_path):
 
 
 #: what a check imports only when some file needs an analysis
-_ANALYSIS_MODULES = ("jedi", "pygls", "fabric_lsp.engine.analyzer", "fabric_lsp.rules.fab001", "fabric_lsp.engine.workspace.workspace")
+_ANALYSIS_MODULES = (
+    "jedi",
+    "pygls",
+    "fabric_lsp.engine.analyzer",
+    "fabric_lsp.rules.fab001",
+    "fabric_lsp.engine.workspace.workspace",
+)
 
 
 def _imported_by(code: str, cwd) -> set[str]:
@@ -164,7 +174,10 @@ def _imported_by(code: str, cwd) -> set[str]:
 
     import fabric_lsp
 
-    env = {**os.environ, "PYTHONPATH": str(Path(fabric_lsp.__file__).resolve().parents[1])}  # this checkout's, from any folder
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(fabric_lsp.__file__).resolve().parents[1]),
+    }  # this checkout's, from any folder
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     return set(r.stdout.splitlines()[-1].split())  # the last line (the help's text comes before)

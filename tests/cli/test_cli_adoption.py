@@ -14,14 +14,14 @@ from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import ALL_RULES
 
 TRAIN = textwrap.dedent(
-    '''\
+    """\
     from lightning.fabric import Fabric
     fabric = Fabric(accelerator="cuda", devices=2, strategy="deepspeed")
     fabric.launch()
     model = fabric.setup_module(model)
     optimizer = fabric.setup_optimizers(
         optimizer)  # noqa: E501
-    '''
+    """
 )
 
 

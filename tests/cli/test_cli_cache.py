@@ -36,11 +36,17 @@ def check(root: Path, *extra: str) -> tuple[list, str]:
     env = {**os.environ, "FABRIC_LSP_DEBUG": "1"}
     r = subprocess.run(
         [sys.executable, "-m", "fabric_lsp", "check", ".", "--format", "json", "--exit-zero", *extra],
-        capture_output=True, text=True, cwd=root, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)
-    found = sorted((Path(x["filename"]).name, x["code"], x["location"]["row"], x["severity"], x["message"]) for x in rows)
+    found = sorted(
+        (Path(x["filename"]).name, x["code"], x["location"]["row"], x["severity"], x["message"]) for x in rows
+    )
     return found, r.stderr
 
 
@@ -101,15 +107,22 @@ EDITS = st.one_of(
     st.tuples(st.just("helpers"), st.sampled_from(STRATEGIES + [None])),  # None: helpers.py deleted
     st.tuples(st.just("train"), st.sampled_from(["import", "inline", "joint", None])),
     st.tuples(st.just("script"), st.sampled_from(["fabric run --devices=2 train.py", "torchrun train.py", None])),
-    st.tuples(st.just("other"), st.sampled_from(["x = 1\n", "from helpers import make_fabric\nf = make_fabric()\nf.setup_optimizers(o)\n", None])),
+    st.tuples(
+        st.just("other"),
+        st.sampled_from(
+            ["x = 1\n", "from helpers import make_fabric\nf = make_fabric()\nf.setup_optimizers(o)\n", None]
+        ),
+    ),
 )
 TRAINS = {
     "import": TRAIN,
     "inline": TRAIN.replace("from helpers import make_fabric", "from lightning.fabric import Fabric").replace(
         "make_fabric()", 'Fabric(strategy="deepspeed")'
     ),
-    "joint": TRAIN.replace("model = fabric.setup_module(torch.nn.Linear(2, 2))\noptimizer = fabric.setup_optimizers(", "model, optimizer = fabric.setup(torch.nn.Linear(2, 2), ")
-    .replace("lr=0.1))", "lr=0.1))"),
+    "joint": TRAIN.replace(
+        "model = fabric.setup_module(torch.nn.Linear(2, 2))\noptimizer = fabric.setup_optimizers(",
+        "model, optimizer = fabric.setup(torch.nn.Linear(2, 2), ",
+    ).replace("lr=0.1))", "lr=0.1))"),
 }
 
 
@@ -119,7 +132,12 @@ def _apply(root: Path, edit: tuple[str, str | None]) -> None:
     if value is None:
         (root / path).unlink(missing_ok=True)
         return
-    text = {"helpers": lambda v: HELPERS.format(strategy=v), "train": TRAINS.get, "script": lambda v: f"#!/bin/bash\n#SBATCH --nodes=1\n{v}\n", "other": lambda v: v}[kind](value)
+    text = {
+        "helpers": lambda v: HELPERS.format(strategy=v),
+        "train": TRAINS.get,
+        "script": lambda v: f"#!/bin/bash\n#SBATCH --nodes=1\n{v}\n",
+        "other": lambda v: v,
+    }[kind](value)
     (root / path).write_text(text)
 
 

@@ -226,7 +226,9 @@ def test_per_file_ignores(tmp_path):
     assert not enabled("src/tests/conftest.py")  # by its name
     assert not enabled("tests/unit/test_x.py")
     assert not enabled("scripts/run.py")  # negated: everything outside src/
-    assert resolver.for_path(str(tmp_path / "scripts" / "run.py")).is_enabled("FAB001")  # the folder's config is untouched
+    assert resolver.for_path(str(tmp_path / "scripts" / "run.py")).is_enabled(
+        "FAB001"
+    )  # the folder's config is untouched
 
 
 @pytest.mark.parametrize(
@@ -252,7 +254,14 @@ def test_per_file_ignores(tmp_path):
     ],
 )
 def test_invalid_value_names_key_and_file_and_defaults_apply(tmp_path, line, key):
-    write(tmp_path, {"pyproject.toml": f'[tool.fabric-lsp]\nselect = ["FAB"]\n{line}\n' if not line.startswith("select") else f"[tool.fabric-lsp]\n{line}\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": f'[tool.fabric-lsp]\nselect = ["FAB"]\n{line}\n'
+            if not line.startswith("select")
+            else f"[tool.fabric-lsp]\n{line}\n"
+        },
+    )
     path = str(tmp_path / "pyproject.toml")
     config, problems = load(path)
     assert len(problems) == 1, problems
@@ -283,7 +292,9 @@ def test_closest_pyproject_with_table_wins(tmp_path):
     resolver = Resolver()
     assert resolver.for_path(str(tmp_path / "a.py")).severity_override("FAB001") is Severity.HINT
     assert resolver.for_path(str(tmp_path / "pkg" / "a.py")).severity_override("FAB001") is Severity.INFORMATION
-    assert resolver.for_path(str(tmp_path / "pkg" / "notable" / "a.py")).source == str(tmp_path / "pkg" / "pyproject.toml")
+    assert resolver.for_path(str(tmp_path / "pkg" / "notable" / "a.py")).source == str(
+        tmp_path / "pkg" / "pyproject.toml"
+    )
 
 
 def test_resolver_rereads_changed_file_and_reports_problems_once(tmp_path):
@@ -299,7 +310,14 @@ def test_resolver_rereads_changed_file_and_reports_problems_once(tmp_path):
 
 
 def test_client_layer_validates_camel_case_and_null_unsets():
-    raw = {"extendExclude": ["x/"], "lightningVersion": "2.6", "reportUnknown": 3, "ignore": None, "other": 1, "debounceMs": 0}
+    raw = {
+        "extendExclude": ["x/"],
+        "lightningVersion": "2.6",
+        "reportUnknown": 3,
+        "ignore": None,
+        "other": 1,
+        "debounceMs": 0,
+    }
     raw["perFileIgnores"] = {"x.py": ["FAB"]}  # pyproject.toml's only: passed over
     values, problems = client_layer({"fabric-lsp": raw})
     assert values == {"extend-exclude": ("x/",), "lightning-version": "2.6", "debounce-ms": 0}
@@ -365,7 +383,12 @@ def test_cli_select_extend_select_ignore_flags_layer_over_pyproject(tmp_path):
     write(tmp_path, {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'})
     assert run(tmp_path).returncode == 0
     # --extend-select re-enables a rule the file ignores; --select starts over
-    for flags in (["--extend-select", "FAB001"], ["--select", "FAB"], ["--select", "FAB00,FAB001"], ["--select", "ALL"]):
+    for flags in (
+        ["--extend-select", "FAB001"],
+        ["--select", "FAB"],
+        ["--select", "FAB00,FAB001"],
+        ["--select", "ALL"],
+    ):
         findings, proc = check_json(tmp_path, *flags)
         assert proc.returncode == 1 and [f["code"] for f in findings] == ["FAB001"], flags
     # --ignore adds to the selection below it, whatever chose it
@@ -413,7 +436,10 @@ def test_cli_severity_override_replaces_certain_and_possible(tmp_path):
     assert {f["filename"]: f["severity"] for f in findings} == {"certain.py": "error", "possible.py": "warning"}
     write(tmp_path, {"pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "information" }\n'})
     findings, proc = check_json(tmp_path)
-    assert {f["filename"]: f["severity"] for f in findings} == {"certain.py": "information", "possible.py": "information"}
+    assert {f["filename"]: f["severity"] for f in findings} == {
+        "certain.py": "information",
+        "possible.py": "information",
+    }
     assert proc.returncode == 1  # findings of any severity are findings
 
 
@@ -479,7 +505,13 @@ def test_cli_explicit_paths_and_force_exclude(tmp_path):
 
 
 def test_cli_invalid_value_warns_and_defaults_apply(tmp_path):
-    write(tmp_path, {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "fatal" }\nignore = "FAB001"\n'})
+    write(
+        tmp_path,
+        {
+            "train.py": DEEPSPEED,
+            "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "fatal" }\nignore = "FAB001"\n',
+        },
+    )
     proc = run(tmp_path)
     assert proc.returncode == 1  # defaults: FAB001 is on, and an error
     assert "FAB001 [error]" in proc.stdout
@@ -542,7 +574,9 @@ async def start(client: LanguageClient, root: Path, options: dict | None = None,
 def open_file(client: LanguageClient, path: Path) -> str:
     uri = path.as_uri()
     client.diagnostics.pop(uri, None)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, path.read_text()))
+    )
     return uri
 
 
@@ -563,7 +597,10 @@ async def republished(client: LanguageClient, uri: str, trigger) -> list[types.D
 
 @pytest.mark.asyncio
 async def test_server_uses_pyproject_and_rereads_it_when_watched_file_changes(client: LanguageClient, tmp_path):
-    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\n'})
+    project = write(
+        tmp_path / "proj",
+        {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "hint" }\n'},
+    )
     await start(client, project)
     uri = open_file(client, project / "train.py")
     diags = await diagnostics(client, uri)
@@ -596,7 +633,11 @@ async def test_server_uses_pyproject_and_rereads_it_when_watched_file_changes(cl
 async def test_server_editor_settings_override_file(client: LanguageClient, tmp_path):
     project = write(
         tmp_path / "proj",
-        {"train.py": DEEPSPEED, "maybe.py": MAYBE_DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n'},
+        {
+            "train.py": DEEPSPEED,
+            "maybe.py": MAYBE_DEEPSPEED,
+            "pyproject.toml": '[tool.fabric-lsp]\nignore = ["FAB001"]\n',
+        },
     )
     # the editor's extendSelect layers over the file's ignore, as ruff's --extend-select does
     await start(client, project, {"extendSelect": ["FAB001"], "severity": {"FAB001": "information"}})
@@ -613,7 +654,10 @@ async def test_server_editor_settings_override_file(client: LanguageClient, tmp_
 async def test_server_invalid_pyproject_value_shows_message_and_keeps_running(client: LanguageClient, tmp_path):
     project = write(
         tmp_path / "proj",
-        {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "loud" }\nexclude = "build"\n'},
+        {
+            "train.py": DEEPSPEED,
+            "pyproject.toml": '[tool.fabric-lsp]\nseverity = { FAB001 = "loud" }\nexclude = "build"\n',
+        },
     )
     await start(client, project, watch=False)
     diags = await diagnostics(client, open_file(client, project / "train.py"))
@@ -640,7 +684,11 @@ async def test_server_invalid_pyproject_value_shows_message_and_keeps_running(cl
 async def test_server_respects_exclude(client: LanguageClient, tmp_path):
     project = write(
         tmp_path / "proj",
-        {"generated/train.py": DEEPSPEED, "train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nextend-exclude = ["generated/"]\n'},
+        {
+            "generated/train.py": DEEPSPEED,
+            "train.py": DEEPSPEED,
+            "pyproject.toml": '[tool.fabric-lsp]\nextend-exclude = ["generated/"]\n',
+        },
     )
     await start(client, project)
     assert await diagnostics(client, open_file(client, project / "generated" / "train.py")) == []
@@ -653,10 +701,14 @@ def change_settings(client: LanguageClient, settings: dict | None) -> None:
 
 @pytest.mark.asyncio
 async def test_server_unsetting_a_setting_restores_the_default(client: LanguageClient, tmp_path):
-    project = write(tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": '[tool.fabric-lsp]\nreport-unknown = false\n'})
+    project = write(
+        tmp_path / "proj", {"train.py": DEEPSPEED, "pyproject.toml": "[tool.fabric-lsp]\nreport-unknown = false\n"}
+    )
     await start(client, project)
     uri = open_file(client, project / "train.py")
-    assert [(d.code, d.severity) for d in await diagnostics(client, uri)] == [("FAB001", types.DiagnosticSeverity.Error)]
+    assert [(d.code, d.severity) for d in await diagnostics(client, uri)] == [
+        ("FAB001", types.DiagnosticSeverity.Error)
+    ]
 
     settings = {"ignore": ["FAB001"], "certainSeverity": "hint"}
     assert await republished(client, uri, lambda: change_settings(client, {"fabric-lsp": settings})) == []
@@ -684,7 +736,14 @@ async def test_server_invalid_setting_shows_one_message_and_uses_the_default(cli
     uri = open_file(client, project / "train.py")
     assert [d.severity for d in await diagnostics(client, uri)] == [types.DiagnosticSeverity.Hint]
 
-    settings = {"fabric-lsp": {"ignore": "FAB001", "certainSeverity": "loud", "debounceMs": -1, "severity": {"FAB001": "warning"}}}
+    settings = {
+        "fabric-lsp": {
+            "ignore": "FAB001",
+            "certainSeverity": "loud",
+            "debounceMs": -1,
+            "severity": {"FAB001": "warning"},
+        }
+    }
     diags = await republished(client, uri, lambda: change_settings(client, settings))
     # the invalid keys have their defaults (FAB001 on, an error), the valid one applies
     assert [(d.code, d.severity) for d in diags] == [("FAB001", types.DiagnosticSeverity.Warning)]

@@ -72,7 +72,13 @@ def err(proc) -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    files = {"train.py": DEEPSPEED, "maybe.py": MAYBE, "clean.py": CLEAN, "nofix.py": NOFIX, "sub dir/ünï.py": DEEPSPEED}
+    files = {
+        "train.py": DEEPSPEED,
+        "maybe.py": MAYBE,
+        "clean.py": CLEAN,
+        "nofix.py": NOFIX,
+        "sub dir/ünï.py": DEEPSPEED,
+    }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -141,7 +147,12 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(project):
     train = results["train.py"]
     assert train["ruleId"] == "FAB001" and train["ruleIndex"] == 0 and train["level"] == "error"
     assert train["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
-    assert train["locations"][0]["physicalLocation"]["region"] == {"startLine": 9, "startColumn": 13, "endLine": 9, "endColumn": 47}
+    assert train["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 9,
+        "startColumn": 13,
+        "endLine": 9,
+        "endColumn": 47,
+    }
     assert {r["message"]["text"] for r in train["relatedLocations"]} >= {"Model set up separately here"}
     assert train["fixes"][0]["artifactChanges"][0]["replacements"]
     assert results["maybe.py"]["level"] == "warning"
@@ -189,8 +200,12 @@ def test_github_annotations(project):
     assert proc.returncode == 1
     lines = out(proc).splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("::error file=train.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
-    assert lines[1].startswith("::warning file=maybe.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`")
+    assert lines[0].startswith(
+        "::error file=train.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`"
+    )
+    assert lines[1].startswith(
+        "::warning file=maybe.py,line=9,col=13,endLine=9,endColumn=47,title=FAB001::`fabric.setup_optimizers(...)`"
+    )
 
 
 def test_github_escaping_and_notice_levels():
@@ -201,7 +216,10 @@ def test_github_escaping_and_notice_levels():
     ]
     report = Report(results=[FileResult("/x/a,b:c.py", "a,b:c.py", findings=findings, checked=True)])
     lines = render_github(report).splitlines()
-    assert lines[0] == "::notice file=a%2Cb%3Ac.py,line=1,col=1,endLine=1,endColumn=2,title=FAB001::100%25 sure%0Asecond line"
+    assert (
+        lines[0]
+        == "::notice file=a%2Cb%3Ac.py,line=1,col=1,endLine=1,endColumn=2,title=FAB001::100%25 sure%0Asecond line"
+    )
     assert lines[1].startswith("::notice ")
 
 
@@ -226,7 +244,9 @@ def test_statistics(project):
     assert "[*] separated-setup-under-deepspeed-xla" in lines[0] and "(3 fixable, 3 safely)" in lines[0]
     assert "FAB001 [error]" not in out(proc)  # statistics replace the findings
     stats = json.loads(out(run(project, "--statistics", "--format", "json")))
-    assert stats == [{"code": "FAB001", "name": "separated-setup-under-deepspeed-xla", "count": 4, "fixable": 3, "safe_fixable": 3}]
+    assert stats == [
+        {"code": "FAB001", "name": "separated-setup-under-deepspeed-xla", "count": 4, "fixable": 3, "safe_fixable": 3}
+    ]
     assert out(run(project, "--statistics", "clean.py")) == ""
 
 
@@ -284,7 +304,11 @@ def test_jobs_use_worker_processes(project):
         (project / f"p{i}.py").write_text(DEEPSPEED)
     env_debug = dict(os.environ, FABRIC_LSP_DEBUG="1", NO_COLOR="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "fabric_lsp", "check", "--fix", "--jobs", "2"], cwd=project, capture_output=True, timeout=180, env=env_debug
+        [sys.executable, "-m", "fabric_lsp", "check", "--fix", "--jobs", "2"],
+        cwd=project,
+        capture_output=True,
+        timeout=180,
+        env=env_debug,
     )
     assert "in 2 worker processes" in err(proc)
     assert proc.returncode == 1  # nofix.py has no automatic fix: it remains

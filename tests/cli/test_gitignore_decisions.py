@@ -20,7 +20,9 @@ def test_a_decision_recalled_by_a_later_run_is_pathspecs_without_compiling_the_p
     monkeypatch.setattr(config, "_TRANSLATED", {})
     monkeypatch.setattr(config, "_DECIDED", {})
     config.recall_translations(kept)
-    monkeypatch.setattr(pathspec.GitIgnoreSpec, "from_lines", classmethod(lambda cls, lines: pytest.fail("patterns compiled")))
+    monkeypatch.setattr(
+        pathspec.GitIgnoreSpec, "from_lines", classmethod(lambda cls, lines: pytest.fail("patterns compiled"))
+    )
     assert config._IgnoreFile(list(LINES)).check(rel) == expected
 
 

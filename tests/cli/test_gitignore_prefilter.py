@@ -19,11 +19,16 @@ LINES = st.builds(
     st.booleans(),
 )
 NAMES = st.sampled_from(["a", "b", "x.py", "build", "ab", "a.b", "#c", "!d"])
-PATHS = st.builds(lambda parts, d: "/".join(parts) + ("/" if d else ""), st.lists(NAMES, min_size=1, max_size=4), st.booleans())
+PATHS = st.builds(
+    lambda parts, d: "/".join(parts) + ("/" if d else ""), st.lists(NAMES, min_size=1, max_size=4), st.booleans()
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(lines=st.lists(LINES | st.sampled_from(["# comment", "", "*.py", "!/a/", "a/**/b"]), max_size=8), paths=st.lists(PATHS, min_size=1, max_size=8))
+@given(
+    lines=st.lists(LINES | st.sampled_from(["# comment", "", "*.py", "!/a/", "a/**/b"]), max_size=8),
+    paths=st.lists(PATHS, min_size=1, max_size=8),
+)
 def test_an_ignore_file_decides_as_pathspec_does(lines, paths):
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)

@@ -104,8 +104,12 @@ def test_hook_manifest_is_committed():
 
 
 def test_hook_fails_on_deepspeed_sample(tmp_path, pre_commit_home):
-    notebook = (Path(__file__).resolve().parents[1] / "data" / "notebooks" / "fixable.ipynb").read_text(encoding="utf-8")
-    sample = sample_repo(tmp_path / "sample", {"train.py": DEEPSPEED, "README.md": "not python\n", "nb/train.ipynb": notebook})
+    notebook = (Path(__file__).resolve().parents[1] / "data" / "notebooks" / "fixable.ipynb").read_text(
+        encoding="utf-8"
+    )
+    sample = sample_repo(
+        tmp_path / "sample", {"train.py": DEEPSPEED, "README.md": "not python\n", "nb/train.ipynb": notebook}
+    )
     proc = try_repo(sample, pre_commit_home)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output

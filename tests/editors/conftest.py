@@ -142,7 +142,7 @@ def emacs() -> Editor:
         if not m:
             return None
         # eglot: built in from Emacs 29, Debian's elpa-eglot before that
-        eglot = _version([exe, "--batch", "--eval", "(progn (require 'eglot) (princ (locate-library \"eglot\")))"])
+        eglot = _version([exe, "--batch", "--eval", '(progn (require \'eglot) (princ (locate-library "eglot")))'])
         return Editor(Path(exe), tuple(int(x) for x in m.groups()), f"{banner}; eglot: {eglot}") if eglot else None
 
     return _need("Emacs with eglot", probe)
@@ -220,11 +220,22 @@ def project(tmp_path):
 def run_editor(tmp_path, server_bin):
     """Run one headless editor session; returns a Run."""
 
-    def run(cmd: list[str], *, cwd: Path, path: Path, scenario: str, source: str, expected: str,
-            env: dict, log_globs: tuple[str, ...] = ()) -> Run:
+    def run(
+        cmd: list[str],
+        *,
+        cwd: Path,
+        path: Path,
+        scenario: str,
+        source: str,
+        expected: str,
+        env: dict,
+        log_globs: tuple[str, ...] = (),
+    ) -> Run:
         home = tmp_path / "home"
-        xdg = {k: tmp_path / "xdg" / k.lower() for k in
-               ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")}
+        xdg = {
+            k: tmp_path / "xdg" / k.lower()
+            for k in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+        }
         for d in (home, *xdg.values()):
             d.mkdir(parents=True, exist_ok=True)
         result = tmp_path / "report.json"
@@ -243,8 +254,12 @@ def run_editor(tmp_path, server_bin):
         t0 = time.monotonic()
         proc = subprocess.Popen(
             ["timeout", "-k", "5", str(EDITOR_TIMEOUT_S), *cmd],
-            cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         try:
             out, err = proc.communicate(timeout=EDITOR_TIMEOUT_S + 20)
@@ -263,9 +278,17 @@ def run_editor(tmp_path, server_bin):
         for pattern in log_globs:
             for p in tmp_path.glob(pattern):
                 logs[str(p.relative_to(tmp_path))] = p.read_text(encoding="utf-8", errors="replace")
-        return Run(scenario, source, expected, path, report, proc.returncode,
-                   out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), seconds, logs)
+        return Run(
+            scenario,
+            source,
+            expected,
+            path,
+            report,
+            proc.returncode,
+            out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"),
+            seconds,
+            logs,
+        )
 
     return run
-
-

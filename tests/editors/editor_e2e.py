@@ -60,8 +60,9 @@ def flagged_call(source: str):
 def check_lsp_diagnostic(run: Run, encoding: str, severity: int = 1):
     """The FAB001 diagnostic as the server sent it (the last publish holding it, i.e. what the
     user acted on): code, source, severity, exact range in the negotiated encoding."""
-    with_fab = [p for p in run.report["publishes"]
-                if any(d.get("code") == "FAB001" for d in p.get("diagnostics") or [])]
+    with_fab = [
+        p for p in run.report["publishes"] if any(d.get("code") == "FAB001" for d in p.get("diagnostics") or [])
+    ]
     assert with_fab, "no publishDiagnostics with FAB001\n" + run.describe()
     diags = [d for d in with_fab[-1]["diagnostics"] if d.get("code") == "FAB001"]
     assert len(diags) == 1, run.describe()
@@ -149,10 +150,14 @@ def fab010_ranges(script: Path) -> dict[str, dict]:
     col = train_line.index("devices=2") + len("devices=")
     script_line = script.read_text(encoding="utf-8").splitlines().index(FAB010_FLAGGED_SCRIPT_LINE)
     return {
-        "train.py": {"start": {"line": FAB010_TRAIN_LINE, "character": col},
-                     "end": {"line": FAB010_TRAIN_LINE, "character": col + 1}},
-        script.name: {"start": {"line": script_line, "character": 0},
-                      "end": {"line": script_line, "character": len(FAB010_FLAGGED_SCRIPT_LINE)}},
+        "train.py": {
+            "start": {"line": FAB010_TRAIN_LINE, "character": col},
+            "end": {"line": FAB010_TRAIN_LINE, "character": col + 1},
+        },
+        script.name: {
+            "start": {"line": script_line, "character": 0},
+            "end": {"line": script_line, "character": len(FAB010_FLAGGED_SCRIPT_LINE)},
+        },
     }
 
 
@@ -162,8 +167,11 @@ def check_fab010_publishes(run: Run, script: Path):
     points at the other file."""
     expected = fab010_ranges(script)
     for name in ("train.py", script.name):
-        with_fab = [p for p in run.report["publishes"] if p["uri"].endswith("/" + name)
-                    and any(d.get("code") == "FAB010" for d in p.get("diagnostics") or [])]
+        with_fab = [
+            p
+            for p in run.report["publishes"]
+            if p["uri"].endswith("/" + name) and any(d.get("code") == "FAB010" for d in p.get("diagnostics") or [])
+        ]
         assert with_fab, f"no publishDiagnostics with FAB010 for {name}\n" + run.describe()
         diags = [d for d in with_fab[-1]["diagnostics"] if d.get("code") == "FAB010"]
         assert len(diags) == 1, run.describe()
@@ -173,6 +181,8 @@ def check_fab010_publishes(run: Run, script: Path):
         assert (d["severity"], d["source"]) == (1, "fabric-lsp"), run.describe()
         if "relatedInformation" in d:
             other = script.name if name == "train.py" else "train.py"
-            related = {(r["location"]["uri"].rsplit("/", 1)[-1], r["location"]["range"]["start"]["line"])
-                       for r in d["relatedInformation"]}
+            related = {
+                (r["location"]["uri"].rsplit("/", 1)[-1], r["location"]["range"]["start"]["line"])
+                for r in d["relatedInformation"]
+            }
             assert (other, expected[other]["start"]["line"]) in related, run.describe()

@@ -39,8 +39,7 @@ DRIVER = HERE / "emacs" / "drive.el"
 SHIPPED_EL = EDITORS / "emacs" / "fabric-lsp.el"
 
 
-def run_emacs(emacs, scenario, project, run_editor, *, load_shipped=True, extra_el="", cu_command="",
-              severity="error"):
+def run_emacs(emacs, scenario, project, run_editor, *, load_shipped=True, extra_el="", cu_command="", severity="error"):
     proj, path, source, expected = project(scenario)
     env = {"FABRIC_E2E_FILE": str(path), "FABRIC_E2E_SEVERITY": severity}
     if load_shipped:
@@ -54,7 +53,12 @@ def run_emacs(emacs, scenario, project, run_editor, *, load_shipped=True, extra_
     return run_editor(
         # not -Q: Debian's site-start.d puts elpa-eglot on the load-path
         [str(emacs.exe), "--batch", "-l", str(DRIVER)],
-        cwd=proj, path=path, scenario=scenario, source=source, expected=expected, env=env,
+        cwd=proj,
+        path=path,
+        scenario=scenario,
+        source=source,
+        expected=expected,
+        env=env,
     )
 
 
@@ -112,8 +116,7 @@ def test_eglot_on_demand_without_config(emacs, project, run_editor):
 
 def test_eglot_settings_snippet(emacs, project, run_editor):
     """The documented eglot-workspace-configuration snippet (certainSeverity "warning")."""
-    run = run_emacs(emacs, "unicode", project, run_editor, extra_el=doc_snippet("emacs-settings"),
-                    severity="warning")
+    run = run_emacs(emacs, "unicode", project, run_editor, extra_el=doc_snippet("emacs-settings"), severity="warning")
     check_session(run, severity="warning")
 
 
@@ -128,7 +131,7 @@ def sh_mode_opt_in() -> str:
     for line in lines[start:]:
         if not line.startswith(";;   "):
             break
-        snippet.append(line[len(";;   "):])
+        snippet.append(line[len(";;   ") :])
     text = "\n".join(snippet) + "\n"
     assert "sh-mode" in text and "fabric-lsp-command" in text and "auto-mode-alist" in text, text
     return text
@@ -143,14 +146,32 @@ def test_eglot_fab010_batch_script(script_name, shebang, emacs, tmp_path, run_ed
     proj, train, script = fab010_project(tmp_path, script_name, shebang)
     extra = tmp_path / "extra.el"
     extra.write_text(sh_mode_opt_in(), encoding="utf-8")
-    env = {"FABRIC_E2E_FILE": str(train), "FABRIC_E2E_SCRIPT": str(script), "FABRIC_E2E_SCENARIO": "fab010",
-           "FABRIC_E2E_EL": str(SHIPPED_EL), "FABRIC_E2E_EXTRA_EL": str(extra)}
-    run = run_editor([str(emacs.exe), "--batch", "-l", str(DRIVER)], cwd=proj, path=train, scenario="fab010",
-                     source=FAB010_TRAIN, expected=FAB010_TRAIN, env=env)
+    env = {
+        "FABRIC_E2E_FILE": str(train),
+        "FABRIC_E2E_SCRIPT": str(script),
+        "FABRIC_E2E_SCENARIO": "fab010",
+        "FABRIC_E2E_EL": str(SHIPPED_EL),
+        "FABRIC_E2E_EXTRA_EL": str(extra),
+    }
+    run = run_editor(
+        [str(emacs.exe), "--batch", "-l", str(DRIVER)],
+        cwd=proj,
+        path=train,
+        scenario="fab010",
+        source=FAB010_TRAIN,
+        expected=FAB010_TRAIN,
+        env=env,
+    )
     rep = run.report
     assert run.returncode == 0 and rep.get("ok") is True, run.describe()
-    assert rep["steps"] == ["opened", "attached", "python diagnosed", "script opened", "script attached",
-                            "script diagnosed"], run.describe()
+    assert rep["steps"] == [
+        "opened",
+        "attached",
+        "python diagnosed",
+        "script opened",
+        "script attached",
+        "script diagnosed",
+    ], run.describe()
     assert rep["major_mode"] == "python-mode", run.describe()
     assert rep["script_major_mode"] == "sh-mode", run.describe()
     # Eglot picked fabric-lsp from eglot-server-programs in both buffers (one server each)
@@ -167,8 +188,11 @@ def test_eglot_fab010_batch_script(script_name, shebang, emacs, tmp_path, run_ed
     ):
         [d] = rep[key]
         want = ranges[name]
-        assert (d["line"], d["col"], d["end_col"]) == (want["start"]["line"], want["start"]["character"],
-                                                      want["end"]["character"]), run.describe()
+        assert (d["line"], d["col"], d["end_col"]) == (
+            want["start"]["line"],
+            want["start"]["character"],
+            want["end"]["character"],
+        ), run.describe()
         assert d["line_text"] == line_text, run.describe()
         assert d["type"] == "eglot-error", run.describe()
         assert d["text"].startswith("fabric-lsp [FAB010]: "), run.describe()

@@ -41,15 +41,19 @@ INIT = HERE / "nvim" / "init.lua"
 
 def run_nvim(editor, mode, scenario, project, run_editor, *, extra_lua="", severity="error"):
     proj, path, source, expected = project(scenario)
-    env = {"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim"),
-           "FABRIC_E2E_SEVERITY": severity}
+    env = {"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim"), "FABRIC_E2E_SEVERITY": severity}
     if extra_lua:
         extra = proj.parent / "extra.lua"
         extra.write_text(extra_lua, encoding="utf-8")
         env["FABRIC_E2E_EXTRA_LUA"] = str(extra)
     return run_editor(
         [str(editor.exe), "--headless", "-i", "NONE", "-n", "-u", str(INIT), path.name],
-        cwd=proj, path=path, scenario=scenario, source=source, expected=expected, env=env,
+        cwd=proj,
+        path=path,
+        scenario=scenario,
+        source=source,
+        expected=expected,
+        env=env,
         log_globs=("xdg/*/nvim/lsp.log",),
     )
 
@@ -136,15 +140,24 @@ def test_nvim_debian_legacy(scenario, nvim_debian, project, run_editor):
 
 def run_nvim_fab010(editor, mode, tmp_path, run_editor, *, script_name="job.sbatch", shebang=True, extra_lua=""):
     proj, train, script = fab010_project(tmp_path, script_name, shebang)
-    env = {"FABRIC_E2E_MODE": mode, "FABRIC_E2E_EDITORS": str(EDITORS / "neovim"),
-           "FABRIC_E2E_SCENARIO": "fab010", "FABRIC_E2E_SCRIPT": str(script)}
+    env = {
+        "FABRIC_E2E_MODE": mode,
+        "FABRIC_E2E_EDITORS": str(EDITORS / "neovim"),
+        "FABRIC_E2E_SCENARIO": "fab010",
+        "FABRIC_E2E_SCRIPT": str(script),
+    }
     if extra_lua:
         extra = tmp_path / "extra.lua"
         extra.write_text(extra_lua, encoding="utf-8")
         env["FABRIC_E2E_EXTRA_LUA"] = str(extra)
     run = run_editor(
         [str(editor.exe), "--headless", "-i", "NONE", "-n", "-u", str(INIT), train.name],
-        cwd=proj, path=train, scenario="fab010", source=FAB010_TRAIN, expected=FAB010_TRAIN, env=env,
+        cwd=proj,
+        path=train,
+        scenario="fab010",
+        source=FAB010_TRAIN,
+        expected=FAB010_TRAIN,
+        env=env,
         log_globs=("xdg/*/nvim/lsp.log",),
     )
     return run, script
@@ -153,8 +166,14 @@ def run_nvim_fab010(editor, mode, tmp_path, run_editor, *, script_name="job.sbat
 def check_fab010_session(run, script):
     rep = run.report
     assert run.returncode == 0 and rep.get("ok") is True, run.describe()
-    assert rep["steps"] == ["opened", "attached", "python diagnosed", "script opened", "script attached",
-                            "script diagnosed"], run.describe()
+    assert rep["steps"] == [
+        "opened",
+        "attached",
+        "python diagnosed",
+        "script opened",
+        "script attached",
+        "script diagnosed",
+    ], run.describe()
     assert rep["filetype"] == "python", run.describe()
     assert rep["root_dir"] == str(run.path.parent), run.describe()
     # the script is an `sh` buffer served by the same client
@@ -168,8 +187,11 @@ def check_fab010_session(run, script):
     # ... and as Neovim placed them (byte columns; ASCII lines)
     [d] = rep["python_diagnostics"]
     want = ranges["train.py"]
-    assert (d["lnum"], d["col"], d["end_col"]) == (want["start"]["line"], want["start"]["character"],
-                                                   want["end"]["character"]), run.describe()
+    assert (d["lnum"], d["col"], d["end_col"]) == (
+        want["start"]["line"],
+        want["start"]["character"],
+        want["end"]["character"],
+    ), run.describe()
     assert d["line"] == FAB010_TRAIN.splitlines()[FAB010_TRAIN_LINE], run.describe()
     assert d["severity"] == 1 and d["source"] == "fabric-lsp", run.describe()
     assert "`devices=2`" in d["message"] and "--ntasks-per-node=1" in d["message"], run.describe()
@@ -199,6 +221,7 @@ def test_nvim_011_fab010_script_without_shebang(nvim_011, tmp_path, run_editor):
     """A job.slurm without a shebang: the documented vim.filetype.add snippet makes it `sh`, and
     the shipped config attaches to it."""
     snippet = doc_snippet("nvim-batch-filetypes")
-    run, script = run_nvim_fab010(nvim_011, "enable", tmp_path, run_editor, script_name="job.slurm",
-                                  shebang=False, extra_lua=snippet)
+    run, script = run_nvim_fab010(
+        nvim_011, "enable", tmp_path, run_editor, script_name="job.slurm", shebang=False, extra_lua=snippet
+    )
     check_fab010_session(run, script)

@@ -178,7 +178,8 @@ def tools() -> dict[str, str]:
     missing = _missing_tools()
     if missing and in_ci():
         pytest.fail(
-            "CI is set but the VS Code end-to-end test is missing: " + "; ".join(missing)
+            "CI is set but the VS Code end-to-end test is missing: "
+            + "; ".join(missing)
             + f". {INSTALL_SCRIPT.relative_to(ROOT)} (run by .ci/run) should have installed them.",
             pytrace=False,
         )
@@ -759,8 +760,12 @@ def test_batch_script_mismatch_fab010(code_server, tmp_path):
     python = _bare_venv(tmp_path / "venv")
     workspace = _workspace(
         tmp_path / "project-fab010",
-        {"train.py": FAB010_TRAIN, "job.sbatch": FAB010_SCRIPT, "evaluate.py": FAB010_EVALUATE,
-         "eval.slurm": FAB010_SLURM},
+        {
+            "train.py": FAB010_TRAIN,
+            "job.sbatch": FAB010_SCRIPT,
+            "evaluate.py": FAB010_EVALUATE,
+            "eval.slurm": FAB010_SLURM,
+        },
         # verbose: the output channel shows the documents the client syncs
         {"fabric-lsp.interpreter": str(python), "fabric-lsp.trace.server": "verbose"},
     )
@@ -772,10 +777,22 @@ def test_batch_script_mismatch_fab010(code_server, tmp_path):
         ARTIFACTS / "fab010",
         expect=[
             {"file": "train.py", "severity": "error", "code": "FAB010", "position": f"[Ln 3, Col {column}]"},
-            {"file": "job.sbatch", "severity": "error", "code": "FAB010", "position": "[Ln 3, Col 1]",
-             "contains": "srun python train.py", "language": "Shell Script"},
-            {"file": "eval.slurm", "severity": "error", "code": "FAB010", "position": "[Ln 1, Col 1]",
-             "contains": "srun python evaluate.py", "language": "Plain Text"},
+            {
+                "file": "job.sbatch",
+                "severity": "error",
+                "code": "FAB010",
+                "position": "[Ln 3, Col 1]",
+                "contains": "srun python train.py",
+                "language": "Shell Script",
+            },
+            {
+                "file": "eval.slurm",
+                "severity": "error",
+                "code": "FAB010",
+                "position": "[Ln 1, Col 1]",
+                "contains": "srun python evaluate.py",
+                "language": "Plain Text",
+            },
         ],
     )
     assert final["notifications"] == [], final

@@ -55,7 +55,9 @@ def test_the_newest_release_the_specifier_allows(specifier, version):
 
 def test_the_known_releases_end_at_the_latest():
     assert KNOWN_LIGHTNING_RELEASES[-1] == LATEST_LIGHTNING
-    assert list(KNOWN_LIGHTNING_RELEASES) == sorted(KNOWN_LIGHTNING_RELEASES, key=lambda v: tuple(map(int, v.split("."))))
+    assert list(KNOWN_LIGHTNING_RELEASES) == sorted(
+        KNOWN_LIGHTNING_RELEASES, key=lambda v: tuple(map(int, v.split(".")))
+    )
 
 
 def test_nothing_allowed_is_no_version():
@@ -83,7 +85,13 @@ def test_requirements_folder_and_includes(tmp_path):
 
 
 def test_an_include_loop_ends(tmp_path):
-    write(tmp_path, {"requirements.txt": "-r requirements-dev.txt\nlightning~=2.1.0\n", "requirements-dev.txt": "-r requirements.txt\n"})
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "-r requirements-dev.txt\nlightning~=2.1.0\n",
+            "requirements-dev.txt": "-r requirements.txt\n",
+        },
+    )
     assert declared(tmp_path) == "2.1.4"
 
 
@@ -105,10 +113,18 @@ def test_pyproject_dependencies_and_extras(tmp_path):
 
 @pytest.mark.parametrize(
     ("constraint", "version"),
-    [('"^1.5"', "1.9.5"), ('"~1.6"', "1.6.5"), ('"1.8.6"', "1.8.6"), ('"*"', LATEST_LIGHTNING), ('{version = "<2"}', "1.9.5")],
+    [
+        ('"^1.5"', "1.9.5"),
+        ('"~1.6"', "1.6.5"),
+        ('"1.8.6"', "1.8.6"),
+        ('"*"', LATEST_LIGHTNING),
+        ('{version = "<2"}', "1.9.5"),
+    ],
 )
 def test_poetry_dependencies(tmp_path, constraint, version):
-    write(tmp_path, {"pyproject.toml": f"[tool.poetry.dependencies]\npython = '^3.9'\npytorch-lightning = {constraint}\n"})
+    write(
+        tmp_path, {"pyproject.toml": f"[tool.poetry.dependencies]\npython = '^3.9'\npytorch-lightning = {constraint}\n"}
+    )
     assert declared(tmp_path) == version
 
 
@@ -147,7 +163,9 @@ def test_setup_cfg(tmp_path):
     ],
 )
 def test_environment_yml(tmp_path, entry, version):
-    write(tmp_path, {"environment.yml": f"name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.9\n{entry}\n"})
+    write(
+        tmp_path, {"environment.yml": f"name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.9\n{entry}\n"}
+    )
     assert declared(tmp_path) == version
 
 
@@ -158,7 +176,12 @@ def test_other_conda_files_at_the_root(tmp_path, name):
 
 
 def test_a_requirement_whose_marker_is_false_is_left_out(tmp_path):
-    write(tmp_path, {"requirements.txt": 'pytorch-lightning==1.9.*; python_version < "3.0"\nlightning>=2.1; python_version >= "3.0"\n'})
+    write(
+        tmp_path,
+        {
+            "requirements.txt": 'pytorch-lightning==1.9.*; python_version < "3.0"\nlightning>=2.1; python_version >= "3.0"\n'
+        },
+    )
     assert declared(tmp_path) == LATEST_LIGHTNING
 
 
@@ -199,14 +222,26 @@ def test_a_requirement_file_wins_over_the_readme(tmp_path):
 
 
 def test_several_files_intersect(tmp_path):
-    write(tmp_path, {"requirements.txt": "pytorch-lightning>=1.5\n", "setup.py": "setup(install_requires=['pytorch-lightning<1.8'])\n"})
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "pytorch-lightning>=1.5\n",
+            "setup.py": "setup(install_requires=['pytorch-lightning<1.8'])\n",
+        },
+    )
     found = read_declared(str(tmp_path))
     assert found is not None and found.version == "1.7.7"
     assert found.where == "setup.py: pytorch-lightning<1.8"  # the requirement that bounds it
 
 
 def test_disagreeing_files_take_the_first(tmp_path):
-    write(tmp_path, {"pyproject.toml": '[project]\ndependencies = ["lightning>=2.2"]\n', "requirements.txt": "pytorch-lightning==1.5.10\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\ndependencies = ["lightning>=2.2"]\n',
+            "requirements.txt": "pytorch-lightning==1.5.10\n",
+        },
+    )
     found = read_declared(str(tmp_path))
     assert found is not None and (found.version, found.file) == (LATEST_LIGHTNING, "pyproject.toml")
 
@@ -229,7 +264,12 @@ def test_malformed_files_and_lines_are_skipped(tmp_path):
 
 
 def test_unusual_values_are_skipped(tmp_path):
-    write(tmp_path, {"pyproject.toml": "[project]\ndependencies = 3\noptional-dependencies = [1]\n[tool.poetry]\ndependencies = 'x'\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[project]\ndependencies = 3\noptional-dependencies = [1]\n[tool.poetry]\ndependencies = 'x'\n"
+        },
+    )
     assert read_declared(str(tmp_path)) is None
 
 
@@ -252,7 +292,10 @@ def test_read_again_only_when_a_file_changed(tmp_path, monkeypatch):
 
 def test_an_included_file_elsewhere_is_watched(tmp_path, monkeypatch):
     monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
-    write(tmp_path, {"project/requirements.txt": "-r ../shared/pins.txt\n", "shared/pins.txt": "pytorch-lightning==1.5.10\n"})
+    write(
+        tmp_path,
+        {"project/requirements.txt": "-r ../shared/pins.txt\n", "shared/pins.txt": "pytorch-lightning==1.5.10\n"},
+    )
     assert declared_lightning_version(str(tmp_path / "project")).version == "1.5.10"
     (tmp_path / "shared/pins.txt").write_text("pytorch-lightning==1.9.0\n")
     os.utime(tmp_path / "shared/pins.txt", ns=(0, 0))
@@ -260,14 +303,24 @@ def test_an_included_file_elsewhere_is_watched(tmp_path, monkeypatch):
 
 
 def test_a_later_process_reuses_the_versions_while_their_files_stay_the_same(tmp_path, monkeypatch):
-    write(tmp_path, {"a/requirements.txt": "pytorch-lightning==1.5.10\n", "b/pyproject.toml": '[project]\ndependencies = ["lightning==2.1.0"]\n'})
+    write(
+        tmp_path,
+        {
+            "a/requirements.txt": "pytorch-lightning==1.5.10\n",
+            "b/pyproject.toml": '[project]\ndependencies = ["lightning==2.1.0"]\n',
+        },
+    )
     for folder in ("a", "b", "c"):
         declared_lightning_version(str(tmp_path / folder))
     kept = declared_version.remembered()
     declared_version.forget()  # as a new process
     declared_version.recall(kept)
     monkeypatch.setattr(declared_version, "read_declared", lambda root: pytest.fail(f"read again: {root}"))
-    assert [getattr(declared_lightning_version(str(tmp_path / f)), "version", None) for f in "abc"] == ["1.5.10", "2.1.0", None]
+    assert [getattr(declared_lightning_version(str(tmp_path / f)), "version", None) for f in "abc"] == [
+        "1.5.10",
+        "2.1.0",
+        None,
+    ]
     monkeypatch.undo()
     (tmp_path / "a/requirements.txt").write_text("pytorch-lightning==1.9.0\n")
     os.utime(tmp_path / "a/requirements.txt", ns=(0, 0))
@@ -301,18 +354,32 @@ def test_precedence_setting_installed_declared_default(tmp_path):
     root = str(project)
     setting = Config(lightning_version="2.0", environment_path=installed, project_root=root)
     assert setting.lightning_version_and_source == ("2.0", "setting")
-    assert Config(environment_path=installed, project_root=root).lightning_version_and_source == ("2.3.1", f"installed ({installed})")
+    assert Config(environment_path=installed, project_root=root).lightning_version_and_source == (
+        "2.3.1",
+        f"installed ({installed})",
+    )
     assert Config(environment_path=empty, project_root=root).lightning_version_and_source == (
         "1.5.10",
         "declared (requirements.txt: pytorch-lightning==1.5.10)",
     )
-    assert Config(environment_path=empty, project_root=nothing).lightning_version_and_source == (LATEST_LIGHTNING, "default")
+    assert Config(environment_path=empty, project_root=nothing).lightning_version_and_source == (
+        LATEST_LIGHTNING,
+        "default",
+    )
 
 
 def test_a_pyproject_of_ours_is_the_root(tmp_path):
-    write(tmp_path, {"pyproject.toml": '[project]\ndependencies = ["pytorch-lightning~=1.6.0"]\n[tool.fabric-lsp]\n', "sub/x.py": ""})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\ndependencies = ["pytorch-lightning~=1.6.0"]\n[tool.fabric-lsp]\n',
+            "sub/x.py": "",
+        },
+    )
     empty = str(_empty_venv(tmp_path / "empty"))
-    config = Resolver([{"environment-path": empty}], project_root=str(tmp_path / "sub")).for_path(str(tmp_path / "sub" / "x.py"))
+    config = Resolver([{"environment-path": empty}], project_root=str(tmp_path / "sub")).for_path(
+        str(tmp_path / "sub" / "x.py")
+    )
     assert config.effective_lightning_version == "1.6.5"
 
 
@@ -391,26 +458,38 @@ def test_show_settings_says_where_the_version_comes_from(tmp_path):
 
 
 def test_a_sub_project_declares_its_own_version(tmp_path):
-    write(tmp_path, {"week_1/requirements.txt": "pytorch-lightning==1.2.10\n", "week_1/src/train.py": HOOK, "top.py": HOOK})
+    write(
+        tmp_path,
+        {"week_1/requirements.txt": "pytorch-lightning==1.2.10\n", "week_1/src/train.py": HOOK, "top.py": HOOK},
+    )
     empty = str(_empty_venv(tmp_path / ".venv"))
     resolver = Resolver([{"environment-path": empty}], project_root=str(tmp_path))
     inner = resolver.for_file(str(tmp_path / "week_1" / "src" / "train.py"))
-    assert inner.lightning_version_and_source == ("1.2.10", f"declared ({os.path.join('week_1', 'requirements.txt')}: pytorch-lightning==1.2.10)")
+    assert inner.lightning_version_and_source == (
+        "1.2.10",
+        f"declared ({os.path.join('week_1', 'requirements.txt')}: pytorch-lightning==1.2.10)",
+    )
     assert resolver.for_file(str(tmp_path / "top.py")).lightning_version_and_source == (LATEST_LIGHTNING, "default")
 
 
 def test_a_sub_folder_readme_does_not_declare(tmp_path):
-    write(tmp_path, {"requirements.txt": "lightning>=2.1\n", "docs/README.md": "pip install pytorch-lightning==1.5.10\n"})
+    write(
+        tmp_path, {"requirements.txt": "lightning>=2.1\n", "docs/README.md": "pip install pytorch-lightning==1.5.10\n"}
+    )
     assert declared_version.declaring_folder(str(tmp_path / "docs"), str(tmp_path)) is None
 
 
 def test_the_setting_wins_over_a_sub_project(tmp_path):
     write(tmp_path, {"sub/requirements.txt": "pytorch-lightning==1.2.10\n"})
-    config = Resolver([{"lightning-version": "2.6.6"}], project_root=str(tmp_path)).for_file(str(tmp_path / "sub" / "x.py"))
+    config = Resolver([{"lightning-version": "2.6.6"}], project_root=str(tmp_path)).for_file(
+        str(tmp_path / "sub" / "x.py")
+    )
     assert config.lightning_version_and_source == ("2.6.6", "setting")
 
 
 def test_the_command_line_checks_each_sub_project_with_its_version(tmp_path):
     write(tmp_path, {"old/requirements.txt": "pytorch-lightning==1.9.0\n", "old/train.py": HOOK, "new/train.py": HOOK})
     proc = check(tmp_path, "--environment", str(_empty_venv(tmp_path / ".venv")), "--format", "json", ".")
-    assert sorted((f["code"], Path(f["filename"]).parent.name) for f in json.loads(proc.stdout)) == [("PL004", "new")], proc.stdout
+    assert sorted((f["code"], Path(f["filename"]).parent.name) for f in json.loads(proc.stdout)) == [
+        ("PL004", "new")
+    ], proc.stdout

@@ -43,7 +43,9 @@ def test_a_conditional_expression_on_one_test_gives_two_configurations_not_four(
 
 
 def test_values_chosen_by_different_tests_still_combine():
-    src = CHOSEN_TOGETHER.replace("if args.tpu else \"bf16", "if args.fast else \"bf16").replace("args = ", 'parser.add_argument("--fast", action="store_true")\nargs = ')
+    src = CHOSEN_TOGETHER.replace('if args.tpu else "bf16', 'if args.fast else "bf16').replace(
+        "args = ", 'parser.add_argument("--fast", action="store_true")\nargs = '
+    )
     assert severities(src, "FAB008") == ["warning"]
 
 
@@ -76,20 +78,28 @@ SEPARATE_SETUP = """
 
 
 def test_a_module_constant_decides_a_conditional_strategy():
-    src = """
+    src = (
+        """
     devices = 1
     def main():
         fabric = Fabric(accelerator="cuda", devices=devices, strategy=DeepSpeedStrategy() if devices > 1 else "auto")
-    """ + SEPARATE_SETUP + "\n    main()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    main()\n"
+    )
     assert severities(src, "FAB001") == []
     assert severities(src.replace("devices = 1", "devices = 2"), "FAB001") == ["error"]
 
 
 def test_a_parameter_default_no_call_overrides_decides_a_branch():
-    src = """
+    src = (
+        """
     def setup(tpu=False):
         fabric = Fabric(accelerator="tpu" if tpu else "cuda", devices=8)
-    """ + SEPARATE_SETUP + "\n    setup()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    setup()\n"
+    )
     assert severities(src, "FAB001") == []
     assert severities(src.replace("setup()\n", "setup()\n    setup(tpu=True)\n"), "FAB001") == ["warning"]
 
@@ -135,7 +145,8 @@ def test_a_none_replaced_only_on_one_branch_stays_possible():
 
 # 5. raise guards prune the paths they raise on ----------------------------------------------------
 def test_a_raise_guard_on_a_derived_value_prunes_the_multi_device_path():
-    src = """
+    src = (
+        """
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, choices=[1, 2, 4], default=1)
     args = parser.parse_args()
@@ -145,13 +156,17 @@ def test_a_raise_guard_on_a_derived_value_prunes_the_multi_device_path():
         if n > 1:
             raise NotImplementedError("one device only")
         fabric = Fabric(accelerator="cuda", devices=n, strategy="deepspeed" if n > 1 else "auto")
-    """ + SEPARATE_SETUP + "\n    main()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    main()\n"
+    )
     assert severities(src, "FAB001") == []
     assert severities(src.replace("raise NotImplementedError", "print"), "FAB001") == ["warning"]
 
 
 def test_an_early_return_guards_the_rest_of_a_helper():
-    src = """
+    src = (
+        """
     def strategy_for(devices):
         if devices == 1:
             return "auto"
@@ -159,7 +174,9 @@ def test_an_early_return_guards_the_rest_of_a_helper():
 
     def main():
         fabric = Fabric(accelerator="cuda", devices=1, strategy=strategy_for(1))
-    """ + SEPARATE_SETUP
+    """
+        + SEPARATE_SETUP
+    )
     assert severities(src, "FAB001") == []
 
 
@@ -197,7 +214,9 @@ def test_the_message_lists_only_strategies_a_path_can_give():
     optimizer = fabric.setup_optimizers(optimizer)
     """
     text = HEAD + textwrap.dedent(src)
-    [finding] = [f for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/tmp/t.py") if f.code == "FAB001"]
+    [finding] = [
+        f for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/tmp/t.py") if f.code == "FAB001"
+    ]
     assert finding.severity.name == "WARNING"
     assert "XLAStrategy" in finding.message and "DDPStrategy" not in finding.message
 
@@ -226,7 +245,8 @@ def test_a_flag_tested_in_a_helper_goes_the_way_the_caller_chose():
 
 # 2. values followed the way real code passes them ------------------------------------------------
 def test_a_match_statement_selects_one_case():
-    src = """
+    src = (
+        """
     def build(kind: str):
         match kind:
             case "big":
@@ -237,7 +257,10 @@ def test_a_match_statement_selects_one_case():
 
     def main():
         fabric = build("big")
-    """ + SEPARATE_SETUP + "\n    main()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    main()\n"
+    )
     assert severities(src, "FAB001") == ["error"]
     assert severities(src.replace('build("big")', 'build("small")'), "FAB001") == []
 
@@ -263,35 +286,46 @@ def test_merged_dicts_and_loops_over_literal_tuples():
     fabric = Fabric(**{**defaults, "strategy": "deepspeed"})
     """ + SEPARATE_SETUP.replace("        ", "    ")
     assert severities(merged, "FAB001") == ["error"]
-    loop = """
+    loop = (
+        """
     for strategy in ("deepspeed", "deepspeed_stage_3"):
         fabric = Fabric(accelerator="cuda", devices=2, strategy=strategy)
-    """ + SEPARATE_SETUP
+    """
+        + SEPARATE_SETUP
+    )
     assert severities(loop, "FAB001") == ["error"]
 
 
 # 3. an entry point exposed to a CLI takes what the CLI allows -------------------------------------
 def test_a_typer_option_default_is_what_runs_as_shipped():
-    src = """
+    src = (
+        """
     import typer
 
     def main(strategy: str = typer.Option("deepspeed"), devices: int = 2):
         fabric = Fabric(accelerator="cuda", devices=devices, strategy=strategy)
-    """ + SEPARATE_SETUP + """
+    """
+        + SEPARATE_SETUP
+        + """
     if __name__ == "__main__":
         typer.run(main)
     """
+    )
     assert severities(src, "FAB001") == ["warning"]
     assert severities(src.replace('typer.Option("deepspeed")', 'typer.Option("ddp")'), "FAB001") == []
 
 
 def test_arithmetic_on_known_numbers_folds_a_condition():
-    src = """
+    src = (
+        """
     devices, num_nodes = 1, 1
     def main():
         strategy = DeepSpeedStrategy() if devices * num_nodes > 1 else "auto"
         fabric = Fabric(accelerator="cuda", devices=devices, num_nodes=num_nodes, strategy=strategy)
-    """ + SEPARATE_SETUP + "\n    main()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    main()\n"
+    )
     assert severities(src, "FAB001") == []
     assert severities(src.replace("devices, num_nodes = 1, 1", "devices, num_nodes = 2, 1"), "FAB001") == ["error"]
 
@@ -322,14 +356,18 @@ def test_the_same_values_on_many_paths_do_not_crowd_out_another_configuration():
 
 
 def test_a_call_with_an_unpacked_tuple_binds_its_items():
-    src = """
+    src = (
+        """
     def build(strategy, devices):
         return Fabric(accelerator="cuda", devices=devices, strategy=strategy)
 
     def main():
         args = ("deepspeed", 2)
         fabric = build(*args)
-    """ + SEPARATE_SETUP + "\n    main()\n"
+    """
+        + SEPARATE_SETUP
+        + "\n    main()\n"
+    )
     assert severities(src, "FAB001") == ["error"]
     assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []
     # a list may be appended to before the call: its items are not taken as the arguments
@@ -337,12 +375,16 @@ def test_a_call_with_an_unpacked_tuple_binds_its_items():
 
 
 def test_a_call_site_with_an_unpacked_tuple_fills_the_parameters():
-    src = """
+    src = (
+        """
     def build(strategy, devices):
         fabric = Fabric(accelerator="cuda", devices=devices, strategy=strategy)
-    """ + SEPARATE_SETUP + """
+    """
+        + SEPARATE_SETUP
+        + """
     args = ("deepspeed", 2)
     build(*args)
     """
+    )
     assert severities(src, "FAB001") == ["error"]
     assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []

@@ -26,7 +26,9 @@ ALL_RULES_ANALYZER = Analyzer(Workspace(), ALL_RULES)
 RAISING = sorted(s for s, k in facts.STRATEGY_STRINGS.items() if k.raises_on_separated_setup)
 
 identifiers = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(
-    lambda s: not keyword.iskeyword(s) and s not in {"fabric", "torch", "make_model", "use", "print", "self", "range", "len"}
+    lambda s: (
+        not keyword.iskeyword(s) and s not in {"fabric", "torch", "make_model", "use", "print", "self", "range", "len"}
+    )
 )
 
 
@@ -44,7 +46,9 @@ def programs(draw):
     else:
         raw_ref = raw
     form = draw(st.sampled_from(["setup_module", "setup"]))
-    kwargs = draw(st.lists(st.sampled_from(["move_to_device=False", "move_to_device=True", "_reapply_compile=True"]), max_size=1))
+    kwargs = draw(
+        st.lists(st.sampled_from(["move_to_device=False", "move_to_device=True", "_reapply_compile=True"]), max_size=1)
+    )
     opt_where = draw(st.sampled_from(["before", "between", "inline"]))
     use_wrapped = opt_where == "between"  # the optimizer built from the set-up model's parameters
     params_of = t_m if use_wrapped else raw_ref
@@ -75,7 +79,13 @@ def programs(draw):
     wrappers = []
     if attr_targets:
         wrappers += ["class Trainer:", "def run(self):"]
-    wrappers += draw(st.lists(st.sampled_from(["if True:", "for _ in range(1):", "def main():", "with ctx():"]), min_size=depth, max_size=depth))
+    wrappers += draw(
+        st.lists(
+            st.sampled_from(["if True:", "for _ in range(1):", "def main():", "with ctx():"]),
+            min_size=depth,
+            max_size=depth,
+        )
+    )
     for level, w in enumerate(wrappers):
         lines.append(unit * level + w)
     indent = unit * len(wrappers)
@@ -95,10 +105,15 @@ def _other_statements(tree: ast.AST) -> list[str]:
 
 def _is_setup(node: ast.AST) -> bool:
     call = node.value
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in (
-        "setup",
-        "setup_module",
-        "setup_optimizers",
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr
+        in (
+            "setup",
+            "setup_module",
+            "setup_optimizers",
+        )
     )
 
 
@@ -223,10 +238,22 @@ OPTIMIZER_PLACES = ("before", "between_set_up", "between_raw")
 def _setup_lines(place: str) -> list[str]:
     build = "optimizer = torch.optim.AdamW({}.parameters(), lr=1e-4)"
     if place == "before":
-        return [build.format("model"), "model = fabric.setup_module(model)", "optimizer = fabric.setup_optimizers(optimizer)"]
+        return [
+            build.format("model"),
+            "model = fabric.setup_module(model)",
+            "optimizer = fabric.setup_optimizers(optimizer)",
+        ]
     if place == "between_raw":
-        return ["wrapped = fabric.setup_module(model)", build.format("model"), "optimizer = fabric.setup_optimizers(optimizer)"]
-    return ["model = fabric.setup_module(model)", build.format("model"), "optimizer = fabric.setup_optimizers(optimizer)"]
+        return [
+            "wrapped = fabric.setup_module(model)",
+            build.format("model"),
+            "optimizer = fabric.setup_optimizers(optimizer)",
+        ]
+    return [
+        "model = fabric.setup_module(model)",
+        build.format("model"),
+        "optimizer = fabric.setup_optimizers(optimizer)",
+    ]
 
 
 def _expected_applicability(branches, meta: bool):

@@ -26,7 +26,9 @@ def _consistent(pairs: list) -> frozenset:
     return frozenset(chosen.items())
 
 
-PATHS = st.lists(st.tuples(st.integers(0, 30), st.one_of(st.booleans(), st.integers(0, 3))), max_size=30).map(_consistent)
+PATHS = st.lists(st.tuples(st.integers(0, 30), st.one_of(st.booleans(), st.integers(0, 3))), max_size=30).map(
+    _consistent
+)
 
 
 @settings(max_examples=500)

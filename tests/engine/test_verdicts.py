@@ -45,7 +45,9 @@ def test_hover_and_diagnostic_agree_at_every_site(project):
                 else:
                     assert first == render(analysis.verdict_at(pos).explanation, str(path))
                     if any(v.finding is not None for v in covering):
-                        assert analysis.verdict_at(pos).finding is not None, f"{path}:{pos.line + 1}: hover hides a finding"
+                        assert analysis.verdict_at(pos).finding is not None, (
+                            f"{path}:{pos.line + 1}: hover hides a finding"
+                        )
             headline = verdict.explanation.headline
             finding = verdict.finding
             if finding is not None and finding.certainty in HEADLINE:
@@ -91,7 +93,10 @@ def test_unknown_hint_is_a_hint_whatever_the_configuration():
     src = "from lightning.fabric import Fabric\nfabric = Fabric(strategy=args.strategy)\nopt = fabric.setup_optimizers(opt)\n"
     (finding,) = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]], report_unknown=True).analyze(src)
     assert finding.certainty is Certainty.UNKNOWN and finding.severity is Severity.HINT
-    assert resolve_severity(finding.certainty, certain=Severity.WARNING, possible=Severity.ERROR, override=Severity.ERROR) is Severity.HINT
+    assert (
+        resolve_severity(finding.certainty, certain=Severity.WARNING, possible=Severity.ERROR, override=Severity.ERROR)
+        is Severity.HINT
+    )
     assert resolve_severity(Certainty.POSSIBLE, possible=Severity.INFORMATION) is Severity.INFORMATION
     assert resolve_severity(Certainty.CERTAIN, override=Severity.WARNING) is Severity.WARNING
 

@@ -15,11 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 TIMEOUT = 20
 
-ONE = (
-    "from lightning.fabric import Fabric\n"
-    'fabric = Fabric(accelerator="cpu", devices=1)\n'
-    "fabric.launch()\n"
-)
+ONE = 'from lightning.fabric import Fabric\nfabric = Fabric(accelerator="cpu", devices=1)\nfabric.launch()\n'
 TWO = (
     "from lightning.fabric import Fabric\n"
     "\n"
@@ -27,7 +23,7 @@ TWO = (
     '    strategy = "fsdp" if sharded else "ddp"\n'
     '    return Fabric(accelerator="cuda", devices=2, strategy=strategy)\n'
     "\n"
-    "fabric = make(input() == \"y\")\n"  # a choice made at run time: both configurations
+    'fabric = make(input() == "y")\n'  # a choice made at run time: both configurations
     "fabric.launch()\n"
 )
 
@@ -131,7 +127,9 @@ async def test_inlay_hints_show_the_configuration_or_the_count(client: LanguageC
 async def test_the_inlay_hints_setting_turns_them_off(client: LanguageClient, tmp_path):
     uri = _open(client, tmp_path / "train.py", ONE)
     assert len(await _hints(client, uri, ONE)) == 1
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"fabric-lsp": {"inlayHints": False}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"fabric-lsp": {"inlayHints": False}})
+    )
     assert await _hints(client, uri, ONE) == []
     assert client.inlay_refreshes == 1  # the client is asked to ask again
     # a key the editor stops sending is back to its default

@@ -26,7 +26,7 @@ TIMEOUT = 30
 FUZZ_EDITS = int(os.environ.get("FABRIC_LSP_FUZZ_EDITS", "10000"))
 FUZZ_SECONDS = float(os.environ.get("FABRIC_LSP_FUZZ_SECONDS", "240"))
 
-SEED_TEXT = '''# Grüße 🚀 漢字 é (e + combining acute: é)
+SEED_TEXT = """# Grüße 🚀 漢字 é (e + combining acute: é)
 import torch
 from lightning.fabric import Fabric
 
@@ -36,13 +36,41 @@ model = torch.nn.Linear(4, 2)
 model = fabric.setup_module(model)\t# tab before comment
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 optimizer = fabric.setup_optimizers(optimizer)  # 🚀
-'''
+"""
 
 FRAGMENTS = [
-    "x", "(", ")", "[", "]", '"', "'", ":", "\n", "\r\n", "    ", "\t", "🚀", "漢", "é", "\x00",
-    "fabric.setup_optimizers(", "fabric.setup_optimizers(opt)\n", "model = fabric.setup_module(model)\n",
-    'Fabric(strategy="xla")', "def f(:\n", "if True:\n    ", "import lightning as L\n", "#", "\\",
-    '"""', "lambda: (", "**", "self.fabric", ",", "=", "class A:\n",
+    "x",
+    "(",
+    ")",
+    "[",
+    "]",
+    '"',
+    "'",
+    ":",
+    "\n",
+    "\r\n",
+    "    ",
+    "\t",
+    "🚀",
+    "漢",
+    "é",
+    "\x00",
+    "fabric.setup_optimizers(",
+    "fabric.setup_optimizers(opt)\n",
+    "model = fabric.setup_module(model)\n",
+    'Fabric(strategy="xla")',
+    "def f(:\n",
+    "if True:\n    ",
+    "import lightning as L\n",
+    "#",
+    "\\",
+    '"""',
+    "lambda: (",
+    "**",
+    "self.fabric",
+    ",",
+    "=",
+    "class A:\n",
 ]
 
 
@@ -81,11 +109,15 @@ class Session:
                     resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]) if self.resolve else None,
                 )
             ),
-            workspace=types.WorkspaceClientCapabilities(workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)),
+            workspace=types.WorkspaceClientCapabilities(
+                workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)
+            ),
         )
         result = await asyncio.wait_for(
             self.client.initialize_async(
-                types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), initialization_options=options or {"debounceMs": 0})
+                types.InitializeParams(
+                    capabilities=caps, root_uri=root.as_uri(), initialization_options=options or {"debounceMs": 0}
+                )
             ),
             TIMEOUT,
         )
@@ -99,7 +131,9 @@ class Session:
 
     def open(self, uri: str, text: str, version: int = 1):
         self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text))
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+            )
         )
 
     async def until_version(self, uri: str, version: int, timeout: float = TIMEOUT):
@@ -114,7 +148,10 @@ class Session:
 def expected(text: str, enc: Encoder, root: Path, path: Path):
     lines = Lines(text)
     findings = Analyzer(Workspace(str(root)), ALL_RULES).analyze(text, str(path))
-    return sorted((enc.range_to_lsp(lines, f.span).start.line, enc.range_to_lsp(lines, f.span).start.character, f.code) for f in findings)
+    return sorted(
+        (enc.range_to_lsp(lines, f.span).start.line, enc.range_to_lsp(lines, f.span).start.character, f.code)
+        for f in findings
+    )
 
 
 def got(diags):
@@ -179,7 +216,9 @@ async def test_stateful_fuzz_of_live_server(tmp_path, encoding):
         path, text, version = docs[uri]
         lines = Lines(text)
         start, end, new = random_edit(rng, text)
-        rng_range = types.Range(start=enc.to_lsp(lines, offset_to_pos(lines, start)), end=enc.to_lsp(lines, offset_to_pos(lines, end)))
+        rng_range = types.Range(
+            start=enc.to_lsp(lines, offset_to_pos(lines, start)), end=enc.to_lsp(lines, offset_to_pos(lines, end))
+        )
         text = text[:start] + new + text[end:]
         version += 1
         docs[uri] = [path, text, version]
@@ -196,7 +235,9 @@ async def test_stateful_fuzz_of_live_server(tmp_path, encoding):
             pos = enc.to_lsp(Lines(text), offset_to_pos(Lines(text), rng.randint(0, len(text))))
             actions = await asyncio.wait_for(
                 session.client.text_document_code_action_async(
-                    types.CodeActionParams(types.TextDocumentIdentifier(uri), types.Range(start=pos, end=pos), types.CodeActionContext([]))
+                    types.CodeActionParams(
+                        types.TextDocumentIdentifier(uri), types.Range(start=pos, end=pos), types.CodeActionContext([])
+                    )
                 ),
                 TIMEOUT,
             )
@@ -206,7 +247,8 @@ async def test_stateful_fuzz_of_live_server(tmp_path, encoding):
             requests += 1
             pos = enc.to_lsp(Lines(text), offset_to_pos(Lines(text), rng.randint(0, len(text))))
             await asyncio.wait_for(
-                session.client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), pos)), TIMEOUT
+                session.client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), pos)),
+                TIMEOUT,
             )
         elif roll < 0.017:
             session.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
@@ -236,7 +278,7 @@ POSITION_TEXT = (
     "import lightning as L\r\n"
     "\r\n"
     "def train(fabric):\r\n"
-    f"\tnote = \"{COMBINING}🚀\"\r\n"
+    f'\tnote = "{COMBINING}🚀"\r\n'
     "\tmodel = fabric.setup_module(model)  # 🚀 first\r\n"
     "\topt = fabric.setup_optimizers(opt)  # 漢字 é\r\n"
     "\r\n"
@@ -334,7 +376,9 @@ async def test_bad_input_never_crashes_the_server(tmp_path):
     # the server still answers
     hover = await asyncio.wait_for(
         session.client.text_document_hover_async(
-            types.HoverParams(types.TextDocumentIdentifier((tmp_path / "deep.py").as_uri()), types.Position(line=0, character=9000))
+            types.HoverParams(
+                types.TextDocumentIdentifier((tmp_path / "deep.py").as_uri()), types.Position(line=0, character=9000)
+            )
         ),
         TIMEOUT,
     )
@@ -363,13 +407,26 @@ def _read_messages(stream, count: int, timeout: float = TIMEOUT) -> list[dict]:
 
 
 def test_malformed_json_rpc_and_unknown_methods(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "fabric_lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fabric_lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"capabilities": {}, "rootUri": tmp_path.as_uri()},
+        }
         proc.stdin.write(_frame(json.dumps(init).encode()))
         proc.stdin.write(_frame(b"{this is not json"))
-        proc.stdin.write(_frame(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "fabric/doesNotExist", "params": {}}).encode()))
-        proc.stdin.write(_frame(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"bogus": 1}}).encode()))
+        proc.stdin.write(
+            _frame(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "fabric/doesNotExist", "params": {}}).encode())
+        )
+        proc.stdin.write(
+            _frame(
+                json.dumps({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {"bogus": 1}}).encode()
+            )
+        )
         proc.stdin.write(_frame(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}).encode()))
         proc.stdin.flush()
         msgs = _read_messages(proc.stdout, 5)
@@ -411,7 +468,9 @@ async def test_analysing_a_workspace_never_executes_its_code(tmp_path):
     session.open(uri, text)
     diags = await session.until_version(uri, 1)
     assert [d.severity for d in diags] == [types.DiagnosticSeverity.Error]  # inferred through evil.py
-    await session.client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=6, character=8)))
+    await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=6, character=8))
+    )
     actions = await session.client.text_document_code_action_async(
         types.CodeActionParams(types.TextDocumentIdentifier(uri), diags[0].range, types.CodeActionContext(diags))
     )
@@ -421,7 +480,12 @@ async def test_analysing_a_workspace_never_executes_its_code(tmp_path):
             assert change.text_document.uri == uri  # edits only ever touch the document asked about
     await session.stop()
     # and the command line
-    subprocess.run([sys.executable, "-m", "fabric_lsp", "check", "--fix", str(tmp_path)], cwd=tmp_path, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", "--fix", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
     assert not canary.exists()
 
 
@@ -431,6 +495,12 @@ def test_cli_survives_a_symlink_loop(tmp_path):
     (tmp_path / "pkg" / "train.py").write_text(
         "from lightning.fabric import Fabric\nf = Fabric(strategy='xla')\no = f.setup_optimizers(o)\n"
     )
-    r = subprocess.run([sys.executable, "-m", "fabric_lsp", "check", "--format", "json", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert r.returncode == 1, r.stderr
     assert len([f for f in json.loads(r.stdout) if f["code"] == "FAB001"]) == 1  # FAB007: XLA needs launch(fn)

@@ -70,7 +70,11 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None, versio
     uri = path.as_uri()
     client.diagnostics.pop(uri, None)
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text if text is not None else path.read_text()))
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=uri, language_id="python", version=version, text=text if text is not None else path.read_text()
+            )
+        )
     )
     return uri
 
@@ -83,7 +87,9 @@ def encoder_for(client: LanguageClient) -> Encoder:
 
 def apply_text_edits(text: str, edits: list[types.TextEdit], enc: Encoder) -> str:
     lines = Lines(text)
-    spans = sorted(((enc.range_from_lsp(lines, e.range), e.new_text) for e in edits), key=lambda x: x[0].start, reverse=True)
+    spans = sorted(
+        ((enc.range_from_lsp(lines, e.range), e.new_text) for e in edits), key=lambda x: x[0].start, reverse=True
+    )
     for span, new in spans:
         s, e = lines.offset(span.start), lines.offset(span.end)
         text = text[:s] + new + text[e:]
@@ -140,13 +146,17 @@ async def test_error_diagnostic_and_quick_fix(client: LanguageClient):
 
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=2), [types.TextDocumentContentChangeWholeDocument(text=fixed)]
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text=fixed)],
         )
     )
     assert [d for d in await wait_for_diagnostics(client, uri, version=2) if d.code == "FAB001"] == []
 
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
-    await asyncio.wait_for(_until(lambda: list(client.diagnostics.get(uri, [None])) == [] and client.diagnostic_versions.get(uri) is None), TIMEOUT)
+    await asyncio.wait_for(
+        _until(lambda: list(client.diagnostics.get(uri, [None])) == [] and client.diagnostic_versions.get(uri) is None),
+        TIMEOUT,
+    )
 
 
 async def _until(cond):
@@ -163,7 +173,7 @@ async def test_warning_and_clean_files(client: LanguageClient):
     assert await wait_for_diagnostics(client, clean) == []
 
 
-NON_ASCII = '''# Grüße 🚀 漢字 — a comment before the call
+NON_ASCII = """# Grüße 🚀 漢字 — a comment before the call
 import torch
 from lightning.fabric import Fabric
 
@@ -172,7 +182,7 @@ fabric.launch()
 model = fabric.setup_module(model)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 label = "ü🚀"; optimizer = fabric.setup_optimizers(optimizer)  # 漢字 ü
-'''
+"""
 
 
 @pytest.mark.asyncio
@@ -202,7 +212,8 @@ async def test_stale_resolve_gives_no_edit(client: LanguageClient):
     action = next(a for a in actions if a.title.startswith("Set up"))
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=2), [types.TextDocumentContentChangeWholeDocument(text="# edited\n" + text)]
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text="# edited\n" + text)],
         )
     )
     await wait_for_diagnostics(client, uri, version=2)
@@ -233,7 +244,8 @@ async def test_half_typed_file_never_crashes(client: LanguageClient, tmp_path):
     version += 1
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text=text + typed + ")\n")]
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text + typed + ")\n")],
         )
     )
     diags = await wait_for_diagnostics(client, uri, version=version)
@@ -284,7 +296,8 @@ async def test_disable_for_this_line_merges_with_existing_noqa(client: LanguageC
     assert silenced.splitlines()[3] == "optimizer = fabric.setup_optimizers(optimizer)  # noqa: E501, FAB001"
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=2), [types.TextDocumentContentChangeWholeDocument(text=silenced)]
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text=silenced)],
         )
     )
     assert [d for d in await wait_for_diagnostics(client, uri, version=2) if d.code == "FAB001"] == []

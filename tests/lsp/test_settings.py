@@ -59,7 +59,7 @@ maybe.clip_gradients(net, opt, max_norm=1.0)
 
 #: FAB004 since Lightning 2.3: `loss.backward()` on a bf16-mixed model (in a function, where a
 #: verdict is reused from one analysis to the next)
-BACKWARD = '''\
+BACKWARD = """\
 from lightning.fabric import Fabric
 
 
@@ -69,7 +69,7 @@ def train(model, optimizer, criterion, x, y):
     model, optimizer = fabric.setup(model, optimizer)
     loss = criterion(model(x), y)
     loss.backward()
-'''
+"""
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fabric_lsp"]))
@@ -102,7 +102,9 @@ async def start(client: LanguageClient, root: Path, options: dict | None = None,
 def open_file(client: LanguageClient, path: Path) -> str:
     uri = path.as_uri()
     client.diagnostics.pop(uri, None)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, path.read_text()))
+    )
     return uri
 
 
@@ -190,7 +192,9 @@ async def test_the_editor_shows_the_severity_of_the_command_line(client: Languag
 
 @pytest.mark.asyncio
 async def test_a_changed_lightning_version_gives_a_fresh_verdict(client: LanguageClient, tmp_path):
-    project = write(tmp_path / "proj", {"train.py": BACKWARD, "pyproject.toml": '[tool.fabric-lsp]\nlightning-version = "2.6.6"\n'})
+    project = write(
+        tmp_path / "proj", {"train.py": BACKWARD, "pyproject.toml": '[tool.fabric-lsp]\nlightning-version = "2.6.6"\n'}
+    )
     await start(client, project)
     uri = open_file(client, project / "train.py")
     assert [d.code for d in await diagnostics(client, uri)] == ["FAB004"]
@@ -226,7 +230,9 @@ def _needs_no_installed_lightning() -> None:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("requirements", "codes"), [("pytorch-lightning==1.9.0\n", []), ("pytorch-lightning>=2\n", ["PL004"])])
+@pytest.mark.parametrize(
+    ("requirements", "codes"), [("pytorch-lightning==1.9.0\n", []), ("pytorch-lightning>=2\n", ["PL004"])]
+)
 async def test_the_workspace_declares_its_lightning_version(client: LanguageClient, tmp_path, requirements, codes):
     """No Lightning installed beside the server: the workspace's requirements.txt gives the version."""
     _needs_no_installed_lightning()
@@ -261,7 +267,9 @@ async def test_the_latest_settings_replace_the_initialization_options(client: La
 
 
 @pytest.mark.asyncio
-async def test_a_notification_without_settings_from_a_client_that_cannot_be_asked_changes_nothing(client: LanguageClient, tmp_path):
+async def test_a_notification_without_settings_from_a_client_that_cannot_be_asked_changes_nothing(
+    client: LanguageClient, tmp_path
+):
     project = write(tmp_path / "proj", {"train.py": DEEPSPEED})
     await start(client, project, {"severity": {"FAB001": "information"}}, pull_settings=False)
     uri = open_file(client, project / "train.py")

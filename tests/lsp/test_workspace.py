@@ -77,9 +77,13 @@ class Session:
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True) if pull else None,
         )
         caps = types.ClientCapabilities(
-            text_document=text_document, workspace=workspace, window=types.WindowClientCapabilities(work_done_progress=True)
+            text_document=text_document,
+            workspace=workspace,
+            window=types.WindowClientCapabilities(work_done_progress=True),
         )
-        init = types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), initialization_options=options or {"debounceMs": 0})
+        init = types.InitializeParams(
+            capabilities=caps, root_uri=root.as_uri(), initialization_options=options or {"debounceMs": 0}
+        )
         result = await asyncio.wait_for(self.client.initialize_async(init), TIMEOUT)
         self.client.initialized(types.InitializedParams())
         return result
@@ -93,7 +97,9 @@ class Session:
     def open(self, path: Path, text: str | None = None) -> str:
         uri = path.as_uri()
         self.versions[uri] = 1
-        item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text() if text is None else text)
+        item = types.TextDocumentItem(
+            uri=uri, language_id="python", version=1, text=path.read_text() if text is None else text
+        )
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
         return uri
 
@@ -257,10 +263,15 @@ async def test_pull_diagnostics_document_and_workspace(session: Session, tmp_pat
     train_uri = session.open(train)
     config_uri = session.open(config)
     pull = session.client.text_document_diagnostic_async
-    report = await asyncio.wait_for(pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri))), TIMEOUT)
+    report = await asyncio.wait_for(
+        pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri))), TIMEOUT
+    )
     assert report.kind == "full" and [d.code for d in report.items] == ["FAB001"]
     again = await asyncio.wait_for(
-        pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)), TIMEOUT
+        pull(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)
+        ),
+        TIMEOUT,
     )
     assert again.kind == "unchanged" and again.result_id == report.result_id
 
@@ -285,7 +296,10 @@ async def test_pull_diagnostics_document_and_workspace(session: Session, tmp_pat
     session.change(config_uri, config_text("ddp"))
     await until(lambda: session.refreshes > 0)
     report = await asyncio.wait_for(
-        pull(types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)), TIMEOUT
+        pull(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(train_uri), previous_result_id=report.result_id)
+        ),
+        TIMEOUT,
     )
     assert report.kind == "full" and list(report.items) == []
     params = types.WorkspaceDiagnosticParams(previous_result_ids=previous)
@@ -315,11 +329,15 @@ async def test_a_cold_workspace_report_analyses_its_modules_in_worker_processes_
     assert codes["deepspeed_0.py"] == ["FAB001"]
     assert {codes[f"train_{i}.py"] == [] for i in range(15)} == {True}, codes
     assert {codes[f"ddp_{i}.py"] == [] for i in range(15)} == {True}, codes
-    assert any(m.startswith("fabric-lsp: analysing 32 modules in 2 worker processes") for m in session.logs), session.logs
+    assert any(m.startswith("fabric-lsp: analysing 32 modules in 2 worker processes") for m in session.logs), (
+        session.logs
+    )
 
 
 @pytest.mark.asyncio
-async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_verdicts(session: Session, tmp_path: Path):
+async def test_importer_still_follows_its_module_after_an_edit_that_reuses_its_verdicts(
+    session: Session, tmp_path: Path
+):
     """An edit elsewhere in train.py reuses the verdict of the setup site (incremental analysis)
     without repeating its lookups: train.py must still depend on config.py afterwards."""
     config = tmp_path / "config.py"
@@ -371,7 +389,9 @@ async def test_batch_script_and_the_file_it_launches_follow_each_other(session: 
 
 
 @pytest.mark.asyncio
-async def test_a_keystroke_after_a_pause_is_analysed_at_once_and_a_burst_once_it_pauses(session: Session, tmp_path: Path):
+async def test_a_keystroke_after_a_pause_is_analysed_at_once_and_a_burst_once_it_pauses(
+    session: Session, tmp_path: Path
+):
     """``debounceMs`` delays only keystrokes that follow one another closely: the first edit
     after a pause is analysed at once; the next, within the debounce, waits until typing has
     paused for the debounce."""

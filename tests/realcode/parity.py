@@ -33,7 +33,10 @@ TIMEOUT = 1800
 def cli_findings(root: Path) -> set[tuple]:
     proc = subprocess.run(
         [sys.executable, "-m", "fabric_lsp", "check", ".", "--format", "json", "--exit-zero", "--no-cache"],
-        cwd=root, capture_output=True, text=True, timeout=TIMEOUT,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
     rows = json.loads(proc.stdout or "[]")
     return {
@@ -56,13 +59,19 @@ async def lsp_findings(root: Path) -> set[tuple]:
 
     await client.start_io(sys.executable, "-m", "fabric_lsp")
     caps = types.ClientCapabilities(
-        text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities(related_document_support=True)),
-        workspace=types.WorkspaceClientCapabilities(diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)),
+        text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(related_document_support=True)
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+        ),
     )
     await client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri()))
     client.initialized(types.InitializedParams())
     try:
-        report = await asyncio.wait_for(client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[])), TIMEOUT)
+        report = await asyncio.wait_for(
+            client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[])), TIMEOUT
+        )
     finally:
         await client.shutdown_async(None)
         client.exit(None)
@@ -98,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
             total += len(cli)
             differ = cli ^ lsp
             disagreeing += len(differ)
-            print(f"{repo.name}: {len(cli)} findings through the CLI, {len(lsp)} through the server, {len(differ)} differ")
+            print(
+                f"{repo.name}: {len(cli)} findings through the CLI, {len(lsp)} through the server, {len(differ)} differ"
+            )
             for row in sorted(differ, key=str):
                 print(f"  {'cli' if row in cli else 'lsp'} only: {row}")
     print(f"total: {total} CLI findings in .py files, {disagreeing} differ between the CLI and the server")

@@ -79,7 +79,17 @@ def load_repos(select: list[str], folder: Path = REPOS) -> list[Repo]:
         if select and not any(s.lower() in data["repo"].lower() for s in select):
             continue
         labels = {(f["path"], int(f["line"]), f["code"]): f for f in data.get("finding", [])}
-        out.append(Repo(data["repo"], data["commit"], data["licence"], labels, data.get("miss", []), path, data.get("silent", [])))
+        out.append(
+            Repo(
+                data["repo"],
+                data["commit"],
+                data["licence"],
+                labels,
+                data.get("miss", []),
+                path,
+                data.get("silent", []),
+            )
+        )
     return out
 
 
@@ -107,7 +117,9 @@ def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
     git = ["git", f"--git-dir={git_dir}"]
     listing = subprocess.run([*git, "ls-tree", "-r", "-z", repo.commit], capture_output=True)
     if listing.returncode != 0:
-        raise Unpacked(f"{repo.name}: the snapshot has no commit {repo.commit[:12]}: {listing.stderr.decode()[-300:].strip()}")
+        raise Unpacked(
+            f"{repo.name}: the snapshot has no commit {repo.commit[:12]}: {listing.stderr.decode()[-300:].strip()}"
+        )
     blobs = []
     for entry in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, path = entry.partition("\t")
@@ -116,7 +128,10 @@ def unpack(git_dir: Path, repo: Repo, scratch: Path) -> Path:
             blobs.append((parts[2], path))
     missing = _write_blobs(git, blobs, tmp)
     if missing:
-        print(f"{repo.name}: {len(missing)} files not in the snapshot (left out): {', '.join(missing[:5])}", file=sys.stderr)
+        print(
+            f"{repo.name}: {len(missing)} files not in the snapshot (left out): {', '.join(missing[:5])}",
+            file=sys.stderr,
+        )
     if not (tmp / repo.licence).is_file():
         raise Unpacked(f"{repo.source.name}: no licence file {repo.licence!r} at {repo.commit}")
     tmp.rename(root)
@@ -155,7 +170,10 @@ def check(root: Path, extra: list[str]) -> tuple[list[dict], float, list[str]]:
     t0 = time.perf_counter()
     proc = subprocess.run(
         [*FABRIC_LSP, "check", "--format", "json", "--exit-zero", ".", *extra],
-        cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     elapsed = time.perf_counter() - t0
     if proc.returncode not in (0, 1):
@@ -202,9 +220,9 @@ def judge(repo: Repo, findings: list[dict], tally: Tally) -> None:
 def stub(repo: str, f: dict) -> str:
     path = finding_key(f)[0]
     return (
-        f"# {repo}\n[[finding]]\npath = {json.dumps(path)}\nline = {f['location']['row']}\ncode = \"{f['code']}\"\n"
-        f"severity = \"{f['severity']}\"\nlabel = \"?\"  # TP | FP\ncertain = false  # TP on every feasible configuration\n"
-        f"lightning = \"\"  # lightning/fabric/...py:LINE\nwhy = {json.dumps(f['message'][:300])}\n"
+        f'# {repo}\n[[finding]]\npath = {json.dumps(path)}\nline = {f["location"]["row"]}\ncode = "{f["code"]}"\n'
+        f'severity = "{f["severity"]}"\nlabel = "?"  # TP | FP\ncertain = false  # TP on every feasible configuration\n'
+        f'lightning = ""  # lightning/fabric/...py:LINE\nwhy = {json.dumps(f["message"][:300])}\n'
     )
 
 
@@ -264,11 +282,24 @@ def print_report(tally: Tally, repos: list[Repo], stubs: bool, trainer: bool = F
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("select", nargs="*", help="only repositories whose owner/name contains one of these")
-    p.add_argument("--snapshots", default=os.environ.get("FABRIC_LSP_SNAPSHOTS"), help="folder of the snapshots (owner+name/…), or $FABRIC_LSP_SNAPSHOTS")
-    p.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "fabric-lsp-realcode"), help="where the pinned trees are unpacked")
+    p.add_argument(
+        "--snapshots",
+        default=os.environ.get("FABRIC_LSP_SNAPSHOTS"),
+        help="folder of the snapshots (owner+name/…), or $FABRIC_LSP_SNAPSHOTS",
+    )
+    p.add_argument(
+        "--scratch",
+        default=os.path.join(tempfile.gettempdir(), "fabric-lsp-realcode"),
+        help="where the pinned trees are unpacked",
+    )
     p.add_argument("--unlabelled-toml", action="store_true", help="print unlabelled findings as [[finding]] stubs")
     p.add_argument("--json", metavar="FILE", help="also write every finding with its label to FILE")
-    p.add_argument("--corpus", choices=sorted(CORPORA), default="fabric", help="which corpus: repos/ (Fabric, the default) or trainer/ (the PL rules)")
+    p.add_argument(
+        "--corpus",
+        choices=sorted(CORPORA),
+        default="fabric",
+        help="which corpus: repos/ (Fabric, the default) or trainer/ (the PL rules)",
+    )
     args, extra = p.parse_known_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")

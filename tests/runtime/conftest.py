@@ -41,9 +41,22 @@ TEARDOWN_GRACE = 60  # longer than the PL001 scripts' 30 s gloo timeout: a rank 
 
 # Variables a surrounding distributed launcher might have set; a fixture script must start alone.
 _DIST_VARS = (
-    "MASTER_ADDR", "MASTER_PORT", "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-    "NODE_RANK", "GROUP_RANK", "LOCAL_SIZE", "CUDA_VISIBLE_DEVICES",
-    "LT_ACCELERATOR", "LT_STRATEGY", "LT_DEVICES", "LT_NUM_NODES", "LT_PRECISION", "LT_CLI_USED",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "RANK",
+    "LOCAL_RANK",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "NODE_RANK",
+    "GROUP_RANK",
+    "LOCAL_SIZE",
+    "CUDA_VISIBLE_DEVICES",
+    "LT_ACCELERATOR",
+    "LT_STRATEGY",
+    "LT_DEVICES",
+    "LT_NUM_NODES",
+    "LT_PRECISION",
+    "LT_CLI_USED",
 )
 
 
@@ -59,9 +72,7 @@ def runtime_python() -> Path:
     """The runtime venv's interpreter, installing the venv first if it is missing or incomplete."""
     python = _venv() / "bin" / "python"
     try:
-        proc = subprocess.run(
-            ["bash", str(INSTALL)], cwd=ROOT, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
-        )
+        proc = subprocess.run(["bash", str(INSTALL)], cwd=ROOT, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
         ok, detail = proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     except (OSError, subprocess.TimeoutExpired) as exc:
         ok, detail = False, repr(exc)
@@ -151,7 +162,9 @@ class Started:
                 return self._hung_after_work()
             if now - started > SCRIPT_TIMEOUT:
                 self.kill()
-                pytest.fail(f"{' '.join(self.args[1:])} did not finish within {SCRIPT_TIMEOUT}s\n{self._read(self._out)[-4000:]}")
+                pytest.fail(
+                    f"{' '.join(self.args[1:])} did not finish within {SCRIPT_TIMEOUT}s\n{self._read(self._out)[-4000:]}"
+                )
             time.sleep(0.2)
         self._drain_group()
         return Run(self.args, self.proc.returncode, self._read(self._out), self._read(self._err))

@@ -4,6 +4,7 @@ calls once click has parsed its options (click is not in the runtime venv). It s
 
     python fabric_run.py ACCELERATOR STRATEGY DEVICES MAIN_PORT SCRIPT [SCRIPT_ARGS...]
 """
+
 import sys
 from argparse import Namespace
 

@@ -214,7 +214,9 @@ def test_fix_keeps_every_branch_working(case: BranchCase, tmp_path, start_script
         if case.no_fix:  # an unsafe fix is for doubt about a strategy, not for a failure the code shows
             unsafe = fabric_lsp("check", "--fix", "--unsafe-fixes", script.name, cwd=tmp_path)
             assert unsafe.returncode in (0, 1) and "internal error" not in unsafe.stderr, unsafe.explain()
-            assert script.read_bytes() == original, f"--unsafe-fixes wrote a joint setup that fails:\n{script.read_text()}"
+            assert script.read_bytes() == original, (
+                f"--unsafe-fixes wrote a joint setup that fails:\n{script.read_text()}"
+            )
         return
     assert not fab001(), f"FAB001 remains after --fix:\n{script.read_text()}"
     runs = {choice: start_script(script, "--strategy", choice) for choice in case.original}

@@ -27,8 +27,14 @@ pytestmark = [pytest.mark.runtime, pytest.mark.timeout(1500)]
 HERE = Path(__file__).resolve().parent
 FABRIC_RUN = HERE / "fabric_run.py"
 TORCHRUN = "import sys\nfrom torch.distributed.run import main\n\nsys.exit(main())\n"
-SLURM_TASK = {"SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURM_JOB_ID": "4321",
-              "SLURM_NODELIST": "localhost", "MASTER_ADDR": "127.0.0.1"}
+SLURM_TASK = {
+    "SLURM_PROCID": "0",
+    "SLURM_LOCALID": "0",
+    "SLURM_NODEID": "0",
+    "SLURM_JOB_ID": "4321",
+    "SLURM_NODELIST": "localhost",
+    "MASTER_ADDR": "127.0.0.1",
+}
 
 
 def train(fabric_args: str, launch: bool = True) -> str:
@@ -103,9 +109,13 @@ def test_torchrun_world_size(tmp_path, start_script, runtime_env, fabric_lsp):
     )
     fabric_args = 'accelerator="cpu", devices=2, strategy="ddp"'
     for name, nproc in (("invalid", 1), ("valid", 2)):
-        folder = _project(tmp_path, name, "run.sh", f"torchrun --standalone --nproc_per_node={nproc} train.py\n", fabric_args)
+        folder = _project(
+            tmp_path, name, "run.sh", f"torchrun --standalone --nproc_per_node={nproc} train.py\n", fabric_args
+        )
         (folder / "torchrun.py").write_text(TORCHRUN)
-        res = _run(start_script, runtime_env, folder, "torchrun.py", "--standalone", f"--nproc_per_node={nproc}", "train.py")
+        res = _run(
+            start_script, runtime_env, folder, "torchrun.py", "--standalone", f"--nproc_per_node={nproc}", "train.py"
+        )
         if name == "invalid":
             assert res.returncode != 0 and message in res.stderr, res.explain()
             _assert_reported(fabric_lsp, folder, message.removeprefix("ValueError: "))
@@ -153,7 +163,9 @@ def test_fabric_run_devices_conflict(tmp_path, start_script, runtime_env, fabric
         command = f"fabric run --accelerator=cpu --strategy=ddp --devices={devices} train.py\n"
         folder = _project(tmp_path, name, "run.sh", command, fabric_args, launch=False)
         shutil.copy(FABRIC_RUN, folder)
-        res = _run(start_script, runtime_env, folder, FABRIC_RUN.name, "cpu", "ddp", devices, str(_free_port()), "train.py")
+        res = _run(
+            start_script, runtime_env, folder, FABRIC_RUN.name, "cpu", "ddp", devices, str(_free_port()), "train.py"
+        )
         if name == "invalid":
             assert res.returncode != 0 and message in res.stderr, res.explain()
             _assert_reported(fabric_lsp, folder, message.removeprefix("ValueError: "))

@@ -17,7 +17,7 @@ from fabric_lsp import facts
 
 pytestmark = [pytest.mark.runtime, pytest.mark.timeout(1500)]  # the first test may install the venv
 
-SCRIPT = '''
+SCRIPT = """
 import sys, torch
 from lightning.fabric import Fabric
 from lightning.fabric.strategies import FSDPStrategy
@@ -32,7 +32,7 @@ with fabric.init_module(empty_init=empty_init):
     model = torch.nn.Linear(4, 2)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model, optimizer = fabric.setup(model, optimizer)
-'''
+"""
 
 
 def _joint_setup(tmp_path, runtime_python, runtime_env, use_orig_params: bool, empty_init: bool) -> str:
@@ -40,7 +40,11 @@ def _joint_setup(tmp_path, runtime_python, runtime_env, use_orig_params: bool, e
     script.write_text(SCRIPT)
     proc = subprocess.run(
         [str(runtime_python), str(script), str(use_orig_params), str(empty_init)],
-        cwd=tmp_path, env=runtime_env, capture_output=True, text=True, timeout=180,
+        cwd=tmp_path,
+        env=runtime_env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert proc.returncode != 0, proc.stdout
     return proc.stderr

@@ -35,7 +35,9 @@ EPOCH_END = (
     " You can use the `on_{hook}` hook instead."
 )
 BEST_NO_CALLBACK = 'ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.'
-BEST_NOT_SAVED = 'ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.'
+BEST_NOT_SAVED = (
+    'ValueError: `.test(ckpt_path="best")` is set but `ModelCheckpoint` is not configured to save the best model.'
+)
 
 
 def _exact(message: str) -> str:
@@ -45,7 +47,13 @@ def _exact(message: str) -> str:
 CASES = [
     # PL001: a collective reached on rank 0 only (DDP, 2 gloo processes, 30 s timeout). Lightning has
     # no message of its own: rank 0 (or the peer left waiting) fails with gloo's.
-    Case("PL001", "guarded_save_checkpoint", GLOO_LOST_PEER, "gloo; trainer/trainer.py:1465 (save_checkpoint's barrier)", ranks=2),
+    Case(
+        "PL001",
+        "guarded_save_checkpoint",
+        GLOO_LOST_PEER,
+        "gloo; trainer/trainer.py:1465 (save_checkpoint's barrier)",
+        ranks=2,
+    ),
     Case("PL001", "guarded_all_gather", GLOO_LOST_PEER, "gloo; core/module.py:693 (strategy.all_gather)", ranks=2),
     # PL002: a monitored key that is never logged
     Case(
@@ -132,7 +140,9 @@ CASES = [
     Case(
         "PL003",
         "deepspeed_two_optimizers",
-        _exact("MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."),
+        _exact(
+            "MisconfigurationException: DeepSpeed currently only supports single optimizer, single optional scheduler."
+        ),
         "strategies/deepspeed.py:482-484",
     ),
     # clipping by value: DeepSpeed's setup refuses it before it calls configure_optimizers (one optimizer here)
@@ -159,16 +169,33 @@ CASES = [
         "trainer/configuration_validator.py:128-133",
     ),
     # PL004: API removed in 2.0
-    Case("PL004", "training_epoch_end", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
-         "trainer/configuration_validator.py:76-78 (fit only)"),
+    Case(
+        "PL004",
+        "training_epoch_end",
+        _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
+        "trainer/configuration_validator.py:76-78 (fit only)",
+    ),
     # a LightningCLI that fits the model (its subcommand written in `args`; jsonargparse in the venv)
-    Case("PL004", "lightning_cli_fit", _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
-         "cli.py:750 (_run_subcommand) -> trainer/configuration_validator.py:76-78"),
-    Case("PL004", "test_epoch_end", _exact(EPOCH_END.format(hook="test_epoch_end")),
-         "trainer/configuration_validator.py:110-112 (Trainer.test only)"),
+    Case(
+        "PL004",
+        "lightning_cli_fit",
+        _exact(EPOCH_END.format(hook="training_epoch_end").replace("on_training", "on_train")),
+        "cli.py:750 (_run_subcommand) -> trainer/configuration_validator.py:76-78",
+    ),
+    Case(
+        "PL004",
+        "test_epoch_end",
+        _exact(EPOCH_END.format(hook="test_epoch_end")),
+        "trainer/configuration_validator.py:110-112 (Trainer.test only)",
+    ),
     # the fixed form (accelerator="gpu", devices=1) needs a GPU: the VALID form runs it on CPU
-    Case("PL004", "trainer_gpus", _exact("TypeError: Trainer.__init__() got an unexpected keyword argument 'gpus'"),
-         "Python's, from the keyword-only trainer/trainer.py:91 (no **kwargs)", fixed_runs=False),
+    Case(
+        "PL004",
+        "trainer_gpus",
+        _exact("TypeError: Trainer.__init__() got an unexpected keyword argument 'gpus'"),
+        "Python's, from the keyword-only trainer/trainer.py:91 (no **kwargs)",
+        fixed_runs=False,
+    ),
     Case(
         "PL004",
         "load_from_checkpoint_on_instance",
@@ -187,10 +214,19 @@ CASES = [
         ),
         "utilities/model_helpers.py:126-128 (the instance a caller passes)",
     ),
-    Case("PL004", "hparams_assignment", _exact("AttributeError: property 'hparams' of 'Model' object has no setter"),
-         "Python's, core/mixins/hparams_mixin.py:166-167 (a property without a setter)"),
+    Case(
+        "PL004",
+        "hparams_assignment",
+        _exact("AttributeError: property 'hparams' of 'Model' object has no setter"),
+        "Python's, core/mixins/hparams_mixin.py:166-167 (a property without a setter)",
+    ),
     # PL005: ckpt_path="best" with no best checkpoint
-    Case("PL005", "best_without_checkpointing", _exact(BEST_NO_CALLBACK), "trainer/connectors/checkpoint_connector.py:166"),
+    Case(
+        "PL005",
+        "best_without_checkpointing",
+        _exact(BEST_NO_CALLBACK),
+        "trainer/connectors/checkpoint_connector.py:166",
+    ),
     Case(
         "PL005",
         "best_under_fast_dev_run",
@@ -214,7 +250,9 @@ CASES = [
         "trainer/connectors/checkpoint_connector.py:175-177",
     ),
     # test() with no model means "best" (checkpoint_connector.py:142-143)
-    Case("PL005", "test_without_model", _exact(BEST_NO_CALLBACK), "trainer/connectors/checkpoint_connector.py:143 + :166"),
+    Case(
+        "PL005", "test_without_model", _exact(BEST_NO_CALLBACK), "trainer/connectors/checkpoint_connector.py:143 + :166"
+    ),
 ]
 
 

@@ -49,7 +49,6 @@ BACKWARD_HOOK = (
 )
 
 
-
 def forward_method_error(cls: str, name: str) -> str:
     """Lightning's message when a method of a wrapped model runs a module (wrappers.py:219-223)."""
     return (
@@ -102,7 +101,9 @@ CASES = [
     ),
     # FAB003: a method other than forward that runs a module, on a wrapped model, without mark_forward_method
     Case("FAB003", "generate_under_ddp", re.escape(forward_method_error("TinyLM", "generate")), "wrappers.py:219-223"),
-    Case("FAB003", "encode_under_deepspeed", re.escape(forward_method_error("Encoder", "encode")), "wrappers.py:219-223"),
+    Case(
+        "FAB003", "encode_under_deepspeed", re.escape(forward_method_error("Encoder", "encode")), "wrappers.py:219-223"
+    ),
     # FAB004: loss.backward() where Lightning needs fabric.backward(loss)
     Case("FAB004", "bf16_mixed_loss_backward", re.escape(BACKWARD_HOOK), "wrappers.py:370"),
     Case("FAB004", "deepspeed_loss_backward", re.escape(BACKWARD_HOOK), "wrappers.py:370"),
@@ -163,7 +164,12 @@ CASES = [
         re.escape("AttributeError: 'str' object has no attribute 'items'"),
         "strategies/strategy.py:410 (Python's, from state.items() on the path)",
     ),
-    Case("FAB006", "filter_lambda", re.escape("TypeError: Filter should be a dictionary, given <function"), "fabric.py:858"),
+    Case(
+        "FAB006",
+        "filter_lambda",
+        re.escape("TypeError: Filter should be a dictionary, given <function"),
+        "fabric.py:858",
+    ),
     Case(
         "FAB006",
         "deepspeed_filter",

@@ -32,7 +32,12 @@ print(json.dumps({"names": [p.name for p in params], "kinds": sorted({p.kind.nam
 def test_trainer_parameters_are_the_installed_signature(runtime_python, runtime_env):
     removed = sorted(facts.REMOVED_TRAINER_ARGUMENTS)
     proc = subprocess.run(
-        [str(runtime_python), "-c", PROBE], input=json.dumps(removed), capture_output=True, text=True, env=runtime_env, timeout=300
+        [str(runtime_python), "-c", PROBE],
+        input=json.dumps(removed),
+        capture_output=True,
+        text=True,
+        env=runtime_env,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])

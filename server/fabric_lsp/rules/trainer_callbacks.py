@@ -13,6 +13,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
 from fabric_lsp.engine.program.lightning_modules import MonitorCallback
 from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import ClassRef, Const, Ctx, QualRef, Seq, Value
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -139,9 +140,7 @@ def _unchanged_name(model: SemanticModel, expr: ast.AST) -> bool:
 def _bindings(model: SemanticModel, name: str) -> int:
     tree = model.module.tree
     assert tree is not None
-    return sum(
-        1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-    )
+    return sum(1 for n in walk(tree) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
 
 
 def _construction(model: SemanticModel, item: ast.AST) -> ast.Call | None:
@@ -203,7 +202,7 @@ _NOT_MODULES = frozenset(
 def _may_log(cls: ClassRef) -> bool:
     """Whether a project callback may feed ``callback_metrics``: a ``.log(name, value)``/``.log_dict(d)``
     on what may be the LightningModule (``pl_module.log``), or a write of the metrics dicts."""
-    for n in ast.walk(cls.node):
+    for n in walk(cls.node):
         if (
             isinstance(n, ast.Attribute)
             and n.attr in _METRIC_WRITERS

@@ -29,7 +29,10 @@ def _class_of(src: str) -> str | None:
         ("from lightning.pytorch import Trainer\nTrainer", facts.TRAINER_CLASS),
         ("import pytorch_lightning as pl\npl.Trainer", facts.TRAINER_CLASS),
         ("from pytorch_lightning.trainer.trainer import Trainer\nTrainer", facts.TRAINER_CLASS),
-        ("import lightning as L\nclass M(L.LightningModule):\n    pass\nclass N(M):\n    pass\nN", facts.LIGHTNING_MODULE_CLASS),
+        (
+            "import lightning as L\nclass M(L.LightningModule):\n    pass\nclass N(M):\n    pass\nN",
+            facts.LIGHTNING_MODULE_CLASS,
+        ),
         ("from pytorch_lightning.callbacks import ModelCheckpoint\nModelCheckpoint", facts.MODEL_CHECKPOINT_CLASS),
         ("from lightning.pytorch.callbacks import Callback\nclass C(Callback):\n    pass\nC", facts.CALLBACK_CLASS),
         ("from lightning.fabric import Fabric\nFabric", None),

@@ -72,7 +72,9 @@ def test_fabric_run_sets_the_cli_variables():
 
 
 def test_a_multi_line_lightning_run_model_command():
-    script, launch = _launch("#!/bin/bash\nlightning run model \\\n    --accelerator=cuda \\\n    --devices=4 \\\n    train.py\n")
+    script, launch = _launch(
+        "#!/bin/bash\nlightning run model \\\n    --accelerator=cuda \\\n    --devices=4 \\\n    train.py\n"
+    )
     env = environment(script, launch).mapping()
     assert (launch.line, launch.runner, launch.target) == (1, "fabric run", "train.py")
     assert env["LT_DEVICES"] == "4" and env["LT_ACCELERATOR"] == "cuda"

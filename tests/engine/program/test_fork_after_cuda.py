@@ -35,7 +35,12 @@ def fab011(before: str, accelerator: str = "cuda", strategy: str = "ddp_notebook
 
 @pytest.mark.parametrize(
     "before",
-    ["model = torch.nn.Linear(2, 2).cuda()", 'x = torch.zeros(2, device="cuda")', "torch.cuda.set_device(0)", 'model.to("cuda:0")'],
+    [
+        "model = torch.nn.Linear(2, 2).cuda()",
+        'x = torch.zeros(2, device="cuda")',
+        "torch.cuda.set_device(0)",
+        'model.to("cuda:0")',
+    ],
 )
 def test_cuda_initialised_before_a_fork_based_launch_is_a_warning(before):
     [finding] = fab011(before)

@@ -209,7 +209,6 @@ def test_self_fabric_set_in_init_used_in_other_method(analysed_env):
     "kwargs, expected",
     [
         ('accelerator="tpu"', "error"),
-
         ('accelerator="tpu", devices="auto"', "error"),
         ('accelerator="tpu", devices=[0, 1]', None),  # ValueError in Fabric() (2.6.6 source)
         ('accelerator="TPU", devices=8', None),  # accelerator names are case-sensitive
@@ -462,7 +461,7 @@ def test_relative_import_of_strategy_subclass(tmp_path, analysed_env):
 
 
 def test_argparse_choices_literal_click_and_tables(analysed_env):
-    src = '''
+    src = """
     import argparse
     from typing import Literal
     import click
@@ -494,7 +493,7 @@ def test_argparse_choices_literal_click_and_tables(analysed_env):
         opt = fabric.setup_optimizers(opt)
         fabric = Fabric(strategy=STRATS["ds"](stage=3))
         opt = fabric.setup_optimizers(opt)
-    '''
+    """
     findings = run(src, analysed_env)
     got = [(f.span.start.line + 1, f.severity.value) for f in findings]
     # `--free` has no choices, but its default is what the script does when run as shipped
@@ -505,7 +504,7 @@ def test_argparse_choices_literal_click_and_tables(analysed_env):
 
 
 def test_overridden_method_in_subclass_and_equality_guards(analysed_env):
-    src = '''
+    src = """
     import sys
     from lightning.fabric import Fabric
 
@@ -526,7 +525,7 @@ def test_overridden_method_in_subclass_and_equality_guards(analysed_env):
         opt = fabric.setup_optimizers(opt)
     if strategy not in ("ddp", "fsdp"):
         opt = fabric.setup_optimizers(opt)
-    '''
+    """
     assert severities(src, analysed_env) == [(9, "warning"), (20, "error")]
 
 
@@ -571,7 +570,10 @@ def test_call_sites_in_other_modules(tmp_path, analysed_env):
         "fabric = Fabric(strategy='deepspeed')\nfit(fabric, 1, 2)\nfabric.launch(Loop().run, 3)\n"
     )
     path = tmp_path / "utils.py"
-    assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [(3, "error"), (8, "error")]
+    assert severities(path.read_text(), analysed_env, root=str(tmp_path), path=str(path)) == [
+        (3, "error"),
+        (8, "error"),
+    ]
 
 
 @pytest.mark.parametrize("callers", [3, 25])
@@ -582,13 +584,19 @@ def test_a_function_called_from_more_modules_than_are_followed_is_an_api(tmp_pat
     from fabric_lsp.engine.python import calls
 
     assert calls.MAX_CALLER_MODULES < 25
-    (tmp_path / "utils.py").write_text("def fit(fabric, model, opt):\n    model = fabric.setup_module(model)\n    opt = fabric.setup_optimizers(opt)\n")
+    (tmp_path / "utils.py").write_text(
+        "def fit(fabric, model, opt):\n    model = fabric.setup_module(model)\n    opt = fabric.setup_optimizers(opt)\n"
+    )
     for i in range(callers):
-        (tmp_path / f"main_{i}.py").write_text("from lightning.fabric import Fabric\nfrom utils import fit\n\nfit(Fabric(strategy='deepspeed'), 1, 2)\n")
+        (tmp_path / f"main_{i}.py").write_text(
+            "from lightning.fabric import Fabric\nfrom utils import fit\n\nfit(Fabric(strategy='deepspeed'), 1, 2)\n"
+        )
     path = tmp_path / "utils.py"
     loaded: set[str] = set()
     load_path = Workspace.load_path
-    monkeypatch.setattr(Workspace, "load_path", lambda self, p, name=None: loaded.add(os.path.basename(p)) or load_path(self, p, name))
+    monkeypatch.setattr(
+        Workspace, "load_path", lambda self, p, name=None: loaded.add(os.path.basename(p)) or load_path(self, p, name)
+    )
     findings = Analyzer(Workspace(str(tmp_path)), FAB001_ONLY).analyze(path.read_text(), str(path))
     assert [(f.span.start.line + 1, f.severity.value) for f in findings] == ([(3, "error")] if callers == 3 else [])
     assert len({p for p in loaded if p.startswith("main_")}) == (callers if callers == 3 else 0)
@@ -597,7 +605,9 @@ def test_a_function_called_from_more_modules_than_are_followed_is_an_api(tmp_pat
 def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
     from fabric_lsp.engine.program.infer import Inference
 
-    src = program('fabric = Fabric(strategy="xla")', setup="a = fabric.setup_optimizers(a)\nb = fabric.setup_optimizers(b)")
+    src = program(
+        'fabric = Fabric(strategy="xla")', setup="a = fabric.setup_optimizers(a)\nb = fabric.setup_optimizers(b)"
+    )
     original = Inference.evaluate
     calls = []
 
@@ -616,12 +626,22 @@ def test_a_fault_at_one_call_site_is_logged_and_skipped(monkeypatch):
 
 @pytest.mark.parametrize(
     "broken",
-    ["tick_3 = step *", "loss = model(batch", "for i in range(3\n    pass", "def f(:\n    return 1", "if x ==\n    y = 1", "x = [1,\n     2"],
+    [
+        "tick_3 = step *",
+        "loss = model(batch",
+        "for i in range(3\n    pass",
+        "def f(:\n    return 1",
+        "if x ==\n    y = 1",
+        "x = [1,\n     2",
+    ],
 )
 def test_half_typed_statement_is_repaired_without_hiding_findings(broken):
     from fabric_lsp.engine.python.parse import parse
 
-    src = program('fabric = Fabric(strategy="deepspeed")', setup=f"model = fabric.setup_module(model)\n{broken}\noptimizer = fabric.setup_optimizers(optimizer)")
+    src = program(
+        'fabric = Fabric(strategy="deepspeed")',
+        setup=f"model = fabric.setup_module(model)\n{broken}\noptimizer = fabric.setup_optimizers(optimizer)",
+    )
     parsed = parse(src)
     assert parsed.tree is not None and parsed.broken_lines  # repaired, and marked as broken
     findings = run(src)
@@ -648,8 +668,12 @@ def test_self_of_a_class_more_modules_use_than_are_followed(tmp_path, users):
     of those modules parsed; ``self`` is any instance of the class, its constructions not sought."""
     from fabric_lsp.engine.python.values import FuncRef, Instance
 
-    (tmp_path / "loops.py").write_text("class Loop:\n    def run(self):\n        return self.step()\n\n    def step(self):\n        return 1\n")
-    (tmp_path / "fast.py").write_text("from loops import Loop\n\nclass Fast(Loop):\n    def step(self):\n        return 2\n\nFast().run()\n")
+    (tmp_path / "loops.py").write_text(
+        "class Loop:\n    def run(self):\n        return self.step()\n\n    def step(self):\n        return 1\n"
+    )
+    (tmp_path / "fast.py").write_text(
+        "from loops import Loop\n\nclass Fast(Loop):\n    def step(self):\n        return 2\n\nFast().run()\n"
+    )
     for i in range(users - 1):
         (tmp_path / f"user_{i}.py").write_text("from loops import Loop\n\nLoop().run()\n")
     workspace = Workspace(str(tmp_path))

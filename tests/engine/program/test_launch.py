@@ -259,15 +259,25 @@ GETATTR_WRAPPER = """
 
 
 def test_calls_through_a_getattr_wrapper_are_calls_on_its_fabric(tmp_path):
-    assert _findings(tmp_path, {"train.py": GETATTR_WRAPPER.format(body="runner.launch()\n    model = runner.setup(model)")}) == []
-    [late] = _findings(tmp_path, {"train.py": GETATTR_WRAPPER.format(body="model = runner.setup(model)\n    runner.launch()")})
+    assert (
+        _findings(
+            tmp_path, {"train.py": GETATTR_WRAPPER.format(body="runner.launch()\n    model = runner.setup(model)")}
+        )
+        == []
+    )
+    [late] = _findings(
+        tmp_path, {"train.py": GETATTR_WRAPPER.format(body="model = runner.setup(model)\n    runner.launch()")}
+    )
     assert late.severity.name == "ERROR" and "comes only later" in late.message
     [never] = _findings(tmp_path, {"train.py": GETATTR_WRAPPER.format(body="model = runner.setup(model)")})
     assert never.severity.name == "ERROR" and "never launched" in never.message
 
 
 def test_a_wrapper_method_of_its_own_is_not_forwarded(tmp_path):
-    text = GETATTR_WRAPPER.replace("        def __getattr__", "        def setup(self, model):\n            return model\n\n        def __getattr__")
+    text = GETATTR_WRAPPER.replace(
+        "        def __getattr__",
+        "        def setup(self, model):\n            return model\n\n        def __getattr__",
+    )
     text = text.format(body="model = runner.setup(model)")
     ast.parse(textwrap.dedent(text))
     assert _findings(tmp_path, {"train.py": text}) == []

@@ -39,7 +39,9 @@ def _pl(code: str, source: str, path: str | None = None, workspace: Workspace | 
 def test_the_subcommand_is_a_choice_of_the_command_line():
     (finding,) = _pl("PL004", MODEL + "LightningCLI(Model)\n")
     assert finding.severity is Severity.WARNING
-    assert any("`LightningCLI` runs `Trainer.fit` on it when its command line says `fit`" in r.message for r in finding.related)
+    assert any(
+        "`LightningCLI` runs `Trainer.fit` on it when its command line says `fit`" in r.message for r in finding.related
+    )
 
 
 def test_a_written_fit_subcommand_certainly_runs():
@@ -62,9 +64,9 @@ def test_the_main_guard_is_what_runs_when_the_script_runs():
 
 
 def test_run_false_runs_nothing_but_its_model_is_known():
-    src = MODEL + 'cli = LightningCLI(Model, run=False)\ncli.trainer.test(cli.model)\n'
+    src = MODEL + "cli = LightningCLI(Model, run=False)\ncli.trainer.test(cli.model)\n"
     assert _pl("PL004", src) == []  # only `test` runs it, which does not check `training_epoch_end`
-    src = MODEL + 'cli = LightningCLI(Model, run=False)\ncli.trainer.fit(cli.model)\n'
+    src = MODEL + "cli = LightningCLI(Model, run=False)\ncli.trainer.fit(cli.model)\n"
     (finding,) = _pl("PL004", src)
     assert finding.severity is Severity.ERROR
 
@@ -198,10 +200,22 @@ class Model(L.LightningModule):
         ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', True),
         ('LightningCLI(Model, trainer_defaults={"callbacks": [ModelCheckpoint(monitor="val_loss")]})', True),
         ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val/loss")]})', False),
-        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss", strict=False)]})', False),
-        ('LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")], "limit_val_batches": 0})', False),
-        ('LightningCLI(Model, subclass_mode_model=True, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
-        ('LightningCLI(Model, args=["test"], trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
+        (
+            'LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss", strict=False)]})',
+            False,
+        ),
+        (
+            'LightningCLI(Model, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")], "limit_val_batches": 0})',
+            False,
+        ),
+        (
+            'LightningCLI(Model, subclass_mode_model=True, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})',
+            False,
+        ),
+        (
+            'LightningCLI(Model, args=["test"], trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})',
+            False,
+        ),
         ('LightningCLI(Model, run=False, trainer_defaults={"callbacks": [EarlyStopping(monitor="val_loss")]})', False),
         ("LightningCLI(Model, trainer_defaults=defaults)", False),
         ("LightningCLI(Model)", False),
@@ -216,12 +230,15 @@ def test_pl002_the_callbacks_of_trainer_defaults(call: str, reported: bool):
 
 
 def test_pl002_a_plateau_monitor_of_the_model_a_cli_fits():
-    src = LOGGING + """
+    src = (
+        LOGGING
+        + """
     def configure_optimizers(self):
         opt = torch.optim.SGD(self.parameters(), lr=0.1)
         return {"optimizer": opt, "lr_scheduler": {"scheduler": torch.optim.lr_scheduler.ReduceLROnPlateau(opt), "monitor": "val_acc"}}
 
 LightningCLI(Model)
 """
+    )
     (finding,) = _pl("PL002", src)
     assert finding.severity is Severity.WARNING and "`val_acc`" in finding.message

@@ -256,7 +256,10 @@ def test_log_through_a_method_of_self_and_a_user_base_runs_under_the_hook():
         bases="class Base(L.LightningModule):\n    def _shared(self, batch, stage):\n        self.log(f'{stage}_loss', 1.0)\n        self.log(stage + '/acc', 1.0)\n",
     )
     assert found.complete
-    assert [(c.hook, c.key.exact) for c in found.calls] == [("validation_step", "val_loss"), ("validation_step", "val/acc")]
+    assert [(c.hook, c.key.exact) for c in found.calls] == [
+        ("validation_step", "val_loss"),
+        ("validation_step", "val/acc"),
+    ]
     assert found.calls[0].callback_metrics() == ("val_loss",)
 
 
@@ -285,7 +288,9 @@ def test_keys_that_are_not_known_make_the_set_incomplete():
 
 
 def test_a_key_held_by_a_constant_is_known():
-    found = _logged('KEY = "val_loss"\ndef validation_step(self, batch, i):\n    self.log(self.KEY, 1.0, on_epoch=None)\n')
+    found = _logged(
+        'KEY = "val_loss"\ndef validation_step(self, batch, i):\n    self.log(self.KEY, 1.0, on_epoch=None)\n'
+    )
     (call,) = found.calls
     assert call.key.exact == "val_loss" and call.on_epoch is True and found.complete
 
@@ -302,14 +307,23 @@ def _optimizers(body: str):
 
 
 def _summary(configs):
-    return [(c.optimizers, None if c.schedulers is None else [(s.monitor, s.monitor_known, s.plateau) for s in c.schedulers]) for c in configs]
+    return [
+        (
+            c.optimizers,
+            None if c.schedulers is None else [(s.monitor, s.monitor_known, s.plateau) for s in c.schedulers],
+        )
+        for c in configs
+    ]
 
 
 @pytest.mark.parametrize(
     "body, expected",
     [
         ("def configure_optimizers(self):\n    return torch.optim.Adam(self.parameters())\n", [(1, [])]),
-        ("def configure_optimizers(self):\n    g = torch.optim.Adam(self.g.parameters())\n    d = torch.optim.Adam(self.d.parameters())\n    return g, d\n", [(2, [])]),
+        (
+            "def configure_optimizers(self):\n    g = torch.optim.Adam(self.g.parameters())\n    d = torch.optim.Adam(self.d.parameters())\n    return g, d\n",
+            [(2, [])],
+        ),
         (
             "def configure_optimizers(self):\n    opt = torch.optim.SGD(self.parameters(), lr=1)\n"
             "    return [opt], [torch.optim.lr_scheduler.StepLR(opt, 1)]\n",
@@ -332,7 +346,10 @@ def _summary(configs):
             [(2, [("loss", True, True)])],
         ),
         ("def configure_optimizers(self):\n    return build_optimizers(self)\n", [(None, None)]),
-        ("def configure_optimizers(self):\n    if self.sgd:\n        return torch.optim.SGD(self.parameters())\n    return [torch.optim.Adam(self.a), torch.optim.Adam(self.b)]\n", [(1, []), (2, [])]),
+        (
+            "def configure_optimizers(self):\n    if self.sgd:\n        return torch.optim.SGD(self.parameters())\n    return [torch.optim.Adam(self.a), torch.optim.Adam(self.b)]\n",
+            [(1, []), (2, [])],
+        ),
         ("def configure_optimizers(self):\n    return None\n", [(0, [])]),
     ],
 )
@@ -351,11 +368,17 @@ def _callback(src: str):
 
 
 def test_model_checkpoint_arguments_defaults_and_positional():
-    cb = _callback("from lightning.pytorch.callbacks import ModelCheckpoint\nModelCheckpoint('ckpts', None, 'val_loss', save_top_k=3)\n")
+    cb = _callback(
+        "from lightning.pytorch.callbacks import ModelCheckpoint\nModelCheckpoint('ckpts', None, 'val_loss', save_top_k=3)\n"
+    )
     assert cb.kind == facts.MODEL_CHECKPOINT_CLASS
     assert dict(cb.arguments) == {
-        "monitor": ("val_loss",), "save_top_k": (3,), "mode": ("min",),
-        "every_n_epochs": (None,), "every_n_train_steps": (None,), "train_time_interval": (None,),
+        "monitor": ("val_loss",),
+        "save_top_k": (3,),
+        "mode": ("min",),
+        "every_n_epochs": (None,),
+        "every_n_train_steps": (None,),
+        "train_time_interval": (None,),
     }
 
 
@@ -439,8 +462,15 @@ def test_an_entry_point_called_on_self_of_a_plain_class_reads_no_other_module(tm
     from fabric_lsp.engine.analyzer import Analyzer
     from fabric_lsp.rules import RULES_BY_CODE
 
-    files = {"recipe.py": "class Recipe:\n    def apply(self, model):\n        return self.validate(model)\n    def test(self):\n        return self.test()\n"}
-    files.update({f"user{i}.py": f"from recipe import Recipe\nclass R{i}(Recipe):\n    pass\nR{i}().apply(None)\n" for i in range(4)})
+    files = {
+        "recipe.py": "class Recipe:\n    def apply(self, model):\n        return self.validate(model)\n    def test(self):\n        return self.test()\n"
+    }
+    files.update(
+        {
+            f"user{i}.py": f"from recipe import Recipe\nclass R{i}(Recipe):\n    pass\nR{i}().apply(None)\n"
+            for i in range(4)
+        }
+    )
     _write(tmp_path, files)
     ws = Workspace(str(tmp_path))
     loaded: list[str] = []

@@ -45,8 +45,14 @@ HEAD = "from lightning.fabric import Fabric\nfabric = Fabric()\n"
         # a model that was not set up
         ("probe = torch.nn.Linear(2, 2)\nprobe(x).sum().backward()\n", []),
         # detach and no_grad cut the graph
-        ("g = fabric.setup(g)\nd = fabric.setup(d)\nfake = g(z)\nloss = d(fake.detach()).mean()\nloss.backward()\n", ["d"]),
-        ("t = fabric.setup(t)\ns = fabric.setup(s)\nwith torch.no_grad():\n    tl = t(x)\nloss = kl(s(x), tl)\nloss.backward()\n", ["s"]),
+        (
+            "g = fabric.setup(g)\nd = fabric.setup(d)\nfake = g(z)\nloss = d(fake.detach()).mean()\nloss.backward()\n",
+            ["d"],
+        ),
+        (
+            "t = fabric.setup(t)\ns = fabric.setup(s)\nwith torch.no_grad():\n    tl = t(x)\nloss = kl(s(x), tl)\nloss.backward()\n",
+            ["s"],
+        ),
         # an augmented loss
         ("m = fabric.setup(m)\nloss = 0\nloss += m(x).sum()\nloss.backward()\n", ["m"]),
     ],
@@ -86,7 +92,9 @@ def test_a_model_handed_on_through_many_helpers_is_searched_once_per_parameter(m
     # call sites of every parameter were searched once per call chain (exponential in the depth)
     from fabric_lsp.engine.program import setups
 
-    helpers = "".join(f"def h{i}(model, x):\n" + "".join(f"    h{i + 1}(model, x + {k})\n" for k in range(3)) + "\n" for i in range(4))
+    helpers = "".join(
+        f"def h{i}(model, x):\n" + "".join(f"    h{i + 1}(model, x + {k})\n" for k in range(3)) + "\n" for i in range(4)
+    )
     source = f"""
 from lightning.fabric import Fabric
 
@@ -125,7 +133,10 @@ def test_a_project_class_named_fabric_sets_up_nothing():
 
 
 def test_setup_call_counts_optimizers():
-    model = _model(HEAD + "a = fabric.setup(m)\nb = fabric.setup(m, o1, o2)\nc = fabric.setup(m, *opts)\nd = fabric.setup_module(m)\n")
+    model = _model(
+        HEAD
+        + "a = fabric.setup(m)\nb = fabric.setup(m, o1, o2)\nc = fabric.setup(m, *opts)\nd = fabric.setup_module(m)\n"
+    )
     assert [s.optimizers for s in model.setup_calls()] == [0, 2, None, 0]
 
 
@@ -185,7 +196,11 @@ def _fails(s: Scenario):
 )
 def test_judge(plugins, certainty):
     scenarios = [
-        _scenario(None, known=False) if p is None else _scenario("Precision", error=True) if p == "error" else _scenario(p)
+        _scenario(None, known=False)
+        if p is None
+        else _scenario("Precision", error=True)
+        if p == "error"
+        else _scenario(p)
         for p in plugins
     ]
     assert judge(scenarios, _fails).certainty is certainty
@@ -202,8 +217,14 @@ def test_precision_plugin_facts_follow_the_source():
 
 @pytest.mark.parametrize(
     "strategy, stage",
-    [("deepspeed", 2), ("deepspeed_stage_1", 1), ("deepspeed_stage_3_offload", 3), ("ddp", None),
-     (lightning.Obj("DeepSpeedStrategy", (("stage", 3),)), 3), (lightning.Obj("DeepSpeedStrategy"), None)],
+    [
+        ("deepspeed", 2),
+        ("deepspeed_stage_1", 1),
+        ("deepspeed_stage_3_offload", 3),
+        ("ddp", None),
+        (lightning.Obj("DeepSpeedStrategy", (("stage", 3),)), 3),
+        (lightning.Obj("DeepSpeedStrategy"), None),
+    ],
 )
 def test_deepspeed_stage(strategy, stage):
     assert facts.deepspeed_stage(strategy) == stage

@@ -28,14 +28,22 @@ SOURCE = textwrap.dedent(
 
 
 def _use(m: ModuleInfo, name: str, line: int) -> ast.Name:
-    return next(n for n in ast.walk(m.tree) if isinstance(n, ast.Name) and n.id == name and n.lineno == line and isinstance(n.ctx, ast.Load))
+    return next(
+        n
+        for n in ast.walk(m.tree)
+        if isinstance(n, ast.Name) and n.id == name and n.lineno == line and isinstance(n.ctx, ast.Load)
+    )
 
 
 def _ask(inference: Inference, m: ModuleInfo, use: ast.Name):
     inference.budget = Budget(deadline=float("inf"))
     m.lookups = {}
     found, definite, narrow = inference.reaching(use.id, m.stmt_of(use), m.scope_of(use), m)
-    return (tuple((b.kind, b.node.lineno, b.narrow) for b in found), definite, narrow), inference.budget.steps, m.lookups
+    return (
+        (tuple((b.kind, b.node.lineno, b.narrow) for b in found), definite, narrow),
+        inference.budget.steps,
+        m.lookups,
+    )
 
 
 def test_reaching_remembered_is_the_fresh_walk_with_its_cost_and_lookups():

@@ -58,6 +58,9 @@ def test_an_installed_helper_that_calls_what_it_is_handed_is_walked(tmp_path):
     assert _walked(tmp_path, RUNNER, "run", "run(model, x)", inside=False)
 
 
-@pytest.mark.parametrize("line", ["import torch.distributed as dist", "from .comm import all_reduce\nall_reduce(t)", "from lightning import Fabric"])
+@pytest.mark.parametrize(
+    "line",
+    ["import torch.distributed as dist", "from .comm import all_reduce\nall_reduce(t)", "from lightning import Fabric"],
+)
 def test_an_installed_module_that_names_a_collective_is_walked(tmp_path, line):
     assert _walked(tmp_path, TQDM + line + "\n", "close", "bar.close()", inside=False)

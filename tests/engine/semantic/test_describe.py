@@ -22,7 +22,9 @@ def test_a_configuration_that_raises_says_so_with_the_values_that_chose_it():
     assert hint.label == "raises ValueError on CPU"
     assert hint.pos == Pos(1, len(source.splitlines()[1]))
     value = analysis.hover(Pos(1, 1))
-    assert "`Fabric(...)` raises `ValueError`: You selected the FSDP strategy but FSDP is only available on GPU" in value
+    assert (
+        "`Fabric(...)` raises `ValueError`: You selected the FSDP strategy but FSDP is only available on GPU" in value
+    )
     assert 'accelerator="cpu" (train.py:2), strategy="fsdp" (train.py:2)' in value
 
 
@@ -62,7 +64,9 @@ def test_strategy_object_settings_and_the_rules_hover_come_first():
     rules, configurations = value.split("\n\n---\n\n")
     assert "certainly DeepSpeed/XLA" in rules  # FAB001's verdict, as before
     assert "strategy: `DeepSpeedStrategy` (stage=3) — `DeepSpeedStrategy(stage=3)` (train.py:3)" in configurations
-    assert [h.label for h in analysis.hints()] == ["DeepSpeedStrategy · CUDA ×2 · 2 processes · 32-true · subprocess script"]
+    assert [h.label for h in analysis.hints()] == [
+        "DeepSpeedStrategy · CUDA ×2 · 2 processes · 32-true · subprocess script"
+    ]
 
 
 def test_no_configuration_hover_away_from_a_fabric():

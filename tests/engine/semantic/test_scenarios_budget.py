@@ -49,7 +49,9 @@ def test_the_scenarios_of_one_argument_set_are_worked_out_once_per_analysis(monk
 
     worked: list[object] = []
     real = configurations._scenarios_of
-    monkeypatch.setattr(configurations, "_scenarios_of", lambda ev, args, *rest: worked.append(args) or real(ev, args, *rest))
+    monkeypatch.setattr(
+        configurations, "_scenarios_of", lambda ev, args, *rest: worked.append(args) or real(ev, args, *rest)
+    )
     model, fabric = _model_and_fabric()
     first = model.scenarios(fabric)
     assert [s.outcome for s in model.scenarios(fabric)] == [s.outcome for s in first]

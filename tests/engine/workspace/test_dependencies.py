@@ -31,7 +31,9 @@ def test_an_analysis_records_the_modules_it_read_and_the_ones_it_missed(tmp_path
     workspace = Workspace(str(tmp_path))
     analyzer = Analyzer(workspace, ALL_RULES)
     with workspace.recording() as found:
-        assert [f.code for f in analyzer.analyze(TRAIN.format(module="config"), str(tmp_path / "train.py"))] == ["FAB001"]
+        assert [f.code for f in analyzer.analyze(TRAIN.format(module="config"), str(tmp_path / "train.py"))] == [
+            "FAB001"
+        ]
     assert str(tmp_path / "config.py") in found.paths
     with workspace.recording() as missing:
         assert analyzer.analyze(TRAIN.format(module="settings"), str(tmp_path / "train.py")) == []

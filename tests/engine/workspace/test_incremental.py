@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 BASE = textwrap.dedent(
-    '''
+    """
     import torch
     import lightning as L
     from lightning.fabric.strategies import DeepSpeedStrategy
@@ -86,7 +86,7 @@ BASE = textwrap.dedent(
 
     def optimizers_elsewhere(optimizer):
         return GLOBAL_FABRIC.setup_optimizers(optimizer)
-    '''
+    """
 ).lstrip()
 
 #: statements an edit may insert (at module level, or inside a function body)
@@ -151,7 +151,10 @@ def test_an_edit_inside_one_function_recomputes_only_that_function():
     analyzer = Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]])  # counts FAB001's sites
     analyzer.analysis(BASE, "/work/train.py")
     before = dict(analyzer.stats)
-    edited = BASE.replace("    optimizer = fabric.setup_optimizers(optimizer)\n\n\ndef train_guarded", "    optimizer = fabric.setup_optimizers(optimizer)\n    tick = 1\n\n\ndef train_guarded")
+    edited = BASE.replace(
+        "    optimizer = fabric.setup_optimizers(optimizer)\n\n\ndef train_guarded",
+        "    optimizer = fabric.setup_optimizers(optimizer)\n    tick = 1\n\n\ndef train_guarded",
+    )
     assert edited != BASE
     analyzer.analysis(edited, "/work/train.py")
     computed = analyzer.stats["computed"] - before["computed"]
@@ -217,7 +220,9 @@ def test_with_every_rule_an_edit_inside_one_function_recomputes_only_that_functi
     assert set(per_function) == {"train_0", "train_1", "train_2", "train_3"}
     assert per_function["train_2"] >= 6  # FAB001, FAB004/005 (backward), FAB005/007 (setups) …
     before = dict(analyzer.stats)
-    edited = text.replace("    for batch in data:\n", "    for batch in data:\n        tick = 1\n", 3).replace("        tick = 1\n", "", 2)
+    edited = text.replace("    for batch in data:\n", "    for batch in data:\n        tick = 1\n", 3).replace(
+        "        tick = 1\n", "", 2
+    )
     assert edited.count("tick = 1") == 1 and "tick = 1" in edited.split("def train_2")[1].split("def train_3")[0]
     got = analyzer.analysis(edited, "/work/train.py")
     assert analyzer.stats["computed"] - before["computed"] == per_function["train_2"], analyzer.stats
@@ -258,7 +263,9 @@ def test_a_syntax_error_elsewhere_withholds_fixes_without_recomputing_verdicts()
     assert len(findings) == 3 and all(f.fix is None and f.message.endswith(NO_FIX_WHILE_BROKEN) for f in findings)
     assert analyzer.stats["computed"] - before["computed"] <= 1  # the broken function's own site at most
     mended = analyzer.analyze(text, "/work/train.py")
-    assert [f.fix for f in mended] == [f.fix for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/work/train.py")]
+    assert [f.fix for f in mended] == [
+        f.fix for f in Analyzer(Workspace(), [RULES_BY_CODE["FAB001"]]).analyze(text, "/work/train.py")
+    ]
     assert all(f.fix is not None for f in mended)
 
 
@@ -280,7 +287,7 @@ def test_a_replaced_version_is_freed_without_the_cycle_collector():
         gc.enable()
 
 
-BACKWARD_IN_A_FUNCTION = '''
+BACKWARD_IN_A_FUNCTION = """
 from lightning.fabric import Fabric
 
 
@@ -289,7 +296,7 @@ def train(model, optimizer, criterion, x, y):
     model, optimizer = fabric.setup(model, optimizer)
     loss = criterion(model(x), y)
     loss.backward()
-'''
+"""
 
 
 def test_a_verdict_is_not_reused_under_another_lightning_version():

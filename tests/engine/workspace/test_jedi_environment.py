@@ -28,8 +28,15 @@ def test_the_sys_path_is_the_one_jedis_subprocess_reports():
         """
     )
     env = {**os.environ, "PYTHONPATH": str(Path(fabric_lsp.__file__).resolve().parents[1])}
-    for flags, extra, known in (([], {}, True), ([], {"PYTHONSAFEPATH": "1"}, True), (["-P"], {}, False), (["-s"], {}, False)):
-        r = subprocess.run([sys.executable, *flags, "-c", probe], capture_output=True, text=True, timeout=120, env={**env, **extra})
+    for flags, extra, known in (
+        ([], {}, True),
+        ([], {"PYTHONSAFEPATH": "1"}, True),
+        (["-P"], {}, False),
+        (["-s"], {}, False),
+    ):
+        r = subprocess.run(
+            [sys.executable, *flags, "-c", probe], capture_output=True, text=True, timeout=120, env={**env, **extra}
+        )
         assert r.returncode == 0, r.stderr
         assert r.stdout.split() == ["True", str(not known)], (flags, extra)
 
@@ -44,7 +51,12 @@ def test_modules_are_found_as_with_jedis_environment_and_no_subprocess_starts(tm
     for name in ("pkg.mod", "json.decoder", "jedi.api", "no_such_module", "os.path"):
         code = f"import {name}\n"
         found = [
-            sorted(str(n.module_path) for n in jedi.Script(code, path=str(script), project=project, environment=env).goto(1, len(code) - 1, follow_imports=True))
+            sorted(
+                str(n.module_path)
+                for n in jedi.Script(code, path=str(script), project=project, environment=env).goto(
+                    1, len(code) - 1, follow_imports=True
+                )
+            )
             for env in (lazy, jedi.create_environment(sys.executable, safe=False))
         ]
         assert found[0] == found[1], name

@@ -54,7 +54,11 @@ def _parses(monkeypatch) -> list[str]:
 
     parsed: list[str] = []
     real = modules.ModuleInfo.__init__
-    monkeypatch.setattr(modules.ModuleInfo, "__init__", lambda self, text, path=None, name=None: parsed.append(path) or real(self, text, path, name))
+    monkeypatch.setattr(
+        modules.ModuleInfo,
+        "__init__",
+        lambda self, text, path=None, name=None: parsed.append(path) or real(self, text, path, name),
+    )
     return parsed
 
 

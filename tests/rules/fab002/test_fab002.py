@@ -16,8 +16,10 @@ FAB002 = RULES_BY_CODE["FAB002"]
 
 def findings(source: str, workspace: Workspace | None = None, path: str | None = None):
     analyzer = Analyzer(workspace or Workspace(), [FAB002])
-    return analyzer.analyze(textwrap.dedent(source).lstrip("\n"), path) if path else analyzer.analyze(
-        textwrap.dedent(source).lstrip("\n")
+    return (
+        analyzer.analyze(textwrap.dedent(source).lstrip("\n"), path)
+        if path
+        else analyzer.analyze(textwrap.dedent(source).lstrip("\n"))
     )
 
 
@@ -56,7 +58,9 @@ def test_strategy_chosen_by_the_gpu_count_in_statements():
 
 
 def test_one_gpu_only_stays_silent():
-    source = GPUS.format(default=1, accelerator="").replace('"ddp" if args.gpus > 1 else "auto"', '"ddp" if args.gpus > 8 else "auto"')
+    source = GPUS.format(default=1, accelerator="").replace(
+        '"ddp" if args.gpus > 1 else "auto"', '"ddp" if args.gpus > 8 else "auto"'
+    )
     source = source.replace("devices=args.gpus", "devices=1")
     assert severities(source) == []
 
@@ -245,7 +249,9 @@ def test_sampling_helper_that_runs_the_model():
 
 
 def test_forward_not_under_a_guard_is_silent():
-    assert severities(IMPLICIT.replace("FABRIC", FSDP2).replace("if fabric.global_rank == 0:\n    CALL", "model(x)")) == []
+    assert (
+        severities(IMPLICIT.replace("FABRIC", FSDP2).replace("if fabric.global_rank == 0:\n    CALL", "model(x)")) == []
+    )
 
 
 # -- the runtime proofs' scripts (tests/runtime/rules/FAB002/, run with real Lightning there) -------
@@ -316,8 +322,11 @@ def test_method_helper_that_saves():
 @pytest.mark.parametrize(
     "fabric, named",
     [
-        (FSDP2, ('`FSDPStrategy`', 'sharding_strategy="FULL_SHARD"')),
-        ('accelerator="cuda", devices=2, strategy=FSDPStrategy(sharding_strategy="HYBRID_SHARD")', ('sharding_strategy="HYBRID_SHARD"',)),
+        (FSDP2, ("`FSDPStrategy`", 'sharding_strategy="FULL_SHARD"')),
+        (
+            'accelerator="cuda", devices=2, strategy=FSDPStrategy(sharding_strategy="HYBRID_SHARD")',
+            ('sharding_strategy="HYBRID_SHARD"',),
+        ),
         ('accelerator="cuda", devices=2, strategy="deepspeed_stage_3"', ("`DeepSpeedStrategy`", "ZeRO stage 3")),
     ],
 )

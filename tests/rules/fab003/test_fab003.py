@@ -130,7 +130,12 @@ def test_a_mark_silences_the_call():
 
 @pytest.mark.parametrize(
     "version, severity, fixable",
-    [("2.1.3", None, False), ("2.2.5", Severity.ERROR, False), ("2.3.0", Severity.ERROR, True), (None, Severity.ERROR, True)],
+    [
+        ("2.1.3", None, False),
+        ("2.2.5", Severity.ERROR, False),
+        ("2.3.0", Severity.ERROR, True),
+        (None, Severity.ERROR, True),
+    ],
 )
 def test_versions(version, severity, fixable):
     _, found = findings(DDP + "model.embed(x)\n", version)
@@ -224,7 +229,10 @@ def test_a_method_of_a_submodule():
         ("model = fabric.setup(torch.compile(Net()))", Severity.ERROR),
         ("net = torch.compile(Net())\nmodel = fabric.setup(net)", Severity.ERROR),
         ("model = fabric.setup(torch.compile(Net()), _reapply_compile=False)", None),
-        ("net = torch.compile(Net()) if fast else Net()\nmodel = fabric.setup(net)", None),  # a conditional expression: not followed
+        (
+            "net = torch.compile(Net()) if fast else Net()\nmodel = fabric.setup(net)",
+            None,
+        ),  # a conditional expression: not followed
     ],
 )
 def test_a_compiled_model_is_wrapped_on_one_device(setup, severity):

@@ -27,74 +27,101 @@ from lightning.fabric.strategies import FSDPStrategy
 
 
 def test_meta_model_for_a_value_not_known_is_a_warning():
-    [f] = run(HEAD + """
+    [f] = run(
+        HEAD
+        + """
 fabric = Fabric(strategy="fsdp")
 with fabric.init_module(empty_init=args.empty):
     model = torch.nn.Linear(4, 2)
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""")
+"""
+    )
     assert f.severity is Severity.WARNING and "meta-device" in f.message
 
 
 def test_meta_model_in_a_branch_is_a_warning():
-    [f] = run(HEAD + """
+    [f] = run(
+        HEAD
+        + """
 fabric = Fabric(strategy="fsdp")
 if big:
     with fabric.init_module(empty_init=True):
         model = torch.nn.Linear(4, 2)
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""")
+"""
+    )
     assert f.certainty is Certainty.POSSIBLE
 
 
 def test_torch_meta_device_context_under_fsdp():
-    [f] = run(HEAD + """
+    [f] = run(
+        HEAD
+        + """
 fabric = Fabric(strategy="fsdp")
 with torch.device("meta"):
     model = torch.nn.Linear(4, 2)
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""")
+"""
+    )
     assert f.severity is Severity.ERROR
 
 
 @pytest.mark.parametrize("strategy", ['"ddp"', '"deepspeed"', '"fsdp"', "FSDPStrategy()", '"auto"'])
 def test_meta_model_outside_fsdp_or_plain_fsdp_is_silent(strategy):
     empty = "True" if strategy not in ('"fsdp"', "FSDPStrategy()") else "False"
-    assert run(HEAD + f"""
+    assert (
+        run(
+            HEAD
+            + f"""
 fabric = Fabric(strategy={strategy})
 with fabric.init_module(empty_init={empty}):
     model = torch.nn.Linear(4, 2)
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""") == []
+"""
+        )
+        == []
+    )
 
 
 def test_a_conditional_strategy_is_a_warning_and_the_fix_is_offered():
-    [f] = run(HEAD + """
+    [f] = run(
+        HEAD
+        + """
 fabric = Fabric(strategy=FSDPStrategy(use_orig_params=False) if sharded else "ddp")
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""")
+"""
+    )
     assert f.severity is Severity.WARNING and f.fix is not None
 
 
 def test_an_isinstance_guard_narrows_the_strategy():
-    assert run(HEAD + """
+    assert (
+        run(
+            HEAD
+            + """
 from lightning.fabric.strategies import XLAFSDPStrategy
 fabric = Fabric(strategy="xla_fsdp" if tpu else "ddp")
 if not isinstance(fabric.strategy, XLAFSDPStrategy):
     model, optimizer = fabric.setup(model, optimizer)
-""") == []
+"""
+        )
+        == []
+    )
 
 
 def test_unknown_strategy_is_silent_by_default():
-    source = HEAD + """
+    source = (
+        HEAD
+        + """
 def train(fabric, model, optimizer):
     model, optimizer = fabric.setup(model, optimizer)
 """
+    )
     assert run(source) == []
 
 
@@ -108,12 +135,15 @@ def train(fabric, model, optimizer):
     ],
 )
 def test_no_fix_when_statements_between_depend_on_the_order(between, reason):
-    [f] = run(HEAD + f"""
+    [f] = run(
+        HEAD
+        + f"""
 fabric = Fabric(strategy="xla_fsdp")
 optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
 {between}
 model, optimizer = fabric.setup(model, optimizer)
-""")
+"""
+    )
     assert f.fix is None and reason in f.message.split("No automatic fix:", 1)[1]
 
 
@@ -126,16 +156,21 @@ model, optimizer = fabric.setup(model, optimizer)
     ],
 )
 def test_no_fix_for_shapes_the_rewrite_does_not_handle(setup, reason):
-    [f] = run(HEAD + f"""
+    [f] = run(
+        HEAD
+        + f"""
 fabric = Fabric(strategy="xla_fsdp")
 optimizer = torch.optim.AdamW(model.parameters())
 {setup}
-""")
+"""
+    )
     assert f.fix is None and reason in f.message
 
 
 def test_fix_keeps_module_setup_keywords_and_indentation_and_rechecks_clean():
-    source = textwrap.dedent(HEAD + """
+    source = textwrap.dedent(
+        HEAD
+        + """
 def main(fabric_args):
     fabric = Fabric(strategy="xla_fsdp")
     model = build()
@@ -145,7 +180,8 @@ def main(fabric_args):
     )
     model, optimizer = fabric.setup(model, optimizer, move_to_device=False)
     return model
-""").lstrip("\n")
+"""
+    ).lstrip("\n")
     analyzer = Analyzer(Workspace(), [RULES_BY_CODE["FAB009"]])
     [f] = analyzer.analyze(source)
     assert f.fix is not None and f.fix.applicability.value == "unsafe"
@@ -157,22 +193,33 @@ def main(fabric_args):
 
 
 def test_the_optimizer_built_in_another_function_gets_no_fix():
-    [f] = run(HEAD + """
+    [f] = run(
+        HEAD
+        + """
 def make(model):
     return torch.optim.AdamW(model.parameters())
 fabric = Fabric(strategy="xla_fsdp")
 model, optimizer = fabric.setup(model, make(model))
-""")
+"""
+    )
     assert f.fix is None
 
 
-@pytest.mark.parametrize("materialize", ["model.to_empty(device=fabric.device)", "model.load_state_dict(sd, assign=True)"])
+@pytest.mark.parametrize(
+    "materialize", ["model.to_empty(device=fabric.device)", "model.load_state_dict(sd, assign=True)"]
+)
 def test_a_model_materialized_before_the_optimizer_is_not_on_the_meta_device(materialize):
-    assert run(HEAD + f"""
+    assert (
+        run(
+            HEAD
+            + f"""
 fabric = Fabric(strategy="fsdp")
 with fabric.init_module(empty_init=True):
     model = torch.nn.Linear(4, 2)
 {materialize}
 optimizer = torch.optim.AdamW(model.parameters())
 model, optimizer = fabric.setup(model, optimizer)
-""") == []
+"""
+        )
+        == []
+    )

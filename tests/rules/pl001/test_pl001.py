@@ -88,7 +88,10 @@ def test_unguarded_collective():
         ('trainer = L.Trainer(accelerator="cpu", devices=1)\ntrainer.fit(Model())\n', None),
         ("trainer = L.Trainer(devices=args.devices)\ntrainer.fit(Model())\n", None),
         ("trainer.fit(Model())\n", None),  # a Trainer that is not visible
-        ('a = L.Trainer(accelerator="cpu", devices=2)\nb = L.Trainer(devices=1)\na.fit(Model())\nb.fit(Model())\n', Severity.WARNING),
+        (
+            'a = L.Trainer(accelerator="cpu", devices=2)\nb = L.Trainer(devices=1)\na.fit(Model())\nb.fit(Model())\n',
+            Severity.WARNING,
+        ),
     ],
 )
 def test_severity_by_processes(trainer, severity):
@@ -169,7 +172,9 @@ def test_script_save_checkpoint_after_fit_by_launcher(strategy, flagged):
     assert bool(pl001(source)) is flagged
 
 
-@pytest.mark.parametrize("site", ["print(trainer.log_dir)", "trainer.strategy.barrier()", "trainer.strategy.broadcast(1)"])
+@pytest.mark.parametrize(
+    "site", ["print(trainer.log_dir)", "trainer.strategy.barrier()", "trainer.strategy.broadcast(1)"]
+)
 @pytest.mark.parametrize(("fit_first", "flagged"), [(False, False), (True, True)])
 def test_script_collectives_before_and_after_fit(site, fit_first, flagged):
     guarded = f"if trainer.is_global_zero:\n    {site}\n"
@@ -179,7 +184,9 @@ def test_script_collectives_before_and_after_fit(site, fit_first, flagged):
     assert bool(pl001(source)) is flagged
 
 
-SAVE = 'def on_train_end(self):\n    if self.trainer.is_global_zero:\n        self.trainer.save_checkpoint("last.ckpt")\n'
+SAVE = (
+    'def on_train_end(self):\n    if self.trainer.is_global_zero:\n        self.trainer.save_checkpoint("last.ckpt")\n'
+)
 
 
 def test_a_trainer_from_a_factory_is_followed():
@@ -228,7 +235,14 @@ trainer.fit(Model())
 """
 
 
-@pytest.mark.parametrize("site", ['pl_module.log("loss", 1.0, sync_dist=True)', "pl_module.all_gather(1.0)", 'pl_module.log_dict({"a": 1.0}, sync_dist=True)'])
+@pytest.mark.parametrize(
+    "site",
+    [
+        'pl_module.log("loss", 1.0, sync_dist=True)',
+        "pl_module.all_gather(1.0)",
+        'pl_module.log_dict({"a": 1.0}, sync_dist=True)',
+    ],
+)
 def test_the_module_of_a_callback_hook(site: str):
     (finding,) = pl001(CALLBACK.replace("SITE", site))
     assert finding.severity is Severity.ERROR and "`pl_module." in finding.message
@@ -290,7 +304,11 @@ def _helper(decorator: str, guard: str, devices: int = 2, before: str = "", afte
 
 @pytest.mark.parametrize(
     ("decorator", "guard"),
-    [("", "if run_trainer.is_global_zero:"), ("@rank_zero_only", "if True:"), ("@rank_zero_only", "if run_trainer is not None:")],
+    [
+        ("", "if run_trainer.is_global_zero:"),
+        ("@rank_zero_only", "if True:"),
+        ("@rank_zero_only", "if run_trainer is not None:"),
+    ],
 )
 def test_a_helper_given_the_trainer_after_fit(decorator: str, guard: str):
     # Smol-LM / disque / V-AURA: `def save(trainer): if trainer.is_global_zero: trainer.save_checkpoint(...)`

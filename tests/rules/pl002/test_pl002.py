@@ -76,12 +76,17 @@ def test_model_checkpoint_raises_only_once_a_validation_loop_ran():
     assert severities(fit('ModelCheckpoint(monitor="val_acc")'), no_validation) == []  # it only warns
     # validation data not certainly given (no val loader, no datamodule seen): possible
     assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="train")) == [Severity.WARNING]
-    datamodule = MODULE + """
+    datamodule = (
+        MODULE
+        + """
 class Data(L.LightningDataModule):
     def val_dataloader(self):
         return []
 """
-    assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="datamodule=Data()"), datamodule) == [Severity.ERROR]
+    )
+    assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="datamodule=Data()"), datamodule) == [
+        Severity.ERROR
+    ]
     assert severities(fit('ModelCheckpoint(monitor="val_acc")', fit_args="Data()"), datamodule) == [Severity.ERROR]
 
 
@@ -91,7 +96,9 @@ def test_what_turns_a_check_off_or_makes_it_possible():
     assert severities(fit('EarlyStopping(monitor="val_acc")', "fast_dev_run=True, ")) == []
     assert severities(fit('ModelCheckpoint(monitor="val_acc")', "fast_dev_run=2, ")) == []
     assert severities(fit('EarlyStopping(monitor="val_acc")', "max_steps=100, ")) == [Severity.WARNING]
-    assert severities(fit('EarlyStopping(monitor="val_acc")', "limit_val_batches=1, max_epochs=3, ")) == [Severity.ERROR]
+    assert severities(fit('EarlyStopping(monitor="val_acc")', "limit_val_batches=1, max_epochs=3, ")) == [
+        Severity.ERROR
+    ]
     flag = "parser = argparse.ArgumentParser()\nparser.add_argument('--debug', action='store_true')\nargs = parser.parse_args()\n"
     assert severities(flag + fit('EarlyStopping(monitor="val_acc")', "fast_dev_run=args.debug, ")) == [Severity.WARNING]
 
@@ -113,31 +120,44 @@ def test_keys_that_may_be_logged_keep_it_silent():
     literal_dict = MODULE.replace('self.log("val_loss", 1.0)', 'self.log_dict({"val_loss": 1.0, "val_acc": 2.0})')
     assert severities(fit('EarlyStopping(monitor="val_acc")'), literal_dict) == []
     assert severities(fit('EarlyStopping(monitor="val_f1")'), literal_dict) == [Severity.ERROR]
-    helper = MODULE.replace('self.log("val_loss", 1.0)', "self._log_metrics()") + '\n    def _log_metrics(self):\n        self.log("val_acc", 1.0)\n'
+    helper = (
+        MODULE.replace('self.log("val_loss", 1.0)', "self._log_metrics()")
+        + '\n    def _log_metrics(self):\n        self.log("val_acc", 1.0)\n'
+    )
     assert severities(fit('EarlyStopping(monitor="val_acc")'), helper) == []
 
 
 def test_a_base_class_this_analysis_does_not_read_keeps_it_silent():
-    mixin = "from somewhere import LoggingMixin\n" + MODULE.replace("(L.LightningModule)", "(L.LightningModule, LoggingMixin)")
+    mixin = "from somewhere import LoggingMixin\n" + MODULE.replace(
+        "(L.LightningModule)", "(L.LightningModule, LoggingMixin)"
+    )
     assert severities(fit('EarlyStopping(monitor="val_acc")'), mixin) == []
     external = "from somewhere import Base\n" + MODULE.replace("(L.LightningModule)", "(Base)")
     assert severities(fit('EarlyStopping(monitor="val_acc")'), external) == []
 
 
 def test_callbacks_that_log_and_writes_to_callback_metrics_keep_it_silent():
-    logging_cb = MODULE + """
+    logging_cb = (
+        MODULE
+        + """
 class Extra(Callback):
     def on_validation_epoch_end(self, trainer, pl_module):
         pl_module.log("val_acc", 1.0)
 """
+    )
     assert severities(fit('Extra(), EarlyStopping(monitor="val_acc")'), logging_cb) == []
-    quiet_cb = MODULE + """
+    quiet_cb = (
+        MODULE
+        + """
 class Quiet(Callback):
     def on_validation_epoch_end(self, trainer, pl_module):
         print(trainer.current_epoch)
 """
+    )
     assert severities(fit('Quiet(), EarlyStopping(monitor="val_acc")'), quiet_cb) == [Severity.ERROR]
-    assert severities('trainer0 = None  # reads callback_metrics\n' + fit('EarlyStopping(monitor="val_acc")')) == [Severity.ERROR]
+    assert severities("trainer0 = None  # reads callback_metrics\n" + fit('EarlyStopping(monitor="val_acc")')) == [
+        Severity.ERROR
+    ]
     writes = 'def hook(trainer):\n    trainer.callback_metrics["val_acc"] = 1.0\n'
     assert severities(writes + fit('EarlyStopping(monitor="val_acc")')) == []
     replaces = MODULE + "\n    def configure_callbacks(self):\n        return []\n"
@@ -155,43 +175,64 @@ class Quiet(Callback):
     ],
 )
 def test_a_callback_logging_elsewhere_does_not_feed_callback_metrics(line: str):
-    cb = MODULE + f"""
+    cb = (
+        MODULE
+        + f"""
 class Samples(Callback):
     def on_validation_end(self, trainer, pl_module):
         {line}
 """
+    )
     assert severities(fit('Samples(), EarlyStopping(monitor="val_acc")'), cb) == [Severity.ERROR]
 
 
 def test_a_callback_handing_the_module_log_on_keeps_it_silent():
-    cb = MODULE + """
+    cb = (
+        MODULE
+        + """
 class Handed(Callback):
     def on_validation_epoch_end(self, trainer, pl_module):
         write = pl_module.log
         write("val_acc", 1.0)
 """
+    )
     assert severities(fit('Handed(), EarlyStopping(monitor="val_acc")'), cb) == []
 
 
 def test_unknown_model_or_callbacks_are_silent():
-    assert severities('trainer = L.Trainer(callbacks=[EarlyStopping(monitor="val_acc")])\ntrainer.fit(make_model())\n') == []
-    assert severities('cbs = load()\ntrainer = L.Trainer(callbacks=cbs + [EarlyStopping(monitor="val_acc")])\ntrainer.fit(Model())\n') == []
-    assert severities('trainer = L.Trainer(callbacks=[EarlyStopping(monitor=args.monitor)])\ntrainer.fit(Model())\n') == []
+    assert (
+        severities('trainer = L.Trainer(callbacks=[EarlyStopping(monitor="val_acc")])\ntrainer.fit(make_model())\n')
+        == []
+    )
+    assert (
+        severities(
+            'cbs = load()\ntrainer = L.Trainer(callbacks=cbs + [EarlyStopping(monitor="val_acc")])\ntrainer.fit(Model())\n'
+        )
+        == []
+    )
+    assert (
+        severities("trainer = L.Trainer(callbacks=[EarlyStopping(monitor=args.monitor)])\ntrainer.fit(Model())\n") == []
+    )
 
 
 def test_plateau_schedulers():
-    plateau = MODULE + """
+    plateau = (
+        MODULE
+        + """
     def configure_optimizers(self):
         opt = torch.optim.SGD(self.parameters(), lr=0.1)
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "monitor": "val_acc"%s}}
 """
+    )
     (f,) = pl002("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", plateau % "")
     assert f.severity is Severity.ERROR and "ReduceLROnPlateau conditioned on metric val_acc" in f.message
     assert f.lightning.startswith("lightning/pytorch/loops/training_epoch_loop.py")
     for extra in (', "strict": False', ', "interval": "step"'):
         assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", plateau % extra) == [], extra
-    manual = (plateau % "").replace("    def training_step", "    automatic_optimization = False\n\n    def training_step")
+    manual = (plateau % "").replace(
+        "    def training_step", "    automatic_optimization = False\n\n    def training_step"
+    )
     assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", manual) == []
     logged = (plateau % "").replace('"monitor": "val_acc"', '"monitor": "val_loss"')
     assert severities("trainer = L.Trainer()\ntrainer.fit(Model(), train, val)\n", logged) == []
@@ -232,13 +273,18 @@ def test_where_early_stopping_checks():
     # at a validation's end: asked for, or validation not every epoch (early_stopping.py:135-139)
     assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=False)'), no_validation) == []
     assert severities(fit('EarlyStopping(monitor="val_acc")', "check_val_every_n_epoch=2, "), no_validation) == []
-    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation) == [Severity.ERROR]
-    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)', "check_val_every_n_epoch=2, "), no_validation) == [
-        Severity.WARNING
+    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation) == [
+        Severity.ERROR
     ]
+    assert severities(
+        fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)', "check_val_every_n_epoch=2, "),
+        no_validation,
+    ) == [Severity.WARNING]
     # 1.3: at a validation's end unless told otherwise
     assert severities(fit('EarlyStopping(monitor="val_acc")'), no_validation, version="1.3.8") == []
-    assert severities(fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation, version="1.3.8") == [Severity.ERROR]
+    assert severities(
+        fit('EarlyStopping(monitor="val_acc", check_on_train_epoch_end=True)'), no_validation, version="1.3.8"
+    ) == [Severity.ERROR]
 
 
 @pytest.mark.parametrize("version", ["1.4.9", "1.6.3", "1.9.5"])
@@ -255,16 +301,24 @@ def test_lightning_1_4_to_1_9_monitors_only_what_self_log_logged(version: str):
 
 def test_keys_computed_in_a_loop_over_a_literal_dict_are_each_of_its_keys():
     # torch-choice's shape: `for key, val in self._perf(batch).items(): self.log("val_" + key, val)`
-    loop = MODULE.replace(
-        'self.log("val_loss", 1.0)',
-        'for key, val in self._perf(batch).items():\n            self.log("val_" + key, val)',
-    ) + '\n    def _perf(self, batch):\n        return {"log_likelihood": 1.0, "acc": 2.0}\n'
+    loop = (
+        MODULE.replace(
+            'self.log("val_loss", 1.0)',
+            'for key, val in self._perf(batch).items():\n            self.log("val_" + key, val)',
+        )
+        + '\n    def _perf(self, batch):\n        return {"log_likelihood": 1.0, "acc": 2.0}\n'
+    )
     for key in ("val_log_likelihood", "val_acc"):
         assert severities(fit(f'EarlyStopping(monitor="{key}")'), loop) == [], key
     (f,) = pl002(fit('EarlyStopping(monitor="val_ll")'), loop)
     assert f.severity is Severity.ERROR and "`val_acc`, `val_log_likelihood`" in f.message
-    keys = loop.replace("self._perf(batch).items()", "self._perf(batch).keys()").replace("for key, val in", "for key in")
-    assert severities(fit('EarlyStopping(monitor="val_ll")'), keys.replace("self.log(\"val_\" + key, val)", "self.log(\"val_\" + key, 1.0)")) == [Severity.ERROR]
+    keys = loop.replace("self._perf(batch).items()", "self._perf(batch).keys()").replace(
+        "for key, val in", "for key in"
+    )
+    assert severities(
+        fit('EarlyStopping(monitor="val_ll")'),
+        keys.replace('self.log("val_" + key, val)', 'self.log("val_" + key, 1.0)'),
+    ) == [Severity.ERROR]
     # a dict whose keys are not all literals, or a value that is not a dict display: only the prefix is known
     for other in ('{"acc": 1.0, name: 2.0}', "dict(acc=1.0)", "self.metrics"):
         unknown = loop.replace('{"log_likelihood": 1.0, "acc": 2.0}', other)

@@ -38,12 +38,20 @@ def _workspace(root: Path, files: dict[str, str]) -> Workspace:
 
 
 def test_a_fit_in_another_module_makes_it_an_error(tmp_path):
-    ws = _workspace(tmp_path, {"gan.py": GAN, "train.py": "import lightning as L\nfrom gan import GAN\nmodel = GAN()\nL.Trainer().fit(model)\n"})
+    ws = _workspace(
+        tmp_path,
+        {
+            "gan.py": GAN,
+            "train.py": "import lightning as L\nfrom gan import GAN\nmodel = GAN()\nL.Trainer().fit(model)\n",
+        },
+    )
     (finding,) = pl003((tmp_path / "gan.py").read_text(), str(tmp_path / "gan.py"), ws)
     assert finding.severity is Severity.ERROR
     assert "returns 2 optimizers" in finding.message and "core/optimizer.py:358-363" in finding.message
     assert finding.related and finding.related[0].path == str(tmp_path / "train.py")
-    assert finding.span.start.line == GAN.lstrip().splitlines().index("        return [Adam(self.g.parameters()), Adam(self.d.parameters())]")
+    assert finding.span.start.line == GAN.lstrip().splitlines().index(
+        "        return [Adam(self.g.parameters()), Adam(self.d.parameters())]"
+    )
 
 
 def test_no_fit_seen_is_a_warning_and_a_class_only_validated_is_silent():
@@ -56,7 +64,10 @@ def test_a_fit_on_some_paths_is_a_warning():
 
 
 def test_manual_optimisation_in_a_user_base_class_is_seen():
-    base = GAN.replace("class GAN(L.LightningModule):", "class Base(L.LightningModule):\n    def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False\n\nclass GAN(Base):")
+    base = GAN.replace(
+        "class GAN(L.LightningModule):",
+        "class Base(L.LightningModule):\n    def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False\n\nclass GAN(Base):",
+    )
     assert pl003(base + "\nL.Trainer().fit(GAN())\n") == []
 
 
@@ -69,20 +80,26 @@ def test_one_return_with_one_optimizer_makes_it_a_warning():
 
 
 def test_optimizer_idx_is_reported_once_at_the_parameter_even_with_two_optimizers():
-    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):")
+    src = GAN.replace(
+        "def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):"
+    )
     (finding,) = pl003(src + "\nL.Trainer().fit(GAN())\n")
     assert finding.severity is Severity.ERROR and "optimizer_idx" in finding.message
     assert "core/optimizer.py:352-357" in finding.message
 
 
 def test_optimizer_idx_in_kwargs_only_is_not_explicit():
-    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, **kwargs):")
+    src = GAN.replace(
+        "def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, **kwargs):"
+    )
     src = src.replace("return [Adam(self.g.parameters()), Adam(self.d.parameters())]", "return Adam(self.parameters())")
     assert pl003(src + "\nL.Trainer().fit(GAN())\n") == []
 
 
 def test_lightning_1x_is_not_reported():
-    src = GAN.replace("def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):")
+    src = GAN.replace(
+        "def training_step(self, batch, batch_idx):", "def training_step(self, batch, batch_idx, optimizer_idx):"
+    )
     assert pl003(src + "\nL.Trainer().fit(GAN())\n", version="1.9.5") == []
 
 
@@ -115,12 +132,21 @@ class Seg(pl.LightningModule):
     "train, reported",
     [
         # the project's only Trainer is `lightning.pytorch`'s: it refuses a `pytorch_lightning` module (TypeError first)
-        ("import lightning.pytorch as pl\nfrom seg import Seg\ntrainer = pl.Trainer(devices=1)\ntrainer.fit(Seg())\n", False),
-        ("from lightning import Trainer\nfrom seg import Seg\nTrainer().fit(Seg())\nTrainer().validate(Seg())\n", False),
+        (
+            "import lightning.pytorch as pl\nfrom seg import Seg\ntrainer = pl.Trainer(devices=1)\ntrainer.fit(Seg())\n",
+            False,
+        ),
+        (
+            "from lightning import Trainer\nfrom seg import Seg\nTrainer().fit(Seg())\nTrainer().validate(Seg())\n",
+            False,
+        ),
         # a Trainer of the same import style may run it (some script of the user's): reported as before
         ("import pytorch_lightning as pl\nfrom seg import Seg\npl.Trainer().fit(Seg())\n", True),
         # a Trainer from a config (its package is not known): reported as before
-        ("import hydra\nfrom seg import Seg\ntrainer = hydra.utils.instantiate(cfg.trainer)\ntrainer.fit(Seg())\n", True),
+        (
+            "import hydra\nfrom seg import Seg\ntrainer = hydra.utils.instantiate(cfg.trainer)\ntrainer.fit(Seg())\n",
+            True,
+        ),
         # no Trainer at all (a library): written to be run, reported as before
         ("from seg import Seg\nmodel = Seg()\n", True),
     ],
@@ -181,23 +207,45 @@ NOT_DECLARED = LAUNCH.replace("system: BaseSystem = ", "system = ")
         # the only entry points run a model declared as a `BaseSystem`, which `VQModel` is not: not run here
         (LAUNCH, {}, False),
         # the same, the model a parameter declared with the type
-        ("import pytorch_lightning as pl\nfrom systems import BaseSystem\n\ndef run(system: BaseSystem, trainer: pl.Trainer):\n    trainer.fit(system)\n", {}, False),
+        (
+            "import pytorch_lightning as pl\nfrom systems import BaseSystem\n\ndef run(system: BaseSystem, trainer: pl.Trainer):\n    trainer.fit(system)\n",
+            {},
+            False,
+        ),
         # a fit of a particular class besides the declared one: what runs is still known
-        (LAUNCH + "\ndef smoke():\n    from systems import DreamFusion\n    pl.Trainer().fit(DreamFusion())\n", {}, False),
+        (
+            LAUNCH + "\ndef smoke():\n    from systems import DreamFusion\n    pl.Trainer().fit(DreamFusion())\n",
+            {},
+            False,
+        ),
         # no declared type: the registry's model is not known, and may be any LightningModule
         (NOT_DECLARED, {}, True),
         # declared with Lightning's own class: any LightningModule
         (LAUNCH.replace("system: BaseSystem", "system: pl.LightningModule"), {}, True),
         # declared with the class itself (or a base of it)
-        (LAUNCH.replace("from systems import BaseSystem", "from vendored.autoencoder import VQModel as BaseSystem"), {}, True),
+        (
+            LAUNCH.replace("from systems import BaseSystem", "from vendored.autoencoder import VQModel as BaseSystem"),
+            {},
+            True,
+        ),
         # another entry point whose model is not known
         (LAUNCH + "\ndef other(cfg):\n    pl.Trainer().fit(build(cfg))\n", {}, True),
         # a class of the project derives from both: a `BaseSystem` may be a `VQModel`
-        (LAUNCH, {"hybrid.py": "from systems import BaseSystem\nfrom vendored.autoencoder import VQModel\n\nclass Hybrid(BaseSystem, VQModel):\n    pass\n"}, True),
+        (
+            LAUNCH,
+            {
+                "hybrid.py": "from systems import BaseSystem\nfrom vendored.autoencoder import VQModel\n\nclass Hybrid(BaseSystem, VQModel):\n    pass\n"
+            },
+            True,
+        ),
         # a notebook calls an entry point (notebooks are not among the modules followed)
         (LAUNCH, {"play.ipynb": '{"cells": [{"cell_type": "code", "source": ["trainer.fit(model)"]}]}'}, True),
         # the particular classes of a library's examples say nothing of what its users fit: reported as before
-        ("import pytorch_lightning as pl\nfrom systems import DreamFusion\npl.Trainer().fit(DreamFusion())\n", {}, True),
+        (
+            "import pytorch_lightning as pl\nfrom systems import DreamFusion\npl.Trainer().fit(DreamFusion())\n",
+            {},
+            True,
+        ),
     ],
 )
 def test_a_class_outside_the_declared_type_of_every_model_run_is_not_reported(tmp_path, launch, extra, reported):
@@ -207,7 +255,16 @@ def test_a_class_outside_the_declared_type_of_every_model_run_is_not_reported(tm
     workspace runs it. The declaration is what says so: without it, or with a model not known
     elsewhere, the class may be run and is reported as before."""
     (tmp_path / "vendored").mkdir()
-    ws = _workspace(tmp_path, {"vendored/autoencoder.py": VENDORED_VQ, "registry.py": REGISTRY, "systems.py": SYSTEMS, "launch.py": launch, **extra})
+    ws = _workspace(
+        tmp_path,
+        {
+            "vendored/autoencoder.py": VENDORED_VQ,
+            "registry.py": REGISTRY,
+            "systems.py": SYSTEMS,
+            "launch.py": launch,
+            **extra,
+        },
+    )
     path = tmp_path / "vendored" / "autoencoder.py"
     found = pl003(path.read_text(), str(path), ws)
     assert [f.severity for f in found] == ([Severity.WARNING] if reported else [])

@@ -31,7 +31,10 @@ class Model(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.1)
 """
 AUTOMATIC = MANUAL.replace("        self.automatic_optimization = False\n", "")
-TWO = MANUAL.replace("return torch.optim.SGD(self.parameters(), lr=0.1)", "return [torch.optim.SGD(self.a.parameters()), torch.optim.Adam(self.b.parameters())]")
+TWO = MANUAL.replace(
+    "return torch.optim.SGD(self.parameters(), lr=0.1)",
+    "return [torch.optim.SGD(self.a.parameters()), torch.optim.Adam(self.b.parameters())]",
+)
 SCHEDULERS = AUTOMATIC.replace(
     "return torch.optim.SGD(self.parameters(), lr=0.1)",
     "opt = torch.optim.SGD(self.parameters())\n        return [opt], [torch.optim.lr_scheduler.StepLR(opt, 1), torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)]",
@@ -61,7 +64,9 @@ def severities(module: str, trainer: str) -> list[Severity]:
 )
 def test_manual_optimisation_set_on_some_paths_only_is_not_judged(setting):
     # `Model()` keeps the default True: configuration_validator.py:120 returns before the clipping check
-    module = MANUAL.replace("def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False", setting)
+    module = MANUAL.replace(
+        "def __init__(self):\n        super().__init__()\n        self.automatic_optimization = False", setting
+    )
     assert setting in module
     assert fit(module, "L.Trainer(max_epochs=1, gradient_clip_val=1.0)") == []
 
@@ -74,7 +79,9 @@ def test_gradient_clip_val_under_manual_optimisation_is_an_error_at_the_fit_call
         " or switch to automatic optimization." in finding.message
     )
     assert f"{VALIDATOR}:122-127" in finding.message
-    assert finding.span.start.line == (MANUAL + "\ntrainer = x\n").strip().count("\n") + 1  # the `trainer.fit(...)` line
+    assert (
+        finding.span.start.line == (MANUAL + "\ntrainer = x\n").strip().count("\n") + 1
+    )  # the `trainer.fit(...)` line
     assert finding.related and "`gradient_clip_val` is given here" in finding.related[0].message
 
 
@@ -85,7 +92,9 @@ def test_gradient_clip_val_chosen_by_a_flag_is_a_warning():
 def test_accumulate_grad_batches_under_manual_optimisation_is_an_error():
     (finding,) = fit(MANUAL, "L.Trainer(accumulate_grad_batches=4)")
     assert finding.severity is Severity.ERROR
-    assert "Remove `Trainer(accumulate_grad_batches=4)`" in finding.message and f"{VALIDATOR}:128-133" in finding.message
+    assert (
+        "Remove `Trainer(accumulate_grad_batches=4)`" in finding.message and f"{VALIDATOR}:128-133" in finding.message
+    )
 
 
 def test_clipping_is_checked_before_accumulation():
@@ -120,7 +129,9 @@ def test_a_model_that_may_be_another_makes_it_a_warning():
 
 def test_the_trainer_of_a_factory_in_another_module_is_followed(tmp_path: Path):
     (tmp_path / "model.py").write_text(textwrap.dedent(MANUAL).lstrip())
-    (tmp_path / "factory.py").write_text("import lightning as L\n\ndef make():\n    return L.Trainer(accumulate_grad_batches=8)\n")
+    (tmp_path / "factory.py").write_text(
+        "import lightning as L\n\ndef make():\n    return L.Trainer(accumulate_grad_batches=8)\n"
+    )
     train = "from model import Model\nfrom factory import make\n\nmake().fit(Model())\n"
     (tmp_path / "train.py").write_text(train)
     (finding,) = pl003(train, str(tmp_path / "train.py"), Workspace(str(tmp_path)))
@@ -191,7 +202,9 @@ def test_deepspeed_is_reported_from_2_0():
 
 
 def test_a_partial_and_a_kwargs_dict_are_followed():
-    assert severities("import functools\n" + MANUAL, "functools.partial(L.Trainer, gradient_clip_val=1.0)(max_epochs=1)") == [Severity.ERROR]
+    assert severities(
+        "import functools\n" + MANUAL, "functools.partial(L.Trainer, gradient_clip_val=1.0)(max_epochs=1)"
+    ) == [Severity.ERROR]
     assert severities(MANUAL + "\nkw = dict(gradient_clip_val=1.0)\n", "L.Trainer(**kw)") == [Severity.ERROR]
 
 
@@ -294,13 +307,22 @@ def test_clipping_by_value_is_reported_from_2_0():
 @pytest.mark.parametrize("method", ["validate", "test", "predict"])
 def test_clipping_by_value_under_deepspeed_fails_the_other_entry_points_too(method):
     # strategies/deepspeed.py:373: `setup` calls `init_deepspeed` whatever the Trainer function
-    src = AUTOMATIC + f'\ntrainer = L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value")\ntrainer.{method}(Model())\n'
+    src = (
+        AUTOMATIC
+        + f'\ntrainer = L.Trainer(strategy="deepspeed", gradient_clip_algorithm="value")\ntrainer.{method}(Model())\n'
+    )
     (finding,) = pl003(src)
-    assert finding.severity is Severity.ERROR and BY_VALUE in finding.message and f"`trainer.{method}(...)` raises" in finding.message
+    assert (
+        finding.severity is Severity.ERROR
+        and BY_VALUE in finding.message
+        and f"`trainer.{method}(...)` raises" in finding.message
+    )
 
 
 @pytest.mark.parametrize("method", ["validate", "test", "predict"])
 def test_the_other_entry_points_check_nothing_else(method):
     # the validator's optimisation checks and `configure_optimizers` run in `fit` only
-    src = TWO + f'\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, accumulate_grad_batches=4).{method}(Model())\n'
+    src = (
+        TWO + f'\nL.Trainer(strategy="deepspeed", gradient_clip_val=1.0, accumulate_grad_batches=4).{method}(Model())\n'
+    )
     assert pl003(src) == []

@@ -35,7 +35,10 @@ def _workspace(root: Path, files: dict[str, str]) -> Workspace:
 
 
 def test_a_fit_in_another_module_makes_the_hook_an_error(tmp_path):
-    ws = _workspace(tmp_path, {"model.py": MODEL, "train.py": "import lightning as L\nfrom model import Model\nL.Trainer().fit(Model())\n"})
+    ws = _workspace(
+        tmp_path,
+        {"model.py": MODEL, "train.py": "import lightning as L\nfrom model import Model\nL.Trainer().fit(Model())\n"},
+    )
     (finding,) = pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws)
     assert finding.severity is Severity.ERROR
     assert "trainer.fit" in finding.message.lower() or "Trainer.fit" in finding.message
@@ -44,7 +47,10 @@ def test_a_fit_in_another_module_makes_the_hook_an_error(tmp_path):
 
 
 def test_a_predict_only_class_is_not_reported(tmp_path):
-    ws = _workspace(tmp_path, {"model.py": MODEL, "run.py": "import lightning as L\nfrom model import Model\nL.Trainer().predict(Model())\n"})
+    ws = _workspace(
+        tmp_path,
+        {"model.py": MODEL, "run.py": "import lightning as L\nfrom model import Model\nL.Trainer().predict(Model())\n"},
+    )
     assert pl004((tmp_path / "model.py").read_text(), str(tmp_path / "model.py"), ws) == []
 
 
@@ -103,11 +109,15 @@ def test_a_keyword_the_known_signature_lacks_is_a_warning_a_later_release_may_ta
 def test_the_projects_own_lightning_tree_decides_its_signature(tmp_path, folder):
     # Lightning's own repository, ahead of the release the facts describe: its Trainer takes the keyword
     (tmp_path / folder).mkdir(parents=True)
-    (tmp_path / folder / "trainer.py").write_text("class Trainer:\n    def __init__(self, *, max_epochs=None, suggest_integrations=True):\n        pass\n")
+    (tmp_path / folder / "trainer.py").write_text(
+        "class Trainer:\n    def __init__(self, *, max_epochs=None, suggest_integrations=True):\n        pass\n"
+    )
     ws = Workspace(str(tmp_path))
     path = str(tmp_path / "test_trainer.py")
     assert pl004("from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False)\n", path, ws) == []
-    (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False, weights_summary=None)\n", path, ws)
+    (finding,) = pl004(
+        "from lightning.pytorch import Trainer\nTrainer(suggest_integrations=False, weights_summary=None)\n", path, ws
+    )
     assert "`weights_summary`" in finding.message and "suggest_integrations" not in finding.message
 
 
@@ -161,7 +171,10 @@ HEAD = "import lightning as L\nclass M(L.LightningModule):\n    pass\n"
     "code, fixed",
     [
         ("m = M()\nbest = m.load_from_checkpoint('x')\n", "m = M()\nbest = M.load_from_checkpoint('x')\n"),
-        ("self_model = M()\nself_model.load_from_checkpoint(path, strict=False)\n", "self_model = M()\nself_model = M.load_from_checkpoint(path, strict=False)\n"),
+        (
+            "self_model = M()\nself_model.load_from_checkpoint(path, strict=False)\n",
+            "self_model = M()\nself_model = M.load_from_checkpoint(path, strict=False)\n",
+        ),
         ("M = None or M\nm = M()\nm.load_from_checkpoint('x')\n", None),  # the name is rebound: type(m)
     ],
 )
@@ -269,15 +282,23 @@ def test_the_bases_of_many_alike_classes_are_judged_once(monkeypatch):
 
     judged = []
     real = lightning_modules.lightning_base
-    monkeypatch.setattr(lightning_modules, "lightning_base", lambda inference, cls: judged.append(cls.name) or real(inference, cls))
-    body = "import torch\n" + "\n".join(f"class C{i}(torch.nn.Module):\n    def f(self, x):\n        self.hparams = x\n" for i in range(400))
+    monkeypatch.setattr(
+        lightning_modules, "lightning_base", lambda inference, cls: judged.append(cls.name) or real(inference, cls)
+    )
+    body = "import torch\n" + "\n".join(
+        f"class C{i}(torch.nn.Module):\n    def f(self, x):\n        self.hparams = x\n" for i in range(400)
+    )
     assert pl004(body, "/tmp/cheap.py") == []
     assert len(judged) == 1
 
 
 @pytest.mark.parametrize(
     "context",
-    ["pytest.raises(TypeError)", "pytest.raises((ValueError, TypeError), match='gpus')", "self.assertRaises(TypeError)"],
+    [
+        "pytest.raises(TypeError)",
+        "pytest.raises((ValueError, TypeError), match='gpus')",
+        "self.assertRaises(TypeError)",
+    ],
 )
 def test_a_test_that_expects_the_type_error_is_not_reported(context):
     src = f"import pytest\nfrom lightning.pytorch import Trainer\n\ndef test(self):\n    with {context}:\n        Trainer(gpus=1)\n"
@@ -298,7 +319,10 @@ def test_an_instance_passed_by_every_caller_is_an_error_without_a_fix():
 
 
 def test_an_instance_passed_by_keyword_to_a_method_is_an_error():
-    src = HEAD + "class Runner:\n    def restore(self, model, path):\n        return model.load_from_checkpoint(path)\n\nRunner().restore(model=M(), path='x')\n"
+    src = (
+        HEAD
+        + "class Runner:\n    def restore(self, model, path):\n        return model.load_from_checkpoint(path)\n\nRunner().restore(model=M(), path='x')\n"
+    )
     (finding,) = pl004(src)
     assert finding.severity is Severity.ERROR and finding.fix is None
 
@@ -315,13 +339,22 @@ def test_the_class_passed_or_no_caller_in_view_is_silent(calls):
 
 
 def test_a_caller_in_another_module_is_seen(tmp_path):
-    ws = _workspace(tmp_path, {"lib.py": RESTORE + "restore(M(), 'x.ckpt')\n", "main.py": "from lib import restore, M\nrestore(M, 'y.ckpt')\n"})
+    ws = _workspace(
+        tmp_path,
+        {
+            "lib.py": RESTORE + "restore(M(), 'x.ckpt')\n",
+            "main.py": "from lib import restore, M\nrestore(M, 'y.ckpt')\n",
+        },
+    )
     (finding,) = pl004((tmp_path / "lib.py").read_text(), str(tmp_path / "lib.py"), ws)
     assert finding.severity is Severity.WARNING
 
 
 def test_a_parameter_rebound_before_the_call_keeps_the_fix():
-    src = HEAD + "\ndef restore(model, path):\n    model = M()\n    best = model.load_from_checkpoint(path)\n    return best\n"
+    src = (
+        HEAD
+        + "\ndef restore(model, path):\n    model = M()\n    best = model.load_from_checkpoint(path)\n    return best\n"
+    )
     (finding,) = pl004(src)
     assert finding.severity is Severity.ERROR and finding.fix is not None and "parameter" not in finding.message
 
@@ -344,7 +377,14 @@ def test_a_hook_of_the_other_import_style_than_every_trainer_is_not_reported(tmp
     is ``lightning``'s: they refuse the module (``utilities/model_helpers.py:96``), none runs the hook."""
     vendored = MODEL.replace("import lightning as L", "import pytorch_lightning as L")
     own = "import lightning as L\n\nclass Own(L.LightningModule):\n    pass\n"
-    ws = _workspace(tmp_path, {"vendored.py": vendored, "own.py": own, "train.py": "import lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n"})
+    ws = _workspace(
+        tmp_path,
+        {
+            "vendored.py": vendored,
+            "own.py": own,
+            "train.py": "import lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n",
+        },
+    )
     assert pl004(vendored, str(tmp_path / "vendored.py"), ws) == []
     (tmp_path / "train.py").write_text("import pytorch_lightning as L\nfrom own import Own\nL.Trainer().fit(Own())\n")
     ws = Workspace(str(tmp_path))

@@ -22,13 +22,23 @@ EXTRA = ["", ", max_epochs=3", ", accelerator='cuda'", ", devices=2", ", **cfg",
 HOOKS = ["training_epoch_end", "validation_epoch_end", "test_epoch_end"]
 PARAMS = ["self, outputs", "self, outputs,", "self: 'Model', outputs: list", "self", "self, outs"]
 BODIES = ["pass", "print(outputs)", "self.log('x', 1.0)", "return None"]
-LOADS = ["model.load_from_checkpoint(path)", "best = model.load_from_checkpoint(path)", "print(model.load_from_checkpoint(path))",
-         "holder.model.load_from_checkpoint(path, strict=False)"]
+LOADS = [
+    "model.load_from_checkpoint(path)",
+    "best = model.load_from_checkpoint(path)",
+    "print(model.load_from_checkpoint(path))",
+    "holder.model.load_from_checkpoint(path, strict=False)",
+]
 
 
 @st.composite
 def programs(draw):
-    lines = ["import lightning as L", "from lightning.pytorch import Trainer", "", "", "class Model(L.LightningModule):"]
+    lines = [
+        "import lightning as L",
+        "from lightning.pytorch import Trainer",
+        "",
+        "",
+        "class Model(L.LightningModule):",
+    ]
     hooks = draw(st.lists(st.sampled_from(HOOKS), max_size=3, unique=True))
     for hook in hooks:
         lines += [f"    def {hook}({draw(st.sampled_from(PARAMS))}):", f"        {draw(st.sampled_from(BODIES))}", ""]

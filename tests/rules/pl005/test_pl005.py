@@ -34,7 +34,9 @@ def severities(body: str) -> list[Severity]:
 
 
 def test_checkpointing_off_quotes_lightning():
-    (f,) = pl005("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n")
+    (f,) = pl005(
+        "trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    )
     assert f.severity is Severity.ERROR
     assert "is set but `ModelCheckpoint` is not configured." in f.message
     assert f.lightning == "lightning/pytorch/trainer/connectors/checkpoint_connector.py:165-166"
@@ -43,21 +45,33 @@ def test_checkpointing_off_quotes_lightning():
 
 def test_fast_dev_run_and_an_int_fast_dev_run():
     for value in ("True", "3"):
-        (f,) = pl005(f"trainer = L.Trainer(fast_dev_run={value})\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n")
+        (f,) = pl005(
+            f"trainer = L.Trainer(fast_dev_run={value})\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+        )
         assert f.severity is Severity.ERROR and "fast_dev_run=True" in f.message and f.lightning.endswith(":168-174")
-    assert severities("trainer = L.Trainer(fast_dev_run=0)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+    assert (
+        severities("trainer = L.Trainer(fast_dev_run=0)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n")
+        == []
+    )
 
 
 def test_save_top_k_zero_on_the_first_checkpoint_only():
     body = "ck = ModelCheckpoint(save_top_k=0)\ntrainer = L.Trainer(callbacks=[EarlyStopping('v'), ck])\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
     (f,) = pl005(body)
-    assert f.severity is Severity.ERROR and "not configured to save the best model" in f.message and "save_top_k=0" in f.message
+    assert (
+        f.severity is Severity.ERROR
+        and "not configured to save the best model" in f.message
+        and "save_top_k=0" in f.message
+    )
     second = "trainer = L.Trainer(callbacks=[ModelCheckpoint(monitor='v'), ModelCheckpoint(save_top_k=0)])\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
     assert severities(second) == []
 
 
 def test_default_trainer_after_fit_is_fine():
-    assert severities("trainer = L.Trainer()\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\ntrainer.test()\n") == []
+    assert (
+        severities("trainer = L.Trainer()\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\ntrainer.test()\n")
+        == []
+    )
 
 
 def test_a_second_trainer_that_never_ran_fit():
@@ -104,7 +118,9 @@ def test_a_checkpoint_object_kept_for_one_trainer_is_followed():
 
 
 def test_a_module_checkpoint_another_module_imports_may_be_shared(tmp_path: Path):
-    train = HEAD + "ckpt = ModelCheckpoint()\ntester = L.Trainer(callbacks=[ckpt])\ntester.test(model, ckpt_path='best')\n"
+    train = (
+        HEAD + "ckpt = ModelCheckpoint()\ntester = L.Trainer(callbacks=[ckpt])\ntester.test(model, ckpt_path='best')\n"
+    )
     (tmp_path / "train.py").write_text(train)
     analyzer = Analyzer(Workspace(str(tmp_path)), [PL005])
     assert len(analyzer.analyze(train, str(tmp_path / "train.py"))) == 1
@@ -126,7 +142,10 @@ def test_a_fit_skipped_as_after_or_exclusive_needs_a_trainer_of_this_run():
     # `run("fit")` then `run("test")` tests what the first call fitted: the same object each time
     shared = "class Loop:\n    def __init__(self):\n        self.trainer = L.Trainer()\n    def run(self, stage):\n        trainer = self.trainer\n        if stage == 'fit':\n            trainer.fit(model)\n        else:\n            trainer.test(model, ckpt_path='best')\n"
     assert severities(shared) == []
-    after = shared.replace("        if stage == 'fit':\n            trainer.fit(model)\n        else:\n            trainer.test(model, ckpt_path='best')\n", "        trainer.test(model, ckpt_path='best')\n        trainer.fit(model)\n")
+    after = shared.replace(
+        "        if stage == 'fit':\n            trainer.fit(model)\n        else:\n            trainer.test(model, ckpt_path='best')\n",
+        "        trainer.test(model, ckpt_path='best')\n        trainer.fit(model)\n",
+    )
     assert severities(after) == []
     fresh = shared.replace("trainer = self.trainer", "trainer = L.Trainer()")
     assert severities(fresh) == [Severity.ERROR]
@@ -155,18 +174,32 @@ def test_an_option_defaulting_to_best_is_a_warning_on_the_default_s_path():
 
 
 def test_an_option_assigned_after_parsing_is_not_its_default():
-    body = OPTION.replace("DEFAULT", '"best"').replace('if args.stage == "fit":\n    trainer.fit(model)\n', "args.ckpt_path = find_checkpoint()\n")
+    body = OPTION.replace("DEFAULT", '"best"').replace(
+        'if args.stage == "fit":\n    trainer.fit(model)\n', "args.ckpt_path = find_checkpoint()\n"
+    )
     assert severities(body) == []
 
 
 def test_fit_in_a_branch_or_passed_away_is_not_known():
-    assert severities("trainer = L.Trainer()\nif model.ok:\n    trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
+    assert (
+        severities(
+            "trainer = L.Trainer()\nif model.ok:\n    trainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+        )
+        == []
+    )
     assert severities("trainer = L.Trainer()\nrun(trainer)\ntrainer.test(model, ckpt_path='best')\n") == []
-    assert severities("trainer = L.Trainer()\ntrainer.fit(model, ckpt_path='x.ckpt')\ntrainer.test(model, ckpt_path='best')\n") == []
+    assert (
+        severities(
+            "trainer = L.Trainer()\ntrainer.fit(model, ckpt_path='x.ckpt')\ntrainer.test(model, ckpt_path='best')\n"
+        )
+        == []
+    )
 
 
 def test_fit_after_the_call_does_not_count():
-    assert severities("trainer = L.Trainer()\ntrainer.test(model, ckpt_path='best')\ntrainer.fit(model)\n") == [Severity.ERROR]
+    assert severities("trainer = L.Trainer()\ntrainer.test(model, ckpt_path='best')\ntrainer.fit(model)\n") == [
+        Severity.ERROR
+    ]
 
 
 def test_a_cli_flag_gives_two_paths_a_warning():
@@ -203,7 +236,7 @@ def test_a_fit_resumed_on_other_paths_than_fast_dev_run_s_is_a_warning():
     # `--dev` without `--resume` still fails where the resume does not depend on `--dev`
     assert severities(RESUME.replace("RESUME_TEST", "args.resume")) == [Severity.WARNING]
     # a fit that resumes under fast_dev_run restores the callback's best_model_path: not known
-    assert severities(RESUME.replace('ckpt_path=ckpt_path)', 'ckpt_path="last")')) == []
+    assert severities(RESUME.replace("ckpt_path=ckpt_path)", 'ckpt_path="last")')) == []
     assert severities(RESUME.replace("ckpt_path=ckpt_path)", "ckpt_path=some_checkpoint)")) == []
     # ckpt_path=None resumes nothing: the fit is a plain fit
     assert severities(RESUME.replace("ckpt_path=ckpt_path)", "ckpt_path=None)")) == [Severity.WARNING]
@@ -230,7 +263,12 @@ def test_two_trainers_on_two_paths():
 
 def test_unknown_receiver_and_last_are_silent():
     assert severities("def evaluate(trainer: L.Trainer):\n    trainer.test(model, ckpt_path='best')\n") == []
-    assert severities("trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='last')\n") == []
+    assert (
+        severities(
+            "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='last')\n"
+        )
+        == []
+    )
     assert severities("trainer = L.Trainer(**cfg)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n") == []
 
 
@@ -247,9 +285,16 @@ def test_checkpoint_callback_with_checkpointing_off_is_the_trainers_own_error():
 
 
 def test_without_a_model_only_after_fit():
-    assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.predict(datamodule=model.dm)\n") == [Severity.ERROR]
+    assert severities(
+        "trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.predict(datamodule=model.dm)\n"
+    ) == [Severity.ERROR]
     assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.test()\n") == []
-    assert severities("trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.ckpt_path = 'a.ckpt'\ntrainer.test()\n") == []
+    assert (
+        severities(
+            "trainer = L.Trainer(enable_checkpointing=False)\ntrainer.fit(model)\ntrainer.ckpt_path = 'a.ckpt'\ntrainer.test()\n"
+        )
+        == []
+    )
 
 
 def test_expected_error_in_a_test_is_silent():
@@ -296,7 +341,9 @@ def test_an_assigned_fit_counts():
 
 
 def test_lightning_1x_is_not_checked():
-    source = HEAD + "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    source = (
+        HEAD + "trainer = L.Trainer(fast_dev_run=True)\ntrainer.fit(model)\ntrainer.test(model, ckpt_path='best')\n"
+    )
     assert Analyzer(Workspace(), [PL005], lightning_version="1.9.5").analyze(source, None) == []
 
 

@@ -4,6 +4,7 @@ CPU processes) (fabric-lsp runtime fixture).
 
     python deepspeed_or_ddp.joint.py --strategy deepspeed_stage_3 | ddp
 """
+
 import argparse
 
 import torch

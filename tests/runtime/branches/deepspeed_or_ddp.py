@@ -4,6 +4,7 @@ DeepSpeed ZeRO-3 (the CPU test subclass, one process) or DDP (gloo, two CPU proc
 
     python deepspeed_or_ddp.py --strategy deepspeed_stage_3 | ddp
 """
+
 import argparse
 
 import torch

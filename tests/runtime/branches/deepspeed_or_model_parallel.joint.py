@@ -4,6 +4,7 @@ changes (Lightning raises nothing; the script's check on the loss fails) (fabric
 
     python deepspeed_or_model_parallel.joint.py --strategy deepspeed_stage_3 | model_parallel
 """
+
 import argparse
 
 import torch

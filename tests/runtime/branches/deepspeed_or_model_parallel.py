@@ -8,6 +8,7 @@ DeepSpeed branch raises) but must not rewrite the file as a safe fix.
 
     python deepspeed_or_model_parallel.py --strategy deepspeed_stage_3 | model_parallel
 """
+
 import argparse
 
 import torch

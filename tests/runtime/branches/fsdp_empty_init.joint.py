@@ -5,6 +5,7 @@ to the model's meta-device parameters. ..." (fabric-lsp runtime fixture).
 
     python fsdp_empty_init.joint.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

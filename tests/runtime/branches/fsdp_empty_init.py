@@ -8,6 +8,7 @@ the optimizer over meta-device parameters, which Lightning refuses under FSDP. S
 
     python fsdp_empty_init.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

@@ -4,6 +4,7 @@ model's meta-device parameters. ..." (fabric.py:1211; fabric-lsp runtime fixture
 
     python fsdp_empty_init_wrapped.joint.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

@@ -8,6 +8,7 @@ meta-device parameters, which Lightning refuses under FSDP. FAB001 once offered 
 
     python fsdp_empty_init_wrapped.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

@@ -5,6 +5,7 @@ fixture).
 
     python fsdp_flat.joint.py --strategy fsdp_flat | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

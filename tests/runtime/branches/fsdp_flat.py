@@ -6,6 +6,7 @@ fixture).
 
     python fsdp_flat.py --strategy fsdp_flat | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

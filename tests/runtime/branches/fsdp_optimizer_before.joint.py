@@ -4,6 +4,7 @@ FSDP Lightning refuses it: "The optimizer has references to the model's meta-dev
 
     python fsdp_optimizer_before.joint.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

@@ -7,6 +7,7 @@ that rewrite as a safe fix; it is no fix for the FSDP branch, so it must leave t
 
     python fsdp_optimizer_before.py --strategy fsdp | deepspeed_stage_3
 """
+
 import argparse
 
 import torch

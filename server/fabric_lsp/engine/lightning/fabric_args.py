@@ -10,6 +10,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.lightning import configurations as configuration
 from fabric_lsp.engine.lightning import connector as lightning
 from fabric_lsp.engine.python import calls, paths
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import (
     ArgumentSet,
@@ -93,7 +94,7 @@ def subclass_forwarded(ev: Evaluator, cls: ClassRef, call: ast.Call, ctx: Ctx) -
         for item in klass.node.body:
             if isinstance(item, FUNC_TYPES) and item.name == "__init__":
                 env = calls.bind_call(ev, item, call, ctx, skip=1) + ctx.env
-                for sup in ast.walk(item):
+                for sup in walk(item):
                     if (
                         isinstance(sup, ast.Call)
                         and isinstance(sup.func, ast.Attribute)

@@ -30,6 +30,7 @@ from fabric_lsp.engine.program.infer import (
     Seq,
     StrategyChoice,
 )
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.flow import conditions
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.python.truth import truth as _truth
@@ -200,7 +201,7 @@ def _is_class_name_of(node: ast.AST, is_receiver: Callable[[ast.AST], bool]) -> 
 def _probes(test: ast.AST) -> Iterator[ast.AST]:
     """The non-constant operands that the test compares."""
     seen = set()
-    for node in ast.walk(test):
+    for node in walk(test):
         candidates = []
         if isinstance(node, ast.Compare):
             candidates = [node.left, *node.comparators]

@@ -24,6 +24,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.lightning import fabric_args, lightning_cli
 from fabric_lsp.engine.python import calls, conditions, paths
 from fabric_lsp.engine.python import program_options as cli_sources
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.bindings import (
     MISSING,
     Binding,
@@ -439,7 +440,7 @@ class Inference:
         """Assignments to ``name`` inside functions that declare ``global name``."""
         out: list[Binding] = []
         for func in m.global_declarers(name):
-            for node in ast.walk(func):
+            for node in walk(func):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for t in targets:

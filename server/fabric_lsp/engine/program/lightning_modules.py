@@ -29,6 +29,7 @@ from fabric_lsp.engine.lightning import lightning_cli
 from fabric_lsp.engine.lightning.fabric_args import pytorch_base, pytorch_class_of
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import own_nodes
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.bindings import block_bindings
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo, method_receiver
 from fabric_lsp.engine.python.values import (
@@ -177,11 +178,11 @@ def _set_automatic_optimization(node: ast.ClassDef) -> set[object]:
             if any(isinstance(t, ast.Name) and t.id == "automatic_optimization" for t in targets):
                 out.add(_constant(item.value))
         elif isinstance(item, FUNC_TYPES) and item.name == "automatic_optimization":
-            returns = [n.value for n in ast.walk(item) if isinstance(n, ast.Return)]
+            returns = [n.value for n in walk(item) if isinstance(n, ast.Return)]
             out |= {_constant(r) if r is not None else None for r in returns} or {None}
         elif isinstance(item, FUNC_TYPES) and item.args.args:
             me = item.args.args[0].arg
-            for n in ast.walk(item):
+            for n in walk(item):
                 if isinstance(n, ast.Assign) and any(_is_self_attr(t, me, "automatic_optimization") for t in n.targets):
                     out.add(_constant(n.value))
                     if not (item.name == "__init__" and n in item.body):
@@ -689,7 +690,7 @@ def _forwards_kwargs(init: ast.AST, name: str) -> set[str] | None:
     literal keys of it (``kwargs.pop("x", 0)``): those keys (taken away from the Trainer, or
     maybe); None where it does anything else with it."""
     forwarded: set[int] = set()
-    for n in ast.walk(init):
+    for n in walk(init):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"):
             continue
         receiver = n.func.value
@@ -702,7 +703,7 @@ def _forwards_kwargs(init: ast.AST, name: str) -> set[str] | None:
     if not forwarded:
         return None
     taken: set[str] = set()
-    for n in ast.walk(init):
+    for n in walk(init):
         if isinstance(n, ast.Name) and n.id == name and id(n) not in forwarded:
             key = _literal_key_use(init, n)
             if key is None:
@@ -713,7 +714,7 @@ def _forwards_kwargs(init: ast.AST, name: str) -> set[str] | None:
 
 def _literal_key_use(init: ast.AST, node: ast.Name) -> str | None:
     """``kwargs.pop("x", ...)``/``kwargs.get("x", ...)``: ``"x"``."""
-    for n in ast.walk(init):
+    for n in walk(init):
         if (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
@@ -815,7 +816,7 @@ def may_return_legacy_results(inference: Inference, cls: ClassRef) -> bool:
 
 
 def _mentions_legacy_results(cls_node: ast.ClassDef) -> bool:
-    for n in ast.walk(cls_node):
+    for n in walk(cls_node):
         if isinstance(n, ast.Constant) and n.value in _LEGACY_RESULT_KEYS:
             return True
         if isinstance(n, ast.keyword) and n.arg in _LEGACY_RESULT_KEYS:

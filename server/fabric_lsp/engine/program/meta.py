@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from fabric_lsp.engine.findings import Pos, Related, Span
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 
 #: word → the project's other modules whose text mentions it
@@ -130,14 +131,12 @@ def _assignments(module: ModuleInfo, name: str, before: ast.AST) -> list[ast.stm
     scope = module.scope_of(before)
     limit = _position(before)
     found: list[ast.stmt] = []
-    for node in ast.walk(scope):
+    for node in walk(scope):
         end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or end > limit:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        stored = {
-            n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
+        stored = {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         if name in stored and module.scope_of(node) is scope:
             found.append(node)
     return sorted(found, key=_position)
@@ -157,7 +156,7 @@ def _parameter_sources(expr: ast.AST) -> list[ast.expr]:
     """``m`` of every ``m.parameters()`` / ``m.named_parameters()`` in ``expr`` (``m`` a plain name)."""
     return [
         n.func.value
-        for n in ast.walk(expr)
+        for n in walk(expr)
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr in ("parameters", "named_parameters")
@@ -174,7 +173,7 @@ def _materialized(module: ModuleInfo, name: str, created: ast.stmt, before: ast.
     scope between the model's creation and ``before`` (the parameters are then real)."""
     lo = (getattr(created, "end_lineno", 0) or 0, getattr(created, "end_col_offset", 0) or 0)
     hi = _position(before)
-    for node in ast.walk(module.scope_of(before)):
+    for node in walk(module.scope_of(before)):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and lo <= _position(node) < hi):
             continue
         if not (isinstance(node.func.value, ast.Name) and node.func.value.id == name):

@@ -21,6 +21,7 @@ import ast
 from dataclasses import dataclass, field
 
 from fabric_lsp import facts
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.flow import Condition, conditions_at, enclosing_function, enclosing_withs
 from fabric_lsp.engine.python.modules import ModuleInfo, last_name
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -61,7 +62,7 @@ def divided_ranks(guard: RankGuard) -> str:
     if guard.how in ("decorator", "rank_zero_first"):
         return "global"
     reads = set()
-    for n in ast.walk(guard.node):
+    for n in walk(guard.node):
         word = (
             n.attr
             if isinstance(n, ast.Attribute)
@@ -299,7 +300,7 @@ def paired(module: ModuleInfo, call: ast.Call, guard: RankGuard, methods: tuple[
     scope = enclosing_function(module, call) or module.tree
     if scope is None:
         return False
-    for other in ast.walk(scope):
+    for other in walk(scope):
         if other is call or not isinstance(other, ast.Call) or not isinstance(other.func, ast.Attribute):
             continue
         if other.func.attr not in methods or ast.dump(other.func.value) != receiver:

@@ -20,6 +20,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from fabric_lsp import facts
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.python.values import Ctx, FabricInst, Instance, QualRef, Unknown, Value
 
@@ -90,7 +91,7 @@ def _binders_in(scope: ast.AST) -> dict[str, list[ast.AST]]:
     known: dict[str, list[ast.AST]] | None = getattr(scope, "_fabric_lsp_binders", None)
     if known is None:
         known = {}
-        for node in ast.walk(scope):
+        for node in walk(scope):
             for bound in _bound_names(node):
                 known.setdefault(bound, []).append(node)
         scope._fabric_lsp_binders = known  # type: ignore[attr-defined]

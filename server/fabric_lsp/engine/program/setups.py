@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python import calls
+from fabric_lsp.engine.python.astwalk import children
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import Ctx, FabricInst, Unknown
 from fabric_lsp.engine.workspace.memo import AskedOnce
@@ -296,7 +297,7 @@ def own_nodes(scope: ast.AST, grad_only: bool = False):
             and any(_no_grad(i.context_expr) for i in node.items)
         ):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(children(node)))
 
 
 def _no_grad(expr: ast.AST) -> bool:
@@ -313,7 +314,7 @@ def graph_nodes(expr: ast.AST):
         yield node
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DETACHING_METHODS:
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
 
 
 def assigned_values(

@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fabric_lsp.engine.python.astwalk import children
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 
 
@@ -232,4 +233,4 @@ def returns_of(func: ast.AST) -> Iterable[ast.Return]:
             yield node
         if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))

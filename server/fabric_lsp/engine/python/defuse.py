@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Any, cast
 
+from fabric_lsp.engine.python.astwalk import children, walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 
 #: Module methods that return the same parameters before and after Fabric wraps the module.
@@ -47,7 +48,7 @@ def is_ref_chain(node: ast.AST) -> bool:
 def stores(node: ast.AST) -> list[ast.AST]:
     """The targets ``node`` binds or deletes (imports, functions and classes included)."""
     out: list[ast.AST] = []
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.append(n)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -59,7 +60,7 @@ def stores(node: ast.AST) -> list[ast.AST]:
 
 
 def names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def rebinds(stmt: ast.AST, expr: ast.AST) -> bool:
@@ -92,7 +93,7 @@ def parameter_uses(root: ast.AST, target: ast.AST, parents: Any) -> tuple[list[a
     wanted = key(target)
     ok: list[ast.expr] = []
     bad: list[ast.expr] = []
-    for n in ast.walk(root):
+    for n in walk(root):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and key(n) == wanted:
             parent = parents.get(n)
             grand = parents.get(parent) if parent is not None else None
@@ -117,5 +118,5 @@ def leaves_block(stmt: ast.AST) -> ast.stmt | ast.expr | None:
             return n
         if isinstance(n, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(children(n))
     return None

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from fabric_lsp.engine.findings import Span
+from fabric_lsp.engine.python.astwalk import children, walk
 from fabric_lsp.engine.python.parse import Parsed, parse
 
 SCOPE_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -329,7 +330,7 @@ class ModuleInfo:
                     self._walk_top(top)
                     found = self._top_class_nodes[id(top)]
                     if len(found) > 1:  # nested classes: in ast.walk's order, as they always were
-                        found = [n for n in ast.walk(top) if isinstance(n, ast.ClassDef)]
+                        found = [n for n in walk(top) if isinstance(n, ast.ClassDef)]
                     self._top_classes[id(top)] = found
                 out += found
         return out
@@ -343,7 +344,7 @@ class ModuleInfo:
         if known is not None and known[0] is func:
             return known[1]
         index: dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]] = {}
-        for node in ast.walk(func):
+        for node in walk(func):
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -365,7 +366,7 @@ class ModuleInfo:
             found: dict[str, list[ast.AST]] = {}
             body = self._tops[2]
             for i in self.index.get("global", ()):
-                for func in ast.walk(body[i]):
+                for func in walk(body[i]):
                     if not isinstance(func, FUNC_TYPES):
                         continue
                     names = [n for g in func.body if isinstance(g, ast.Global) for n in g.names]
@@ -380,7 +381,7 @@ class ModuleInfo:
         key = (id(node), kinds)
         known = self._walked_kinds.get(key)
         if known is None or known[0] is not node:
-            known = self._walked_kinds[key] = (node, [n for n in ast.walk(node) if isinstance(n, kinds)])
+            known = self._walked_kinds[key] = (node, [n for n in walk(node) if isinstance(n, kinds)])
         return known[1]
 
     def references(self, name: str) -> list[ast.AST]:
@@ -389,7 +390,7 @@ class ModuleInfo:
         if self._references is None:
             found: dict[str, list[ast.AST]] = {}
             if self.tree is not None:
-                for node in ast.walk(self.tree):
+                for node in walk(self.tree):
                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                         found.setdefault(node.id, []).append(node)
                     elif isinstance(node, ast.Attribute):
@@ -578,7 +579,7 @@ def _scope_names(scope: ast.AST) -> tuple[set[str], set[str]]:
             bound.add(node.name)
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return bound - declared, globals_
 
 

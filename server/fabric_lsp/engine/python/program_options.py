@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import ModuleInfo, callee_name
 from fabric_lsp.engine.python.values import (
     UNKNOWN,
@@ -116,7 +117,7 @@ def _namespace_writes(ev: Evaluator, m: ModuleInfo, dest: str, ctx: Ctx) -> tupl
     updated: str | None = None
     for module in dict.fromkeys((m, ctx.module)):
         for top in module.tops_with(dest):
-            for node in ast.walk(top):
+            for node in walk(top):
                 if (
                     isinstance(node, (ast.Attribute, ast.Subscript))
                     and _stores(node, dest)

@@ -36,6 +36,7 @@ from fabric_lsp.engine.program.model_methods import (
 )
 from fabric_lsp.engine.program.ranks import RankGuard, rank_guard
 from fabric_lsp.engine.program.setups import ModelUse, SetupCall, Setups, origin_key
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
 from fabric_lsp.engine.python.values import (
     ClassRef,
@@ -115,7 +116,7 @@ class SemanticModel:
         if top is None:
             return None
         best = None
-        for node in ast.walk(top):
+        for node in walk(top):
             if not isinstance(node, ast.expr) or not hasattr(node, "end_lineno"):
                 continue
             start, end = module.lines.node_start(node), module.lines.node_end(node)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from fabric_lsp.engine.findings import Applicability, Edit, Fix, Pos, Related, Span
 from fabric_lsp.engine.program.meta import OtherModules, meta_device_evidence, meta_parameters, optimizer_construction
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.defuse import PARAMETER_METHODS
 from fabric_lsp.engine.python.defuse import is_ref_chain as _is_ref_chain
 from fabric_lsp.engine.python.defuse import key as _key
@@ -118,7 +119,7 @@ def _trained_models(module: ModuleInfo, call: ast.Call, block: list, idx: int) -
     found: set[str] = set()
 
     def collect(expr: ast.AST) -> None:
-        for n in ast.walk(expr):
+        for n in walk(expr):
             if (
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
@@ -223,7 +224,7 @@ def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> 
     """A call on the Fabric between the two calls that must not move before the module setup.
     Setting up *other* models and optimizers (a GAN's second pair) is independent of this one."""
     keys = {ast.dump(_load(e)) for e in involved}
-    for n in ast.walk(stmt):
+    for n in walk(stmt):
         if (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
@@ -231,10 +232,7 @@ def _fabric_calls(stmt: ast.AST, receiver: ast.AST, involved: list[ast.AST]) -> 
             and _same(n.func.value, receiver)
         ):
             if n.func.attr in ("setup", "setup_module", "setup_optimizers") and not any(
-                ast.dump(_load(x)) in keys
-                for a in n.args
-                for x in ast.walk(a)
-                if isinstance(x, (ast.Name, ast.Attribute))
+                ast.dump(_load(x)) in keys for a in n.args for x in walk(a) if isinstance(x, (ast.Name, ast.Attribute))
             ):
                 continue
             return n
@@ -561,7 +559,7 @@ def _moved_model_reads(site: _Site) -> list[ast.AST]:
     raw = _key(site.m_expr)
     found: list[ast.AST] = []
     for root in [*site.between, *site.call.args]:
-        for n in ast.walk(root):
+        for n in walk(root):
             parameters = (
                 isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in PARAMETER_METHODS
             )
@@ -580,7 +578,7 @@ def _edits(site: _Site, rename_nodes: list[ast.expr]) -> list[Edit]:
     and replace ``setup_optimizers`` by the joint call."""
     module, lines = site.module, site.module.lines
     edits = [] if site.one_line else [_removal(module, site.a_stmt)]
-    in_call_args = {id(n) for a in site.call.args for n in ast.walk(a)}
+    in_call_args = {id(n) for a in site.call.args for n in walk(a)}
     m_src = module.segment(site.m_expr)
     in_call = [n for n in rename_nodes if id(n) in in_call_args]
     edits += [
@@ -635,7 +633,7 @@ def _segment_with_renames(module: ModuleInfo, arg: ast.AST, in_call: list[ast.ex
     lines = module.lines
     text = module.segment(arg)
     base = lines.offset(lines.node_start(arg))
-    inside = {id(n) for n in ast.walk(arg)}
+    inside = {id(n) for n in walk(arg)}
     for n in sorted((n for n in in_call if id(n) in inside), key=lambda n: (n.lineno, n.col_offset), reverse=True):
         s = lines.offset(lines.node_start(n)) - base
         e = lines.offset(lines.node_end(n)) - base

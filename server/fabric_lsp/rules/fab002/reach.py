@@ -19,6 +19,7 @@ from fabric_lsp.engine.findings import Certainty, Related
 from fabric_lsp.engine.lightning.configurations import Scenario
 from fabric_lsp.engine.program.ranks import RankGuard, paired, rank_guard
 from fabric_lsp.engine.program.setups import origin_key
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.semantic.certainty import Judgement, judge_fabrics
 from fabric_lsp.engine.semantic.collectives import FABRIC_COLLECTIVES, Reached, reached
@@ -112,7 +113,7 @@ def _machine_sized(s: Scenario) -> bool:
 
 def _fabrics_of_guard(model: SemanticModel, guard: RankGuard) -> list[FabricInst]:
     """The Fabric whose rank the guard tests (``fabric.global_rank``), else the document's."""
-    for node in ast.walk(guard.node):
+    for node in walk(guard.node):
         if isinstance(node, ast.Attribute) and node.attr in (*facts.RANK_ATTRIBUTES, *facts.RANK_ZERO_FLAGS):
             found = [v for v in model.inference.evaluate(node.value, guard.module) if isinstance(v, FabricInst)]
             if found:

@@ -8,6 +8,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
 from fabric_lsp.engine.lightning.connector import Outcome
 from fabric_lsp.engine.program.ranks import RankGuard, direct_rank_guard, paired
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
@@ -225,7 +226,7 @@ def _assigned_names(stmt: ast.stmt) -> list[ast.Name]:
         targets = [stmt.target]
     else:
         return []
-    return [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return [n for t in targets for n in walk(t) if isinstance(n, ast.Name)]
 
 
 def _related(

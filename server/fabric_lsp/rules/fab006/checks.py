@@ -10,6 +10,7 @@ from typing import Callable
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning.configurations import Scenario, is_deepspeed
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import Const, DictVal, FuncRef, Seq
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -102,15 +103,13 @@ def counts_over_range(model: SemanticModel, name: ast.Name) -> bool:
     """``name`` is bound only by ``for name in range(...)`` loops of its scope (an int)."""
     scope = model.module.scope_of(name)
     loops = [
-        n
-        for n in ast.walk(scope)
-        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name.id
+        n for n in walk(scope) if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == name.id
     ]
     if not loops or not all(_is_range(n.iter) for n in loops):
         return False
     assigned = [
         n
-        for n in ast.walk(scope)
+        for n in walk(scope)
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
         and any(isinstance(t, ast.Name) and t.id == name.id for t in _targets(n))
     ]
@@ -123,7 +122,7 @@ def _is_range(expr: ast.AST) -> bool:
 
 def _targets(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Assign):
-        return [t for target in node.targets for t in ast.walk(target)]
+        return [t for target in node.targets for t in walk(target)]
     return [node.target]  # type: ignore[attr-defined]
 
 

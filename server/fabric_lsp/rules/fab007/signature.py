@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
+from fabric_lsp.engine.python.astwalk import children
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 from fabric_lsp.engine.python.values import FuncRef, Value
 
@@ -56,6 +57,6 @@ def _own_nodes(func: ast.AST):
     while stack:
         node = stack.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             if not isinstance(child, (*FUNC_TYPES, ast.Lambda, ast.ClassDef)):
                 stack.append(child)

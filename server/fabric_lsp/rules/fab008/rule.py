@@ -23,6 +23,7 @@ from fabric_lsp.engine.findings import (
     resolve_severity,
 )
 from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import FabricInst, Origin
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -138,7 +139,7 @@ def _inside(inner: Span, outer: Span) -> bool:
 
 
 def _node_at(call: ast.Call, model: SemanticModel, span: Span) -> ast.Constant | None:
-    for node in ast.walk(call):
+    for node in walk(call):
         if isinstance(node, ast.Constant) and model.span(node) == span:
             return node
     return None

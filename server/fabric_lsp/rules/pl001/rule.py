@@ -9,6 +9,7 @@ import ast
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Finding, Verdict, resolve_severity
 from fabric_lsp.engine.program.ranks import divided_ranks
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.calls import bind_args
 from fabric_lsp.engine.python.flow import enclosing_function
 from fabric_lsp.engine.python.modules import ModuleInfo
@@ -117,7 +118,7 @@ def _callback_trainers(model: SemanticModel, cls: ast.ClassDef) -> list[TrainerI
     for module in [model.module, *model.other_modules_mentioning(cls.name)]:
         if module.tree is None:
             continue
-        for node in ast.walk(module.tree):
+        for node in walk(module.tree):
             if _is_trainer_call(node):
                 assert isinstance(node, ast.Call)
                 given = [kw.value for kw in node.keywords if kw.arg == "callbacks"]
@@ -229,7 +230,7 @@ class PL001(Rule):
         found += [
             n
             for top in m.tops_with("log_dir")
-            for n in ast.walk(top)
+            for n in walk(top)
             if isinstance(n, ast.Attribute) and _what(n, m) is not None
         ]
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]

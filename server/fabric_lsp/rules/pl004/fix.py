@@ -18,6 +18,7 @@ import ast
 import re
 
 from fabric_lsp.engine.findings import Applicability, Edit, Fix, Pos, Span
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.text import apply_edits
 from fabric_lsp.engine.python.values import ClassRef
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -134,10 +135,10 @@ def _only_mention(model: SemanticModel, name: str) -> bool:
     tree = model.module.tree
     if tree is None:
         return False
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if _has_docstring(n)}  # type: ignore[attr-defined]
+    docstrings = {id(n.body[0].value) for n in walk(tree) if _has_docstring(n)}  # type: ignore[attr-defined]
     word = re.compile(rf"\b{re.escape(name)}\b")
     uses = 0
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str):
             uses += 0 if id(n) in docstrings else len(word.findall(n.value))
         elif isinstance(

@@ -16,6 +16,7 @@ from fabric_lsp.engine.findings import (
     Verdict,
 )
 from fabric_lsp.engine.lightning.fabric_args import pytorch_class_of
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -221,7 +222,7 @@ def _receiver_parameter(model: SemanticModel, call: ast.Call) -> str | None:
     rebound = any(
         isinstance(n, ast.Name) and n.id == receiver.id and isinstance(n.ctx, ast.Store) and n.lineno < call.lineno
         for stmt in func.body
-        for n in ast.walk(stmt)
+        for n in walk(stmt)
     )
     return None if rebound else func.name
 
@@ -300,7 +301,7 @@ def _hparams_assignments(model: SemanticModel) -> list[ast.Assign]:
             me = item.args.args[0].arg
             out += [
                 n
-                for n in ast.walk(item)
+                for n in walk(item)
                 if isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and _is_self_hparams(n.targets[0], me)

@@ -6,6 +6,7 @@ import ast
 import enum
 
 from fabric_lsp.engine.python import paths
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.values import Const, TrainerInst
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -56,7 +57,7 @@ def _fresh(model: SemanticModel, site: ast.Call) -> bool:
     if isinstance(scope, ast.Module):
         return True
     name = site.func.value.id
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if (
             isinstance(node, ast.Name)
             and node.id == name
@@ -169,7 +170,7 @@ def _local(model: SemanticModel, site: ast.Call) -> bool:
     m = model.module
     scope = m.scope_of(site)
     bound = False
-    for n in ast.walk(scope):
+    for n in walk(scope):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
             return False
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and m.scope_of(n) is scope:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.semantic.model import SemanticModel
 
@@ -93,7 +94,7 @@ def _loads(model: SemanticModel, name: str, scope: ast.AST) -> list[ast.expr] | 
         if m.scope_of(load) is not scope:
             return None
         out.append(load)
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return None
     return out
@@ -106,7 +107,7 @@ def _imported(model: SemanticModel, name: str) -> bool:
     stem = (model.module.name or os.path.splitext(os.path.basename(path))[0]).rsplit(".", 1)[-1]
     for other in model.other_modules_mentioning(name):
         for top in other.tops_with(stem):
-            for node in ast.walk(top):
+            for node in walk(top):
                 if isinstance(node, ast.ImportFrom) and (
                     stem in (node.module or "").split(".") or any(a.name == stem for a in node.names)
                 ):

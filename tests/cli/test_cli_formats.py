@@ -291,12 +291,28 @@ def test_jobs_give_the_same_results(project):
     (project / "many").mkdir()
     for i in range(36):
         (project / "many" / f"m{i:02}.py").write_text(DEEPSPEED if i % 3 else MAYBE)
-    one = run(project, "--format", "json", "--jobs", "1")
-    two = run(project, "--format", "json", "--jobs", "2")
+    one = run(project, "--format", "json", "--jobs", "1", "--no-cache")
+    two = run(project, "--format", "json", "--jobs", "2", "--no-cache")  # not from the first run's cache
     assert one.returncode == two.returncode == 1
     assert json.loads(out(one)) == json.loads(out(two))
     assert len(json.loads(out(two))) == 4 + 36
     assert run(project, "--jobs", "0").returncode == 2
+
+
+def test_jobs_give_the_same_results_for_a_batch_script(tmp_path):
+    # a batch script checked in a worker leaves the finding to the Python file it launches, as
+    # one checked in the main process does (the workers know which files the run checks)
+    corpus = Path(__file__).resolve().parents[1] / "corpus" / "690-real-slurm-ddp-devices-mismatch"
+    (tmp_path / "main.py").write_text((corpus / "main.py").read_text())
+    script = (corpus / "slurm_submit.sh").read_text()
+    # words a rule's prefilter looks for: the script goes to a worker with the modules
+    (tmp_path / "slurm_submit.sh").write_text(script.replace("\n", "\n# fabric.launch(): devices, strategy\n", 1))
+    for i in range(30):
+        (tmp_path / f"m{i:02}.py").write_text(CLEAN)
+    one = run(tmp_path, "--format", "json", "--jobs", "1", "--no-cache")
+    two = run(tmp_path, "--format", "json", "--jobs", "2", "--no-cache")
+    assert json.loads(out(one)) == json.loads(out(two))
+    assert [(f["filename"], f["code"]) for f in json.loads(out(two))] == [("main.py", "FAB010")]
 
 
 def test_jobs_use_worker_processes(project):

@@ -45,12 +45,14 @@ class Mode:
 _STATE: dict = {}
 
 
-def init_state(root: str, environment: str | None) -> None:
+def init_state(root: str, environment: str | None, also_checked: frozenset[str] = frozenset()) -> None:
     """Where this process's analyses run; the workspace is made (and the engine imported) only
-    when a file needs an analysis (:func:`analyzers`)."""
+    when a file needs an analysis (:func:`analyzers`). ``also_checked``: the Python files the run
+    checks (a batch script leaves their findings to them), in the workers too."""
     debug = bool(os.environ.get("FABRIC_LSP_DEBUG"))
     _STATE.clear()
     _STATE["root"], _STATE["environment"] = root, environment
+    _STATE["also_checked"] = also_checked
     _STATE["log"] = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
 
 
@@ -237,10 +239,9 @@ def run_tasks(
     ``cache`` (never while fixing), the results are kept in it.
     """
     bar = _progress(len(tasks))
-    init_state(root, environment)
-    # batch scripts are checked here, in this process: their findings are those of the Python
-    # files they launch, reported there already when the run checks those files too
-    _STATE["also_checked"] = frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi")))
+    # a batch script's findings are those of the Python files it launches, reported there
+    # already when the run checks those files too
+    init_state(root, environment, frozenset(t.path for t in tasks if t.path.endswith((".py", ".pyi"))))
     results: list = [None] * len(tasks)
     sources = _read_all(tasks, results)
     keys: dict[int, str] = {}
@@ -252,7 +253,7 @@ def run_tasks(
         done = None
         if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
             costs = [expected_cost(sources[i][0]) for i in candidates]
-            done = _run_pool([tasks[i] for i in candidates], mode, root, environment, jobs, bar, costs)
+            done = _run_pool([tasks[i] for i in candidates], mode, jobs, bar, costs)
         if done is None:
             done = []
             for i in candidates:
@@ -277,7 +278,8 @@ def _settle(
 ) -> list[int]:
     """Give a result at once to every task that needs no worker: those the cache holds unchanged,
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
-    rule's prefilter lets through (checked here); returns the indices of the others, in order."""
+    rule's prefilter lets through (checked here: the modules their analyses parse, the workers
+    forked after find parsed); returns the indices of the others, in order."""
     candidates: list[int] = []
     for i, (text, bom) in list(sources.items()):
         t = tasks[i]
@@ -350,9 +352,7 @@ def _preload() -> None:
         importlib.import_module(PRELOAD)
 
 
-def _run_pool(
-    tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, bar, costs: list[int]
-) -> list | None:
+def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -> list | None:
     """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
     workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
     a worker parses and looks them up once), the chunks most costly first (``costs``,
@@ -373,7 +373,10 @@ def _run_pool(
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     try:
         with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=ctx, initializer=init_state, initargs=(root, environment)
+            max_workers=jobs,
+            mp_context=ctx,
+            initializer=init_state,
+            initargs=(_STATE["root"], _STATE["environment"], _STATE["also_checked"]),
         ) as pool:
             for part, chunk in zip(
                 order, pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])

@@ -34,3 +34,72 @@ def test_a_lone_node_and_a_node_without_children():
     assert walk(name) == [name, name.ctx] and children(name) == [name.ctx]
     empty = ast.Pass()
     assert walk(empty) == [empty] and children(empty) == []
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_scope_s_names_from_its_statements_alone(path):
+    # without an assignment expression, a scope's statements hold every name it binds
+    from fabric_lsp.engine.python.modules import _scope_names, _statement_names
+
+    text = path.read_text(encoding="utf-8")
+    if ":=" in text:
+        return
+    tree = ast.parse(text)
+    for scope in walk(tree):
+        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            assert _statement_names(scope) == _scope_names(scope), ast.dump(scope)[:200]
+
+
+def test_statement_names_on_every_binding_form():
+    text = """
+def f(a, /, b, *c, d, **e):
+    global g
+    nonlocal_ = 1
+    x, (y, *z) = w = 1
+    q: int = 2
+    r += 1
+    for s, t in u: pass
+    async def h(): pass
+    with open(p) as v, open(p) as (k1, k2): pass
+    try: pass
+    except E as err: del dead
+    else: import os.path as op, sys
+    finally: from m import n as nn, o
+    while 0:
+        if 1:
+            class C: pass
+        else:
+            m2[i] = m3.attr = 4
+    match s:
+        case 1: matched = 1
+    lam = lambda inner: inner
+    comp = [c2 for c2 in u]
+"""
+    from fabric_lsp.engine.python.modules import _scope_names, _statement_names
+
+    func = ast.parse(text).body[0]
+    assert _statement_names(func) == _scope_names(func)
+    names, globals_ = _statement_names(func)
+    assert {
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+        "x",
+        "y",
+        "z",
+        "w",
+        "q",
+        "r",
+        "s",
+        "t",
+        "h",
+        "v",
+        "k1",
+        "k2",
+        "err",
+        "dead",
+    } <= names
+    assert {"op", "sys", "nn", "o", "C", "matched", "lam", "comp"} <= names and globals_ == {"g"}
+    assert not {"g", "inner", "c2", "m2", "m3", "i", "p", "u"} & names

@@ -491,7 +491,7 @@ class ModuleInfo:
         if known is not None:
             cache[scope], self._globals[scope] = known
             return known[0]
-        result, globals_ = _scope_names(scope)
+        result, globals_ = _scope_names(scope) if self._walrus else _statement_names(scope)
         cache[scope] = result
         self._globals[scope] = globals_
         if key is not None:
@@ -499,6 +499,13 @@ class ModuleInfo:
                 _SCOPE_NAMES.clear()
             _SCOPE_NAMES[key] = (result, globals_)
         return result
+
+    @cached_property
+    def _walrus(self) -> bool:
+        """Whether the parsed text may hold an assignment expression (``:=``): where it does not,
+        no expression binds a name, and a scope's names are found in its statements alone."""
+        repaired = self.parsed.repaired
+        return ":=" in self.text or (repaired is not None and ":=" in repaired)
 
     def _text_key(self, node: ast.AST) -> tuple | None:
         """A key for ``node`` that holds in every version of any document where the module-level
@@ -581,6 +588,76 @@ def _scope_names(scope: ast.AST) -> tuple[set[str], set[str]]:
             continue
         stack.extend(children(node))
     return bound - declared, globals_
+
+
+#: the statements whose fields hold statements (of the same scope)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statement_names(scope: ast.AST) -> tuple[set[str], set[str]]:
+    """:func:`_scope_names` of a scope whose module holds no assignment expression: the names
+    its statements bind (their targets, definitions, imports, handlers), without walking the
+    expressions (which bind nothing there); the same sets, in a fraction of the time."""
+    bound: set[str] = set()
+    declared: set[str] = set()
+    globals_: set[str] = set()
+    if isinstance(scope, (*FUNC_TYPES, ast.Lambda)):
+        a = scope.args
+        for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+            if arg is not None:
+                bound.add(arg.arg)
+    if not isinstance(scope.body, list):  # a lambda: its body is an expression
+        return _scope_names(scope)
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            if isinstance(node, ast.Global):
+                globals_.update(node.names)
+            continue
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+            continue
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        for target in _targets(node):
+            bound.update(_stored_names(target))
+        for field in _BLOCK_FIELDS:
+            block = getattr(node, field, None)
+            if block:
+                stack.extend(block)
+    return bound - declared, globals_
+
+
+def _targets(stmt: ast.AST) -> list[ast.AST]:
+    """The expressions a statement assigns or deletes."""
+    if isinstance(stmt, (ast.Assign, ast.Delete)):
+        return list(stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        return [stmt.target]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    return []
+
+
+def _stored_names(target: ast.AST) -> list[str]:
+    """The names an assignment target stores or deletes (not those inside a lambda or a
+    comprehension in it, which bind their own)."""
+    out: list[str] = []
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                out.append(node.id)
+        elif not isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            stack.extend(children(node))
+    return out
 
 
 #: (text hash of a module-level statement, line and column of a scope in it, its type) →

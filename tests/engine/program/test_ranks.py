@@ -207,3 +207,35 @@ def test_paired_barriers():
     assert paired(m, save, rank_guard(m, save), ("save", "load", "barrier"))
     reduce = call_named(m, "all_reduce")
     assert not paired(m, reduce, rank_guard(m, reduce), ("all_reduce",))
+
+
+def test_a_block_s_guard_is_worked_out_once_for_all_its_calls(monkeypatch):
+    from fabric_lsp.engine.program import ranks
+
+    lines = "\n".join(f"                fabric.log_{i}(x)" for i in range(20))
+    module = module_of(
+        f"""
+        def train(fabric, x):
+            if x is None:
+                return
+            if fabric.global_rank == 0:
+{lines}
+            fabric.after(x)
+        """
+    )
+    asked = []
+    real = ranks.restricts_ranks
+    monkeypatch.setattr(
+        ranks,
+        "restricts_ranks",
+        lambda m, test, truth, depth=0: asked.append(ast.dump(test)) or real(m, test, truth, depth),
+    )
+    guards = [rank_guard(module, call_named(module, f"log_{i}")) for i in range(20)]
+    assert all(g is not None and ast.unparse(g.node) == "fabric.global_rank == 0" for g in guards)
+    assert rank_guard(module, call_named(module, "after")) is None
+    assert len(asked) == len(set(asked)) == 2  # each test once: the rank test, the early exit
+    # the same answers as walking every condition anew
+    assert [g.node for g in guards] == [
+        next(c for c in conditions_at(module, call_named(module, f"log_{i}")) if real(module, c.test, c.truth)).test
+        for i in range(20)
+    ]

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python.astwalk import walk
-from fabric_lsp.engine.python.flow import Condition, conditions_at, enclosing_function, enclosing_withs
+from fabric_lsp.engine.python.flow import (
+    Condition,
+    conditions_at,
+    conditions_here,
+    enclosing_function,
+    enclosing_withs,
+    expression_conditions,
+)
 from fabric_lsp.engine.python.modules import ModuleInfo, last_name
 from fabric_lsp.engine.workspace.workspace import Workspace
 
@@ -83,9 +90,13 @@ def rank_guard(
     module: ModuleInfo, node: ast.AST, workspace: Workspace | None = None, depth: int = 0
 ) -> RankGuard | None:
     """Why ``node`` runs on some ranks only, or None when nothing says so."""
-    for cond in conditions_at(module, node):
-        if restricts_ranks(module, cond.test, cond.truth):
+    stmt = module.stmt_of(node)
+    for cond in expression_conditions(module, node, stmt):
+        if _restricting(module, cond.test, cond.truth):
             return _from_condition(module, cond)
+    guarded = _statement_guard(module, stmt) if stmt is not None else None
+    if guarded is not None:
+        return _from_condition(module, guarded)
     for item in enclosing_withs(module, node):
         call = item.context_expr
         if (
@@ -172,6 +183,32 @@ def restricts_ranks(module: ModuleInfo, test: ast.AST, truth: bool, depth: int =
         values = _bound_values(module, test)
         return bool(values) and all(restricts_ranks(module, v, truth, depth + 1) for v in values)
     return _is_zero_flag(test) or is_rank_expr(module, test, depth + 1)  # `if rank:` is `rank != 0`
+
+
+def _statement_guard(module: ModuleInfo, stmt: ast.AST) -> Condition | None:
+    """The innermost of the conditions :func:`~fabric_lsp.engine.python.flow.conditions_here`
+    gives for ``stmt`` and the statements around it (in its function) that leaves some ranks
+    out: worked out once per statement of a module version (every call of a block, and the
+    blocks inside it, ask it again)."""
+    key = ("statement", id(stmt))
+    known = module.rank_tests.get(key)
+    if known is not None and known[0] is stmt:
+        return known[1]
+    here, above = conditions_here(module, stmt)
+    found = next((c for c in here if _restricting(module, c.test, c.truth)), None)
+    if found is None and above is not None:
+        found = _statement_guard(module, above)
+    module.rank_tests[key] = (stmt, found)
+    return found
+
+
+def _restricting(module: ModuleInfo, test: ast.AST, truth: bool) -> bool:
+    """:func:`restricts_ranks`, answered once per test of a module version."""
+    key = ("test", id(test), truth)
+    known = module.rank_tests.get(key)
+    if known is None or known[0] is not test:
+        known = module.rank_tests[key] = (test, restricts_ranks(module, test, truth))
+    return bool(known[1])
 
 
 def _bool_op(module: ModuleInfo, test: ast.BoolOp, truth: bool, depth: int) -> bool:

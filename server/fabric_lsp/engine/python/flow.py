@@ -89,19 +89,33 @@ def _earlier_exits(block: list, idx: int) -> Iterator[Condition]:
 def conditions_at(module: ModuleInfo, node: ast.AST) -> Iterator[Condition]:
     """The conditions that hold whenever ``node`` runs, innermost first."""
     stmt = module.stmt_of(node)
-    yield from _in_expression(module, node, stmt)
+    yield from expression_conditions(module, node, stmt)
     child: ast.AST | None = stmt
     while child is not None:
-        parent, block, idx = module.block_of(child)
-        if idx >= 0:
-            yield from _earlier_exits(block, idx)
-        if parent is None or isinstance(parent, _BOUNDARIES):
-            return
-        if isinstance(parent, ast.If):
-            yield Condition(parent.test, any(child is s for s in parent.body), parent, "branch")
-        if isinstance(parent, ast.ExceptHandler):
-            parent = module.parents.get(parent)
-        child = parent
+        here, child = conditions_here(module, child)
+        yield from here
+
+
+def expression_conditions(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | None) -> Iterator[Condition]:
+    """The first of :func:`conditions_at`: those of the conditional expressions and short-circuit
+    operators around ``node`` inside its statement ``stmt``."""
+    return _in_expression(module, node, stmt)
+
+
+def conditions_here(module: ModuleInfo, stmt: ast.AST) -> tuple[list[Condition], ast.AST | None]:
+    """The rest of :func:`conditions_at`, one level at a time: the conditions the statement
+    ``stmt`` is reached under in its own block (the early exits before it, then the test of the
+    ``if`` holding the block), innermost first, and the statement holding that block (None at
+    a function's or a class's boundary)."""
+    parent, block, idx = module.block_of(stmt)
+    here = list(_earlier_exits(block, idx)) if idx >= 0 else []
+    if parent is None or isinstance(parent, _BOUNDARIES):
+        return here, None
+    if isinstance(parent, ast.If):
+        here.append(Condition(parent.test, any(stmt is s for s in parent.body), parent, "branch"))
+    if isinstance(parent, ast.ExceptHandler):
+        parent = module.parents.get(parent)
+    return here, parent
 
 
 def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:

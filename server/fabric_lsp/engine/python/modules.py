@@ -82,6 +82,10 @@ class ModuleInfo:
         #: (name, id(use statement), id(scope)) → the bindings of ``name`` that reach the use, and
         #: what walking to them cost: see :meth:`fabric_lsp.engine.program.infer.Inference.reaching`
         self.reaching_walks: dict[tuple, tuple] = {}
+        #: ("test", id(test), truth) → (test, whether the test going that way leaves some ranks
+        #: out); ("statement", id(stmt)) → (stmt, the innermost such condition it is reached
+        #: under): see :func:`fabric_lsp.engine.program.ranks.rank_guard`
+        self.rank_tests: dict[tuple, tuple] = {}
         if self.tree is not None:
             for stmt in self.tree.body:
                 self._parents[stmt] = self.tree

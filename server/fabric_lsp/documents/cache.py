@@ -30,7 +30,7 @@ from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.program.batch_scripts import script_paths
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import notebook_files, project_files, text_files
+from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -141,14 +141,8 @@ class World:
 
     def python_files(self) -> list[str]:
         if self._python is None:
-            self._python = project_files(self.root, lambda name: name.endswith(".py"), self._max_files())
+            self._python = python_files(self.root)
         return self._python
-
-    @staticmethod
-    def _max_files() -> int:
-        from fabric_lsp.engine.workspace.workspace import MAX_FILES  # the engine's, imported when needed
-
-        return MAX_FILES
 
     def providers(self, name: str) -> list[str]:
         """The project's files that could be imported as module ``name``."""
@@ -222,7 +216,7 @@ class World:
             listings = {
                 BATCH_SCRIPTS: script_paths,
                 TEXT_FILES: text_files,
-                NOTEBOOKS: lambda root: notebook_files(root, self._max_files()),
+                NOTEBOOKS: lambda root: notebook_files(root, MAX_FILES),
                 PYTHON_FILES: lambda _: self.python_files(),
             }
             paths = listings[kind](self.root) if kind in listings else []

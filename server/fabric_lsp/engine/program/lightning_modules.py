@@ -44,8 +44,8 @@ from fabric_lsp.engine.python.values import (
     Value,
 )
 from fabric_lsp.engine.workspace.dependencies import NOTEBOOKS
-from fabric_lsp.engine.workspace.files import notebook_files
-from fabric_lsp.engine.workspace.workspace import MAX_FILES, Workspace
+from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files
+from fabric_lsp.engine.workspace.workspace import Workspace
 
 #: the Lightning classes whose user subclasses this module describes
 USER_BASES = (facts.LIGHTNING_MODULE_CLASS, facts.DATA_MODULE_CLASS, facts.CALLBACK_CLASS)

@@ -30,6 +30,15 @@ def project_files(root: str, wanted: Callable[[str], bool], limit: int, max_dept
     return out[:limit]
 
 
+#: At most this many Python files of the project are listed (and searched for call sites).
+MAX_FILES = 5000
+
+
+def python_files(root: str) -> list[str]:
+    """The project's ``.py`` files (other modules may import them), at most :data:`MAX_FILES`."""
+    return project_files(root, lambda name: name.endswith(".py"), MAX_FILES)
+
+
 #: text files searched for CLI use: names and suffixes
 TEXT_NAMES = ("makefile", "dockerfile", "procfile", "justfile")
 TEXT_SUFFIXES = (

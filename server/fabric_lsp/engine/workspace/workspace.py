@@ -20,10 +20,8 @@ from typing import Callable, Union
 from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
-from fabric_lsp.engine.workspace.files import project_files
+from fabric_lsp.engine.workspace.files import python_files
 
-#: At most this many files of the workspace are searched for call sites.
-MAX_FILES = 5000
 #: The workspace's file list is refreshed at most this often (seconds).
 LISTING_TTL = 10.0
 #: Modules larger than this are not analysed when reached through an import.
@@ -390,7 +388,7 @@ class Workspace:
         with self._lock:
             if self._listing is not None and now - self._listing[0] < LISTING_TTL:
                 return self._listing[1]
-        files = project_files(self.root, lambda name: name.endswith(".py"), MAX_FILES)
+        files = python_files(self.root)
         with self._lock:
             self._listing = (now, files)
         return files

@@ -825,19 +825,15 @@ class GitIgnore:
         return self._specs[key]
 
     def git_root(self, directory: str) -> str | None:
-        if directory in self._roots:
-            return self._roots[directory]
-        d, found = directory, None
-        while True:
-            if os.path.exists(os.path.join(d, ".git")):
-                found = d
-                break
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
-        self._roots[directory] = found
-        return found
+        """The repository holding ``directory``: the nearest folder up from it with a ``.git``
+        (each folder asked once: a folder's answer is its parent's unless it has one)."""
+        if directory not in self._roots:
+            parent = os.path.dirname(directory)
+            if os.path.exists(os.path.join(directory, ".git")):
+                self._roots[directory] = directory
+            else:
+                self._roots[directory] = None if parent == directory else self.git_root(parent)
+        return self._roots[directory]
 
     def ignored(self, path: str, is_dir: bool = False) -> bool:
         path = os.path.abspath(path)

@@ -1604,6 +1604,8 @@ FABRIC_RUN_OPTIONS = {
 FABRIC_RUN_DEFAULTS = {"LT_DEVICES": "1", "LT_NUM_NODES": "1"}
 #: the batch-script file names the CLI checks and the server analyses
 BATCH_SCRIPT_SUFFIXES = (".sh", ".sbatch", ".slurm")
+#: a Jupyter notebook's file name ends so, in any case (the engine knows a notebook's program by it)
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 def slurm_devices_message(devices: int, ntasks_per_node: str) -> str:

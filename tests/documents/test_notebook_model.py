@@ -219,10 +219,19 @@ def test_is_notebook():
     assert is_notebook("/a/Train.IPYNB") and not is_notebook("/a/train.py") and not is_notebook(None)
 
 
-def test_the_notebook_suffix_is_the_semantic_models():
-    """``documents.notebook`` names the suffix itself (telling a file's kind imports no analysis):
-    the same one by which the semantic model knows a notebook's program."""
-    from fabric_lsp.documents.notebook import NOTEBOOK_SUFFIX
-    from fabric_lsp.engine.semantic import model
+def test_telling_a_file_s_kind_imports_no_notebook_script_or_analysis_module():
+    """A cached run tells every file's kind: by the suffixes in ``facts`` (the semantic model's
+    too), without importing the notebook reader, the batch-script parser or the engine."""
+    import subprocess
+    import sys
 
-    assert NOTEBOOK_SUFFIX == model.NOTEBOOK_SUFFIX
+    code = (
+        "import sys\n"
+        "from fabric_lsp.documents.check import Kind, kind_of\n"
+        "assert [kind_of(p) for p in ('a.IPYNB', 'job.sbatch', 'run.sh', 'x.py', None)] == "
+        "[Kind.NOTEBOOK, Kind.BATCH_SCRIPT, Kind.BATCH_SCRIPT, Kind.MODULE, Kind.MODULE]\n"
+        "loaded = {'fabric_lsp.documents.notebook', 'fabric_lsp.engine.program.batch_scripts', 'fabric_lsp.engine.analyzer'}\n"
+        "assert not loaded & set(sys.modules), loaded & set(sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

@@ -16,7 +16,6 @@ from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
 from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.workspace.dependencies import Dependencies
-from fabric_lsp.rules.prefilters import may_have_findings
 
 if TYPE_CHECKING:
     from fabric_lsp.config import Config
@@ -72,6 +71,8 @@ def analyzer_for(config):
 def _needs_analysis(text: str, path: str | None, config: Config) -> bool:
     """Whether checking ``text`` needs the engine: a notebook or a batch script always (their
     programs are found in them first), a module only where a rule's prefilter lets it through."""
+    from fabric_lsp.rules.prefilters import may_have_findings  # the rules' words, for a file the cache does not hold
+
     return check.kind_of(path) is not check.Kind.MODULE or may_have_findings(text, config.enabled_codes)
 
 
@@ -280,6 +281,8 @@ def _settle(
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
     rule's prefilter lets through (checked here: the modules their analyses parse, the workers
     forked after find parsed); returns the indices of the others, in order."""
+    from fabric_lsp.rules.prefilters import may_have_findings  # the rules' words, for a file the cache does not hold
+
     candidates: list[int] = []
     for i, (text, bom) in list(sources.items()):
         t = tasks[i]

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from fabric_lsp import __version__, config, declared_version
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
-from fabric_lsp.engine.program.batch_scripts import script_paths
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
 from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files
 
@@ -213,6 +212,8 @@ class World:
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:
+            from fabric_lsp.engine.program.batch_scripts import script_paths  # only where a check listed them
+
             listings = {
                 BATCH_SCRIPTS: script_paths,
                 TEXT_FILES: text_files,

@@ -15,9 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from fabric_lsp.config import Config
-from fabric_lsp.documents.notebook import is_notebook
 from fabric_lsp.engine.findings import Finding, Related
-from fabric_lsp.engine.program.batch_scripts import is_batch_script, launched_files, parse
+from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES, NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:  # imported where a file is analysed: telling a file's kind imports no analysis
     from fabric_lsp.engine.analyzer import Analysis, Analyzer
@@ -31,9 +30,10 @@ class Kind(enum.Enum):
 
 def kind_of(path: str | None) -> Kind:
     """A file's kind by its name (a text without a path is a module)."""
-    if path is not None and is_notebook(path):
+    name = path.lower() if path is not None else ""
+    if name.endswith(NOTEBOOK_SUFFIX):
         return Kind.NOTEBOOK
-    if path is not None and is_batch_script(path):
+    if name.endswith(BATCH_SCRIPT_SUFFIXES):
         return Kind.BATCH_SCRIPT
     return Kind.MODULE
 
@@ -59,6 +59,8 @@ def script_findings(analyzer: Analyzer, text: str, path: str, skip: frozenset[st
     the script's line (the Python side becomes related information). Files in ``skip`` (checked
     in the same run, where the finding is reported already) are left out. Rule-free: any rule
     whose finding names a line of the script is mirrored."""
+    from fabric_lsp.engine.program.batch_scripts import launched_files, parse
+
     script = parse(text, path)
     workspace = analyzer.workspace
     if script is None or not workspace.root:

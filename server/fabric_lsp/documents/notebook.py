@@ -27,11 +27,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from fabric_lsp.engine.findings import Edit, Finding, Fix, Pos, Related, Span
 from fabric_lsp.engine.python.text import Lines
-
-#: a notebook's file name ends so, in any case: the semantic model's ``NOTEBOOK_SUFFIX``, by which
-#: the engine knows a notebook's program (a test holds them equal); named here, where telling a
-#: file's kind imports no analysis
-NOTEBOOK_SUFFIX = ".ipynb"
+from fabric_lsp.facts import NOTEBOOK_SUFFIX
 
 #: Cell magics whose body is Python run in the notebook's namespace: the body is analysed.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})

@@ -50,10 +50,7 @@ from fabric_lsp.engine.python.values import (
 from fabric_lsp.engine.workspace.jedi_types import infers_fabric, script_for
 from fabric_lsp.engine.workspace.memo import AskedOnce
 from fabric_lsp.engine.workspace.workspace import Workspace
-from fabric_lsp.facts import LATEST_LIGHTNING
-
-NOTEBOOK_SUFFIX = ".ipynb"
-
+from fabric_lsp.facts import LATEST_LIGHTNING, NOTEBOOK_SUFFIX
 
 #: jedi look-ups one analysis may make (the fallback for receivers the evaluator cannot follow)
 MAX_JEDI_LOOKUPS = 8

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from typing import Callable
 
+from fabric_lsp.facts import NOTEBOOK_SUFFIX
+
 #: folders never entered (besides hidden ones): environments, caches, build output
 SKIPPED_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages", "build", "dist"})
 
@@ -77,4 +79,4 @@ def _is_text_file(name: str) -> bool:
 
 def notebook_files(root: str, limit: int) -> list[str]:
     """The project's notebooks (``*.ipynb``, in any case), at any depth, at most ``limit``."""
-    return project_files(root, lambda name: name.lower().endswith(".ipynb"), limit)
+    return project_files(root, lambda name: name.lower().endswith(NOTEBOOK_SUFFIX), limit)

@@ -103,3 +103,33 @@ def f(a, /, b, *c, d, **e):
     } <= names
     assert {"op", "sys", "nn", "o", "C", "matched", "lam", "comp"} <= names and globals_ == {"g"}
     assert not {"g", "inner", "c2", "m2", "m3", "i", "p", "u"} & names
+
+
+@pytest.mark.parametrize("path", SOURCES[1::3], ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_scope_s_assignments_from_its_statements_alone(path):
+    # without an assignment expression, the assignments own_nodes meets are statements, met in
+    # the same order by own_statements (with and without the no-grad blocks)
+    from fabric_lsp.engine.program.setups import _assignments, own_nodes, own_statements
+
+    text = path.read_text(encoding="utf-8")
+    if ":=" in text:
+        return
+    for scope in walk(ast.parse(text)):
+        if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for grad_only in (False, True):
+                full = [n for n in own_nodes(scope, grad_only) if _assignments(n)]
+                assert [n for n in own_statements(scope, grad_only) if _assignments(n)] == full
+
+
+def test_a_module_with_an_assignment_expression_walks_every_node():
+    from fabric_lsp.engine.program.setups import assigned_values
+    from fabric_lsp.engine.python.modules import ModuleInfo
+
+    m = ModuleInfo("def f(xs):\n    if (n := len(xs)) > 1:\n        model = xs\n    return model, n\n")
+    func = m.tree.body[0]
+    assert m.binds_in_expressions and [ast.unparse(v) for v in assigned_values(func, "n", m=m)] == ["len(xs)"]
+    plain = ModuleInfo(
+        "def f(xs):\n    try:\n        a = 1\n    except E:\n        a = 2\n    else:\n        a = 3\n    finally:\n        a = 4\n"
+    )
+    assert not plain.binds_in_expressions
+    assert [ast.unparse(v) for v in assigned_values(plain.tree.body[0], "a", m=plain)] == ["1", "2", "3", "4"]

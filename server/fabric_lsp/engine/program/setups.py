@@ -300,6 +300,32 @@ def own_nodes(scope: ast.AST, grad_only: bool = False):
         stack.extend(reversed(children(node)))
 
 
+def own_statements(scope: ast.AST, grad_only: bool = False):
+    """The statements among :func:`own_nodes`, in its order (a compound statement before the
+    statements of its blocks, the blocks in the order of its fields), without walking a single
+    expression."""
+    body = scope.body if isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef)) else []
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
+            continue
+        if (
+            grad_only
+            and isinstance(node, (ast.With, ast.AsyncWith))
+            and any(_no_grad(i.context_expr) for i in node.items)
+        ):
+            continue
+        inner: list[ast.AST] = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list and value and isinstance(value[0], (ast.stmt, ast.excepthandler, ast.match_case)):
+                for item in value:
+                    inner += item.body if isinstance(item, (ast.ExceptHandler, ast.match_case)) else [item]
+        stack.extend(reversed(inner))
+
+
 def _no_grad(expr: ast.AST) -> bool:
     func = expr.func if isinstance(expr, ast.Call) else expr
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -326,7 +352,8 @@ def assigned_values(
     if isinstance(scope, ast.Module) and m is not None:
         found = _module_assignments(m, name, grad_only)
     else:
-        found = _assignment_index(scope, grad_only).get(name, [])
+        statements_only = m is not None and not m.binds_in_expressions
+        found = _assignment_index(scope, grad_only, statements_only).get(name, [])
     return list(found) if targets else [value for value, _ in found]
 
 
@@ -353,14 +380,18 @@ def _module_assignments(m: ModuleInfo, name: str, grad_only: bool) -> list[tuple
 _ASSIGNMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _assignment_index(scope: ast.AST, grad_only: bool) -> dict[str, list[tuple[ast.AST, bool]]]:
-    """Every assignment of ``scope``'s own body by the names it binds, built once per scope (the
-    rules ask about many names in the same function)."""
+def _assignment_index(
+    scope: ast.AST, grad_only: bool, statements_only: bool = False
+) -> dict[str, list[tuple[ast.AST, bool]]]:
+    """Every assignment of ``scope``'s own body by the names it binds, in the order of
+    :func:`own_nodes`, built once per scope (the rules ask about many names in the same
+    function). ``statements_only``: its module holds no assignment expression, so only its
+    statements assign (:func:`own_statements`, the same assignments in the same order)."""
     per_scope = _ASSIGNMENTS.setdefault(scope, {})
     index = per_scope.get(grad_only)
     if index is None:
         index = {}
-        for node in own_nodes(scope, grad_only):
+        for node in (own_statements if statements_only else own_nodes)(scope, grad_only):
             for target, value in _assignments(node):
                 if value is not None:
                     for name, first in _bound_names(target):

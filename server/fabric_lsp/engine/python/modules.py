@@ -495,7 +495,7 @@ class ModuleInfo:
         if known is not None:
             cache[scope], self._globals[scope] = known
             return known[0]
-        result, globals_ = _scope_names(scope) if self._walrus else _statement_names(scope)
+        result, globals_ = _scope_names(scope) if self.binds_in_expressions else _statement_names(scope)
         cache[scope] = result
         self._globals[scope] = globals_
         if key is not None:
@@ -505,9 +505,9 @@ class ModuleInfo:
         return result
 
     @cached_property
-    def _walrus(self) -> bool:
+    def binds_in_expressions(self) -> bool:
         """Whether the parsed text may hold an assignment expression (``:=``): where it does not,
-        no expression binds a name, and a scope's names are found in its statements alone."""
+        no expression binds a name, and what a scope binds is found in its statements alone."""
         repaired = self.parsed.repaired
         return ":=" in self.text or (repaired is not None and ":=" in repaired)
 

@@ -133,3 +133,22 @@ def test_a_module_with_an_assignment_expression_walks_every_node():
     )
     assert not plain.binds_in_expressions
     assert [ast.unparse(v) for v in assigned_values(plain.tree.body[0], "a", m=plain)] == ["1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize("path", SOURCES[2::3], ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_function_s_returns_from_its_statements_alone(path):
+    # the walk that entered every node met the same return statements in the same order
+    from fabric_lsp.engine.python.bindings import returns_of
+
+    def every_node(func):
+        stack = list(func.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Return):
+                yield node
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(node))
+
+    for func in walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            assert list(returns_of(func)) == list(every_node(func))

@@ -337,7 +337,7 @@ def paired(module: ModuleInfo, call: ast.Call, guard: RankGuard, methods: tuple[
     scope = enclosing_function(module, call) or module.tree
     if scope is None:
         return False
-    for other in walk(scope):
+    for other in module.walked(scope, (ast.Call,)):  # the calls of a scope, walked once per version
         if other is call or not isinstance(other, ast.Call) or not isinstance(other.func, ast.Attribute):
             continue
         if other.func.attr not in methods or ast.dump(other.func.value) != receiver:

@@ -25,6 +25,16 @@ def children(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def block_children(node: ast.AST) -> list[ast.AST]:
+    """The children of ``node`` that hold statements or are statements (its blocks' statements,
+    ``except`` handlers, ``case`` clauses), in :func:`children`'s order: a walk that looks for
+    statements need not enter an expression (no statement is inside one)."""
+    return [child for child in children(node) if isinstance(child, _BLOCK_NODES)]
+
+
+_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def walk(node: ast.AST) -> list[ast.AST]:
     """``list(ast.walk(node))``: ``node`` and every node below it, breadth first."""
     out = [node]
@@ -44,4 +54,4 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-__all__ = ["children", "walk"]
+__all__ = ["block_children", "children", "walk"]

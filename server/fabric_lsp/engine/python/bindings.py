@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fabric_lsp.engine.python.astwalk import children
+from fabric_lsp.engine.python.astwalk import block_children
 from fabric_lsp.engine.python.modules import FUNC_TYPES
 
 
@@ -226,11 +226,13 @@ def attr_target_value(target: ast.AST, value: ast.AST, self_name: str, attr: str
 
 
 def returns_of(func: ast.AST) -> Iterable[ast.Return]:
+    """The ``return`` statements of ``func``'s own body (not of nested functions or classes), in
+    the order of a walk from its last statement back (statements only: none is in an expression)."""
     stack = list(func.body)
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Return):
             yield node
-        if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef)):
             continue
-        stack.extend(children(node))
+        stack.extend(block_children(node))

@@ -152,3 +152,17 @@ def test_a_function_s_returns_from_its_statements_alone(path):
     for func in walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             assert list(returns_of(func)) == list(every_node(func))
+
+
+@pytest.mark.parametrize("path", SOURCES[::5], ids=lambda p: str(p.relative_to(ROOT)))
+def test_statements_are_the_walk_s_statements_in_its_order(path):
+    from fabric_lsp.engine.python.astwalk import block_children, statements
+
+    blocks = (ast.stmt, ast.excepthandler, ast.match_case)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in [tree, *(n for n in walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.If)))]:
+        expected = [node, *(n for n in ast.walk(node) if n is not node and isinstance(n, blocks))]
+        assert [id(n) for n in statements(node)] == [id(n) for n in expected]
+        assert [id(n) for n in block_children(node)] == [
+            id(c) for c in ast.iter_child_nodes(node) if isinstance(c, blocks)
+        ]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fabric_lsp import facts
 from fabric_lsp.engine.program.infer import Inference
 from fabric_lsp.engine.program.setups import FUNC_TYPES, SetupCall, Setups, assigned_values, own_nodes
-from fabric_lsp.engine.python.astwalk import walk
+from fabric_lsp.engine.python.astwalk import statements
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import ClassRef, Instance, QualRef
 
@@ -363,7 +363,7 @@ def _self_attr_values(inference: Inference, cls: ClassRef, attr: str) -> list[tu
             if not isinstance(item, FUNC_TYPES) or not item.args.args:
                 continue
             me = item.args.args[0].arg
-            for node in walk(item):
+            for node in statements(item):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     if any(_is_self_attr(t, me, attr) for t in targets):

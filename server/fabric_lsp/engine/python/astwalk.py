@@ -28,8 +28,26 @@ def children(node: ast.AST) -> list[ast.AST]:
 def block_children(node: ast.AST) -> list[ast.AST]:
     """The children of ``node`` that hold statements or are statements (its blocks' statements,
     ``except`` handlers, ``case`` clauses), in :func:`children`'s order: a walk that looks for
-    statements need not enter an expression (no statement is inside one)."""
-    return [child for child in children(node) if isinstance(child, _BLOCK_NODES)]
+    statements need not enter an expression (no statement is inside one). They are always in a
+    list field, and a list field holds nodes of one kind."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
+            out += value
+    return out
+
+
+def statements(node: ast.AST) -> list[ast.AST]:
+    """``node`` and the statements (with the ``except`` handlers and ``case`` clauses holding
+    some) below it, in :func:`walk`'s order: the nodes :func:`walk` meets between them are
+    expressions, which hold no statement, so leaving them out keeps the others' order."""
+    out = [node]
+    i = 0
+    while i < len(out):
+        out += block_children(out[i])
+        i += 1
+    return out
 
 
 _BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -54,4 +72,4 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-__all__ = ["block_children", "children", "walk"]
+__all__ = ["block_children", "children", "statements", "walk"]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from fabric_lsp.engine.findings import Span
-from fabric_lsp.engine.python.astwalk import children, walk
+from fabric_lsp.engine.python.astwalk import children, statements, walk
 from fabric_lsp.engine.python.parse import Parsed, parse
 
 SCOPE_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -348,7 +348,7 @@ class ModuleInfo:
         if known is not None and known[0] is func:
             return known[1]
         index: dict[str, list[tuple[ast.stmt, ast.AST, ast.AST]]] = {}
-        for node in walk(func):
+        for node in statements(func):
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
             elif isinstance(node, ast.AnnAssign) and node.value is not None:

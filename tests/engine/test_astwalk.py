@@ -39,7 +39,7 @@ def test_a_lone_node_and_a_node_without_children():
 @pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_scope_s_names_from_its_statements_alone(path):
     # without an assignment expression, a scope's statements hold every name it binds
-    from fabric_lsp.engine.python.modules import _scope_names, _statement_names
+    from fabric_lsp.engine.python.modules import _scope_names
 
     text = path.read_text(encoding="utf-8")
     if ":=" in text:
@@ -47,10 +47,10 @@ def test_a_scope_s_names_from_its_statements_alone(path):
     tree = ast.parse(text)
     for scope in walk(tree):
         if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            assert _statement_names(scope) == _scope_names(scope), ast.dump(scope)[:200]
+            assert _scope_names(scope, statements_only=True) == _scope_names(scope), ast.dump(scope)[:200]
 
 
-def test_statement_names_on_every_binding_form():
+def test_scope_names_from_statements_on_every_binding_form():
     text = """
 def f(a, /, b, *c, d, **e):
     global g
@@ -75,11 +75,11 @@ def f(a, /, b, *c, d, **e):
     lam = lambda inner: inner
     comp = [c2 for c2 in u]
 """
-    from fabric_lsp.engine.python.modules import _scope_names, _statement_names
+    from fabric_lsp.engine.python.modules import _scope_names
 
     func = ast.parse(text).body[0]
-    assert _statement_names(func) == _scope_names(func)
-    names, globals_ = _statement_names(func)
+    assert _scope_names(func, statements_only=True) == _scope_names(func)
+    names, globals_ = _scope_names(func, statements_only=True)
     assert {
         "a",
         "b",

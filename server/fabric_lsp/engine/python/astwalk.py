@@ -50,7 +50,10 @@ def statements(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+#: the clauses that hold a block: ``except`` handlers and ``case`` clauses (``ast.match_case`` is
+#: looked up by name: the bundled server also runs on Python 3.9, before ``match``)
+CLAUSES: tuple[type, ...] = (ast.ExceptHandler, *((ast.match_case,) if hasattr(ast, "match_case") else ()))
+_BLOCK_NODES = (ast.stmt, *CLAUSES)
 
 
 def walk(node: ast.AST) -> list[ast.AST]:
@@ -72,4 +75,4 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return out
 
 
-__all__ = ["block_children", "children", "statements", "walk"]
+__all__ = ["CLAUSES", "block_children", "children", "statements", "walk"]

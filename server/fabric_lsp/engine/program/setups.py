@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python import calls
-from fabric_lsp.engine.python.astwalk import CLAUSES, children
+from fabric_lsp.engine.python.astwalk import CLAUSES, block_children, children
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import Ctx, FabricInst, Unknown
 from fabric_lsp.engine.workspace.memo import AskedOnce
@@ -317,12 +317,7 @@ def own_statements(scope: ast.AST, grad_only: bool = False):
             and any(_no_grad(i.context_expr) for i in node.items)
         ):
             continue
-        inner: list[ast.AST] = []
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list and value and isinstance(value[0], (ast.stmt, *CLAUSES)):
-                for item in value:
-                    inner += item.body if isinstance(item, CLAUSES) else [item]  # type: ignore[attr-defined]
+        inner = [s for c in block_children(node) for s in (c.body if isinstance(c, CLAUSES) else [c])]  # type: ignore[attr-defined]
         stack.extend(reversed(inner))
 
 

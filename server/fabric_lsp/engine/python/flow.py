@@ -59,8 +59,9 @@ def always_leaves(block: list) -> bool:
     return False
 
 
-def _in_expression(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | None) -> Iterator[Condition]:
-    """Conditions from conditional expressions and short-circuit operators around ``node``."""
+def expression_conditions(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | None) -> Iterator[Condition]:
+    """Conditions from conditional expressions and short-circuit operators around ``node`` inside its
+    statement ``stmt`` (the first of :func:`conditions_at`)."""
     child = node
     parent = module.parents.get(child)
     while parent is not None and parent is not stmt and not isinstance(parent, _BOUNDARIES):
@@ -94,12 +95,6 @@ def conditions_at(module: ModuleInfo, node: ast.AST) -> Iterator[Condition]:
     while child is not None:
         here, child = conditions_here(module, child)
         yield from here
-
-
-def expression_conditions(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | None) -> Iterator[Condition]:
-    """The first of :func:`conditions_at`: those of the conditional expressions and short-circuit
-    operators around ``node`` inside its statement ``stmt``."""
-    return _in_expression(module, node, stmt)
 
 
 def conditions_here(module: ModuleInfo, stmt: ast.AST) -> tuple[list[Condition], ast.AST | None]:

@@ -3,6 +3,7 @@ what it cannot follow. The configuration is unknown, so FAB001 says so only as a
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 from fabric_lsp.engine import Analyzer, Certainty
@@ -117,3 +118,83 @@ def test_an_unsaved_buffer_is_parsed_as_it_is(tmp_path, monkeypatch, lightning_e
     script = script_for(workspace, ModuleInfo(buffer, str(path)))
     assert script._code == buffer and not any(cache_dir.rglob("*.pkl"))
     assert [n.full_name for n in script.infer(3, 1)] == ["lightning.fabric.fabric.Fabric"]
+
+
+# -- jedi is asked only where its answer can be reported --------------------------------------
+HOLDER = "import lightning as L\n\nclass Holder:\n    fabric: 'L.Fabric'\n"
+
+
+def _asked(tmp_path, monkeypatch, env, train: str, report_unknown: bool) -> tuple[list, list[str]]:
+    """The findings on ``train`` (beside :data:`HOLDER`) and the expressions jedi was asked about."""
+    from fabric_lsp.engine.semantic import model
+
+    asked: list[str] = []
+    real = model.infers_fabric
+
+    def counting(workspace, module, node, script=None):
+        asked.append(ast.unparse(node))
+        return real(workspace, module, node, script)
+
+    monkeypatch.setattr(model, "infers_fabric", counting)
+    (tmp_path / "holder.py").write_text(HOLDER)
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(train).lstrip())
+    analyzer = Analyzer(Workspace(str(tmp_path), str(env)), ALL_RULES, report_unknown=report_unknown)
+    return analyzer.analyze(path.read_text(), str(path)), asked
+
+
+#: calls on a Fabric known only by its type whose checks depend on its configuration: a hint each
+#: (FAB001, FAB005, FAB009, FAB002, FAB006's configuration checks, FAB007's `launch()`)
+CONFIGURATION_CHECKS = """
+from holder import Holder
+
+def fit(h: Holder, model, opt):
+    model = h.fabric.setup_module(model)
+    opt = h.fabric.setup_optimizers(opt)
+    model, opt = h.fabric.setup(model, opt)
+    h.fabric.clip_gradients(model, opt, max_norm=1.0)
+    if h.fabric.global_rank == 0:
+        h.fabric.barrier()
+    h.fabric.save("last.ckpt", {"model": model})
+    h.fabric.launch()
+"""
+
+
+def test_jedi_is_not_asked_where_only_a_hidden_hint_could_come_of_it(tmp_path, monkeypatch, lightning_env):
+    findings, asked = _asked(tmp_path, monkeypatch, lightning_env, CONFIGURATION_CHECKS, report_unknown=False)
+    assert findings == [] and asked == []
+
+
+def test_with_report_unknown_jedi_gives_the_hints(tmp_path, monkeypatch, lightning_env):
+    findings, asked = _asked(tmp_path, monkeypatch, lightning_env, CONFIGURATION_CHECKS, report_unknown=True)
+    assert asked and findings and all(f.certainty is Certainty.UNKNOWN for f in findings)
+    assert {"FAB001", "FAB005"} <= {f.code for f in findings}
+
+
+def test_a_launch_of_a_call_fails_on_a_fabric_known_only_by_its_type(tmp_path, monkeypatch, lightning_env):
+    # `launch(main())` fails on every configuration: jedi is asked, once the check fails
+    train = """
+        from holder import Holder
+
+        def main(fabric):
+            pass
+
+        def run(h: Holder):
+            h.fabric.launch(main())
+            h.fabric.launch(main)
+    """
+    findings, asked = _asked(tmp_path, monkeypatch, lightning_env, train, report_unknown=False)
+    assert [(f.code, f.certainty, f.span.start.line) for f in findings] == [("FAB007", Certainty.CERTAIN, 6)]
+    assert len(asked) == 1
+
+
+def test_a_swapped_save_fails_on_a_fabric_known_only_by_its_type(tmp_path, monkeypatch, lightning_env):
+    train = """
+        from holder import Holder
+
+        def save(h: Holder, model):
+            h.fabric.save({"model": model}, "last.ckpt")
+    """
+    findings, asked = _asked(tmp_path, monkeypatch, lightning_env, train, report_unknown=False)
+    assert [(f.code, f.certainty) for f in findings] == [("FAB006", Certainty.CERTAIN)]
+    assert asked

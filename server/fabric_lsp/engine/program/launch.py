@@ -50,7 +50,7 @@ class SemanticModel(Protocol):
     def path(self) -> str | None: ...
     def method_calls(self, name: str) -> list[ast.Call]: ...
     def values(self, expr: ast.AST) -> list[Value]: ...
-    def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]: ...
+    def receiver_fabrics(self, call: ast.Call, *, by_type: bool = True) -> tuple[list[FabricInst], list[Unknown]]: ...
 
 
 CLI_RUN = re.compile(facts.CLI_RUN_PATTERN)
@@ -84,10 +84,14 @@ def fabric_key(fabric: FabricInst) -> tuple | None:
     return None if fabric.origin is None else (fabric.origin.path, fabric.origin.span)
 
 
-def _receiver_fabrics(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> tuple[list[FabricInst], bool]:
+def _receiver_fabrics(
+    model: SemanticModel, call: ast.Call, module: ModuleInfo, by_type: bool = True
+) -> tuple[list[FabricInst], bool]:
+    """The Fabrics the receiver of ``call`` may be, and whether it may be something not known
+    (``by_type``: a Fabric known only by its type as well, in the document)."""
     assert isinstance(call.func, ast.Attribute)
     if module is model.module:
-        fabrics, unknown = model.receiver_fabrics(call)
+        fabrics, unknown = model.receiver_fabrics(call, by_type=by_type)
         return fabrics, bool(unknown)
     # another module's launch call: the same answer for every analysis that looks for launches
     # (asked once per analysis, and shared where it reads nothing of the analysed document)
@@ -122,13 +126,21 @@ def _launch_calls_in(
         for call in module.calls_named(name):
             if not isinstance(call.func, ast.Attribute) or call.func.attr != name:
                 continue
-            fabrics, unknown = _receiver_fabrics(model, call, module)
+            # a Fabric known only by its type has no origin: it is ``key`` only when ``key`` is None
+            fabrics, unknown = _receiver_fabrics(model, call, module, by_type=key is None)
             if any(fabric_key(f) == key for f in fabrics):
                 yield module, call, True
             elif name == "launch" and (
-                any(f.origin is None for f in fabrics) or _may_hold(model, module, call, unknown)
+                any(f.origin is None for f in fabrics)
+                or _may_hold(model, module, call, unknown)
+                or (unknown and not fabrics and _by_type(model, call, module))
             ):
                 yield module, call, False
+
+
+def _by_type(model: SemanticModel, call: ast.Call, module: ModuleInfo) -> bool:
+    """Whether the receiver of ``call``, not known, is a Fabric by its type (jedi)."""
+    return any(f.origin is None for f in _receiver_fabrics(model, call, module)[0])
 
 
 def _may_hold(model: SemanticModel, module: ModuleInfo, call: ast.Call, unknown: bool) -> bool:
@@ -263,7 +275,7 @@ def first_needing_launch(model: SemanticModel, fabric: FabricInst) -> ast.Call |
     for call in calls:
         if launched and id(enclosing_function(model.module, call)) in launched:
             continue  # runs in the launched processes
-        fabrics, _ = _receiver_fabrics(model, call, model.module)
+        fabrics, _ = _receiver_fabrics(model, call, model.module, by_type=key is None)
         if any(fabric_key(f) == key for f in fabrics):
             return call
     return None

@@ -136,25 +136,30 @@ class SemanticModel:
         being computed depends on them, as if it had evaluated ``expr`` itself)."""
         return list(self.asked_once(("values", id(expr)), lambda: self.inference.evaluate(expr, self.module)))
 
-    def fabrics(self, expr: ast.AST) -> tuple[list[FabricInst], list[Unknown]]:
+    def fabrics(self, expr: ast.AST, *, by_type: bool = True) -> tuple[list[FabricInst], list[Unknown]]:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An
-        empty first list means ``expr`` is certainly not a Fabric this analysis can see."""
+        empty first list means ``expr`` is certainly not a Fabric this analysis can see.
+
+        Where the evaluator knows nothing of ``expr``, jedi is asked whether its type is a Fabric
+        (~30 ms a look-up), unless ``by_type`` is false: such a Fabric's configuration is not
+        known, so only a check that fails on every configuration, or a hint (``report-unknown``),
+        can say anything of it — a caller whose verdict would be neither passes ``False``."""
         if isinstance(expr, ast.BinOp):  # arithmetic or concatenation: a number, a string or not known
             return [], [Unknown("expression")]
         values = self.values(expr)
         fabrics = [v for v in values if isinstance(v, FabricInst)]
         unknown = [v for v in values if isinstance(v, Unknown)]
-        if not fabrics and unknown and len(unknown) == len(values) and self._jedi_says_fabric(expr):
+        if by_type and not fabrics and unknown and len(unknown) == len(values) and self._jedi_says_fabric(expr):
             return [FabricInst((StrategyChoice(None, "a `Fabric` by its type (jedi)", "?"),), None)], []
         return fabrics, unknown
 
-    def receiver_fabrics(self, call: ast.Call) -> tuple[list[FabricInst], list[Unknown]]:
+    def receiver_fabrics(self, call: ast.Call, *, by_type: bool = True) -> tuple[list[FabricInst], list[Unknown]]:
         """:meth:`fabrics` of the receiver of the method call ``call``, where a wrapper whose
         ``__getattr__`` forwards to a Fabric (``runner.setup(...)``) stands for that Fabric."""
         assert isinstance(call.func, ast.Attribute)
         values = self.values(call.func.value)
         if not any(isinstance(v, Instance) for v in values):
-            return self.fabrics(call.func.value)
+            return self.fabrics(call.func.value, by_type=by_type)
         method = call.func.attr
         key = ("method_receivers", id(call))
         values = list(self.asked_once(key, lambda: self.inference.method_receivers(values, method, self.module)))
@@ -166,7 +171,9 @@ class SemanticModel:
         return self.asked_once(("fabrics_calling", method), lambda: self._fabrics_calling(method))
 
     def _fabrics_calling(self, method: str) -> set[tuple]:
-        return {origin_key(f) for call in self.method_calls(method) for f in self.fabrics(call.func.value)[0]}  # type: ignore[attr-defined]
+        # a Fabric known only by its type has an origin of its own (no other origin equals it): not asked
+        calls = self.method_calls(method)
+        return {origin_key(f) for call in calls for f in self.fabrics(call.func.value, by_type=False)[0]}  # type: ignore[attr-defined]
 
     def _jedi_says_fabric(self, expr: ast.AST) -> bool:
         """jedi's answer, for at most :data:`MAX_JEDI_LOOKUPS` expressions per analysis (each

@@ -87,9 +87,16 @@ class FAB002(Rule):
         if not _is_method_site(call):
             return self._reach_verdict(model, call, guard)
         assert isinstance(call.func, ast.Attribute)
-        fabrics, unknown = model.fabrics(call.func.value)
+        fabrics, unknown = model.fabrics(call.func.value, by_type=False)
         if not fabrics:
-            return self._reach_verdict(model, call, guard)  # `dist.barrier()`, a model's method named `load` …
+            reached = self._reach_verdict(model, call, guard)  # `dist.barrier()`, a model's method named `load` …
+            # a Fabric known only by its type (jedi) is judged instead, which gives a hint at most:
+            # asked only where that hint is wanted or the call's other verdict would report
+            if not unknown or (reached is None and not ctx.report_unknown):
+                return reached
+            fabrics, unknown = model.fabrics(call.func.value)
+            if not fabrics:
+                return reached
         if paired(
             model.module,
             call,

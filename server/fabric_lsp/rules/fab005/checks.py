@@ -103,10 +103,13 @@ def _setup_check(model: SemanticModel, call: ast.Call, fabrics: list[FabricInst]
 def _optimizers_set_up_later(model: SemanticModel, setup: ast.Call, fabrics: list[FabricInst]) -> bool:
     """Whether a ``setup_optimizers`` call of the document may be on one of ``fabrics``: the
     calls in the setup's own function first (reading only that function), then the Fabrics of
-    every such call in the document (found once per analysis)."""
+    every such call in the document (found once per analysis). A Fabric known only by its type
+    has an origin of its own, which no other equals: none is looked for."""
     wanted = {origin_key(f) for f in fabrics}
     for call in model.module.calls_within(model.module.scope_of(setup), "setup_optimizers"):
-        if isinstance(call.func, ast.Attribute) and {origin_key(f) for f in model.fabrics(call.func.value)[0]} & wanted:
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        if {origin_key(f) for f in model.fabrics(call.func.value, by_type=False)[0]} & wanted:
             return True
     return bool(wanted & model.fabrics_calling("setup_optimizers"))
 

@@ -54,7 +54,8 @@ class FAB005(Rule):
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        fabrics, unknown = model.fabrics(call.func.value)
+        # a Fabric known only by its type gives a hint at most: looked for only when one is wanted
+        fabrics, unknown = model.fabrics(call.func.value, by_type=ctx.report_unknown)
         if not fabrics:
             return None
         check = check_for(model, call, fabrics)

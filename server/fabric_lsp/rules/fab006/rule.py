@@ -35,12 +35,19 @@ class FAB006(Rule):
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        fabrics, unknown = model.fabrics(call.func.value)
+        fabrics, unknown = model.fabrics(call.func.value, by_type=False)
+        checks = None
+        if not fabrics and unknown:
+            # a Fabric known only by its type fails the checks that fail on every configuration,
+            # and gives a hint at most on the others: looked for only where it can say something
+            checks = checks_for(model, call)
+            if ctx.report_unknown or any(check.fails is None for check in checks):
+                fabrics, unknown = model.fabrics(call.func.value)
         if not fabrics:
             return None
         scenarios: list[Scenario] | None = None
         best: tuple[Check, Judgement] | None = None
-        for check in checks_for(model, call):
+        for check in checks if checks is not None else checks_for(model, call):
             if check.fails is None:
                 j = Judgement(Certainty.POSSIBLE if unknown else Certainty.CERTAIN)
             else:

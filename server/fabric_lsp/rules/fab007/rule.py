@@ -81,12 +81,23 @@ class FAB007(Rule):
 
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        fabrics, unknown = model.receiver_fabrics(call)
+        fabrics, unknown = model.receiver_fabrics(call, by_type=ctx.report_unknown)
         if not fabrics:
-            return None
+            return self._by_type(model, call) if unknown and not ctx.report_unknown else None
         if call.func.attr == "launch":
             return self._launch(model, call, fabrics, len(unknown))
         return self._needs_launch(model, call, fabrics, len(unknown))
+
+    def _by_type(self, model: SemanticModel, call: ast.Call) -> Verdict | None:
+        """The verdict on a call whose receiver the evaluator does not know, where no hint is
+        wanted: a Fabric known only by its type (jedi) fails the checks of the function handed to
+        ``launch`` on every configuration (they read the function, not the Fabric), and gives a
+        hint at most on the others — so jedi is asked only once such a check fails."""
+        fn = _function_arg(call) if call.func.attr == "launch" else None  # type: ignore[attr-defined]
+        if fn is None:
+            return None
+        verdict = self._called_function(model, call, fn) if isinstance(fn, ast.Call) else self._arity(model, call, fn)
+        return verdict if verdict is not None and model.receiver_fabrics(call)[0] else None
 
     # -- launch(...) itself --------------------------------------------------------------------
     def _launch(self, model: SemanticModel, call: ast.Call, fabrics: list[FabricInst], unknown: int) -> Verdict | None:

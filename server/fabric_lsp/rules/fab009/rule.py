@@ -72,7 +72,8 @@ class FAB009(Rule):
     def verdict(self, model: SemanticModel, call: ast.AST, ctx: RuleContext) -> Verdict | None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         receiver = call.func.value
-        fabrics, unknown = model.fabrics(receiver)
+        # a Fabric known only by its type gives a hint at most: looked for only when one is wanted
+        fabrics, unknown = model.fabrics(receiver, by_type=ctx.report_unknown)
         if not fabrics:
             return None
         choices: list[StrategyChoice] = [c for f in fabrics for c in f.choices]

@@ -202,3 +202,13 @@ def test_help_and_a_project_no_rule_looks_at_import_no_analysis(tmp_path):
     # and the same project with one file a rule looks at is analysed as before
     (tmp_path / "train.py").write_text("fabric.setup_optimizers(optimizer)\n")
     assert "fabric_lsp.engine.analyzer" in _imported_by("main(['check', '.', '--no-cache'])", tmp_path)
+
+
+def test_a_run_from_the_cache_imports_not_even_the_rules_words(tmp_path):
+    """Every file held by the cache: the prefilters (the rules' words, compiled at import) are not
+    imported; the first run needed them."""
+    (tmp_path / "train.py").write_text("from lightning.fabric import Fabric\nfabric = Fabric()\n")
+    (tmp_path / "stats.py").write_text("print(1)\n")
+    run = "try:\n    main(['check', '.'])\nexcept SystemExit:\n    pass"
+    assert "fabric_lsp.rules.prefilters" in _imported_by(run, tmp_path)
+    assert "fabric_lsp.rules.prefilters" not in _imported_by(run, tmp_path)

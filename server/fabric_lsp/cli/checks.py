@@ -281,8 +281,6 @@ def _settle(
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
     rule's prefilter lets through (checked here: the modules their analyses parse, the workers
     forked after find parsed); returns the indices of the others, in order."""
-    from fabric_lsp.rules.prefilters import may_have_findings  # the rules' words, for a file the cache does not hold
-
     candidates: list[int] = []
     for i, (text, bom) in list(sources.items()):
         t = tasks[i]
@@ -291,7 +289,7 @@ def _settle(
             entry = cache.get(t.path, keys[i])
             if entry is not None:
                 results[i] = _from_entry(t, text, entry)
-        if results[i] is None and may_have_findings(text, t.config.enabled_codes):  # worth a worker
+        if results[i] is None and _worth_a_worker(text, t.config.enabled_codes):
             candidates.append(i)
             continue
         if results[i] is None:  # a module no rule looks at gets its result without an analysis
@@ -299,6 +297,14 @@ def _settle(
         if bar is not None:
             bar.update(1)
     return candidates
+
+
+def _worth_a_worker(text: str, codes: frozenset[str]) -> bool:
+    """Whether a rule's prefilter lets ``text`` through (the rules' words, imported only for a
+    file the cache does not hold)."""
+    from fabric_lsp.rules.prefilters import may_have_findings
+
+    return may_have_findings(text, codes)
 
 
 def _read_all(tasks: list[Task], results: list) -> dict[int, tuple[str, bool]]:

@@ -212,10 +212,8 @@ class World:
 
     def listing(self, kind: str) -> tuple:
         if kind not in self._listings:
-            from fabric_lsp.engine.program.batch_scripts import script_paths  # only where a check listed them
-
             listings = {
-                BATCH_SCRIPTS: script_paths,
+                BATCH_SCRIPTS: _script_paths,
                 TEXT_FILES: text_files,
                 NOTEBOOKS: lambda root: notebook_files(root, MAX_FILES),
                 PYTHON_FILES: lambda _: self.python_files(),
@@ -239,6 +237,12 @@ class World:
         if key not in self._answers:
             self._answers[key] = digest(repr(ask(name)))
         return self._answers[key]
+
+
+def _script_paths(root: str) -> list[str]:
+    from fabric_lsp.engine.program.batch_scripts import script_paths  # only where a check listed them
+
+    return script_paths(root)
 
 
 class Cache:

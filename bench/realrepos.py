@@ -16,6 +16,11 @@ each timed as the wall time of the whole process, best of ``--runs``::
     .venv/bin/python bench/realrepos.py --snapshots DIR --all          # every corpus repository
     .venv/bin/python bench/realrepos.py --snapshots DIR litgpt --slowest 10 --runs 3 --json out.json
     .venv/bin/python bench/realrepos.py --snapshots DIR --without PL     # + the cold run without the PL rules
+    .venv/bin/python bench/realrepos.py --snapshots DIR --environment tests/.artifacts/venv-lightning
+
+``--environment PATH`` analyses every tree against that interpreter or virtualenv (the CLI's
+``--environment``, the server's ``environmentPath``): one with Lightning installed is what a user
+of Lightning has, where jedi knows Lightning's types (the default is fabric-lsp's own venv).
 
 ``--without CODES`` also times the cold check with ``--ignore CODES``: what a family of rules costs
 a tree (the Trainer rules on a repository that does not use the Trainer should cost nothing).
@@ -93,15 +98,16 @@ def cold_flags() -> list[str]:
     return ["--no-cache"] if "--no-cache" in out else []
 
 
-def server_seconds(root: Path) -> float:
+def server_seconds(root: Path, environment: str | None) -> float:
     """The server's ``workspace/diagnostic`` over the whole tree, from ``initialize`` to the report (cold)."""
     shutil.rmtree(root / CACHE, ignore_errors=True)
     t0 = time.perf_counter()
-    asyncio.run(parity.lsp_findings(root))
+    asyncio.run(parity.lsp_findings(root, environment))
     return time.perf_counter() - t0
 
 
-def measure(root: Path, runs: int, server: bool, without: str | None = None) -> dict:
+def measure(root: Path, runs: int, server: bool, without: str | None = None, environment: str | None = None) -> dict:
+    check = [FABRIC_LSP, "check", *(("--environment", environment) if environment else ())]
     kinds = (*TIMES, *(("server",) if server else ()), *(("without",) if without else ()))
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     files = 0
@@ -111,13 +117,13 @@ def measure(root: Path, runs: int, server: bool, without: str | None = None) -> 
         samples["floor"].append(seconds)
         samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
         shutil.rmtree(root / CACHE, ignore_errors=True)  # cold: the first run writes the cache, the second reads it
-        samples["fabric"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
-        samples["second"].append(timed([FABRIC_LSP, "check", "."], root, ok=(0, 1))[0])
+        samples["fabric"].append(timed([*check, "."], root, ok=(0, 1))[0])
+        samples["second"].append(timed([*check, "."], root, ok=(0, 1))[0])
         if server:
-            samples["server"].append(server_seconds(root))
+            samples["server"].append(server_seconds(root, environment))
         if without:
             shutil.rmtree(root / CACHE, ignore_errors=True)
-            samples["without"].append(timed([FABRIC_LSP, "check", "--ignore", without, "."], root, ok=(0, 1))[0])
+            samples["without"].append(timed([*check, "--ignore", without, "."], root, ok=(0, 1))[0])
             shutil.rmtree(root / CACHE, ignore_errors=True)
     return {"files": files, **{k: min(v) for k, v in samples.items()}, "samples": samples}
 
@@ -130,13 +136,14 @@ def mentions_fabric(path: Path) -> bool:
     return "Fabric" in text or "fabric" in text
 
 
-def slowest(root: Path, k: int) -> list[tuple[float, str]]:
+def slowest(root: Path, k: int, environment: str | None = None) -> list[tuple[float, str]]:
     """Each file of the run that mentions Fabric, checked alone (``--jobs 1``): the ``k`` slowest."""
-    listed = timed([FABRIC_LSP, "check", "--show-files", "."], root)[1].splitlines()
+    check = [FABRIC_LSP, "check", *(("--environment", environment) if environment else ())]
+    listed = timed([*check, "--show-files", "."], root)[1].splitlines()
     times = []
     for name in listed:
         if name and mentions_fabric(root / name):
-            times.append((timed([FABRIC_LSP, "check", "--jobs", "1", name], root, ok=(0, 1))[0], name))
+            times.append((timed([*check, "--jobs", "1", name], root, ok=(0, 1))[0], name))
     return sorted(times, key=lambda t: t[0] if t[0] == t[0] else -1.0, reverse=True)[:k]  # a failed check (NaN) last
 
 
@@ -152,7 +159,9 @@ def row(name: str, m: dict) -> str:
     )
 
 
-def table(results: dict[str, dict], cold: list[str], runs: int, without: str | None = None) -> str:
+def table(
+    results: dict[str, dict], cold: list[str], runs: int, without: str | None = None, environment: str | None = None
+) -> str:
     second = "second run (cached)" if cold else "second run (no cache yet)"
     server = any("server" in m for m in results.values())
     head = (
@@ -162,6 +171,8 @@ def table(results: dict[str, dict], cold: list[str], runs: int, without: str | N
         + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if server else "") + ("--:|" if without else "")
     )
     note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
+    if environment:
+        note += f"; analysed environment {environment}"
     return "\n".join([head, *(row(n, m) for n, m in results.items())]) + note
 
 
@@ -182,11 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slowest", type=int, default=0, metavar="K", help="also check each file that mentions Fabric alone (--jobs 1) and print the K slowest")
     p.add_argument("--json", metavar="FILE", help="also write every time to FILE")
     p.add_argument("--server", action="store_true", help="also time the server's workspace/diagnostic over the tree (cold)")
+    p.add_argument("--environment", metavar="PATH", help="the interpreter or virtualenv every check analyses (e.g. one with Lightning installed)")
     p.add_argument("--without", metavar="CODES", help="also time the cold check with --ignore CODES (e.g. PL: what the Trainer rules cost)")
     args = p.parse_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
     cold = cold_flags()
+    environment = str(Path(args.environment).resolve()) if args.environment else None
     # fabric-lsp's own bytecode written once, before the first timed run (as an install leaves it)
     subprocess.run([str(BIN / "python"), "-m", "compileall", "-q", str(ROOT / "server" / "fabric_lsp")], env=ENV, check=False)
     results: dict[str, dict] = {}
@@ -201,15 +214,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         load = os.getloadavg()
-        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without)}
+        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without, environment)}
         print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
         if args.slowest:
-            results[repo.name]["slowest"] = top = slowest(root, args.slowest)
+            results[repo.name]["slowest"] = top = slowest(root, args.slowest, environment)
             print(f"\n{repo.name}: the {len(top)} slowest files checked alone (--jobs 1, start-up included)")
             print("\n".join(f"  {s:6.2f} s  {name}" for s, name in top))
-    print("\n" + table(results, cold, args.runs, args.without))
+    print("\n" + table(results, cold, args.runs, args.without, environment))
     if args.json:
-        Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "results": results}, indent=1))
+        Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "environment": environment, "results": results}, indent=1))
     return 0
 
 

@@ -46,7 +46,7 @@ def cli_findings(root: Path) -> set[tuple]:
     }
 
 
-async def lsp_findings(root: Path) -> set[tuple]:
+async def lsp_findings(root: Path, environment: str | None = None) -> set[tuple]:
     client = LanguageClient("parity", "1")
 
     @client.feature(types.WINDOW_LOG_MESSAGE)
@@ -66,7 +66,10 @@ async def lsp_findings(root: Path) -> set[tuple]:
             diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
         ),
     )
-    await client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri()))
+    options = {"environmentPath": environment} if environment else None  # the interpreter jedi analyses
+    await client.initialize_async(
+        types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), initialization_options=options)
+    )
     client.initialized(types.InitializedParams())
     try:
         report = await asyncio.wait_for(

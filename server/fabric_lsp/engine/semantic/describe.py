@@ -207,7 +207,7 @@ def hints(model: SemanticModel) -> list[Hint]:
     out: list[Hint] = []
     lines = model.module.lines
     for call in model.fabric_constructions():
-        for fabric in model.fabrics(call)[0]:
+        for fabric in model.fabrics(call, by_type=False)[0]:  # one known only by its type is left out
             if fabric.args is None:
                 continue
             found = model.scenarios(fabric)

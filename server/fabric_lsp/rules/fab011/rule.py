@@ -51,7 +51,8 @@ class FAB011(Rule):
         assert isinstance(call, ast.Call)
         if isinstance(call.func, ast.Attribute) and call.func.attr == "launch":
             return self._fork_after_cuda(model, call)
-        fabrics = [f for f in model.fabrics(call)[0] if _built_at(model, call, f)]
+        # a Fabric known only by its type has no origin: never built here, so not looked for
+        fabrics = [f for f in model.fabrics(call, by_type=False)[0] if _built_at(model, call, f)]
         if not fabrics:
             return None
         scenarios = [s for f in fabrics for s in model.scenarios(f)]
@@ -72,7 +73,8 @@ class FAB011(Rule):
         line = interactive.cuda_initialised_before(model.module, launch)
         if line is None:
             return None
-        fabrics = model.fabrics(launch.func.value)[0]  # type: ignore[attr-defined]
+        # one known only by its type forks on no scenario (none is known): not looked for
+        fabrics = model.fabrics(launch.func.value, by_type=False)[0]  # type: ignore[attr-defined]
         forking = [s for f in fabrics for s in model.scenarios(f) if _forks_on_gpus(s)]
         if not forking:
             return None
@@ -217,7 +219,7 @@ def _launches(model: SemanticModel, fabrics: list[FabricInst]) -> list[ast.Call]
     out = []
     for c in model.method_calls("launch"):
         assert isinstance(c.func, ast.Attribute)
-        found = model.fabrics(c.func.value)[0]
+        found = model.fabrics(c.func.value, by_type=False)[0]  # one known only by its type has no origin
         if any(f.origin is not None and f.origin.span in spans for f in found):
             out.append(c)
     return out

@@ -356,9 +356,14 @@ def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) 
 
 def _preload() -> None:
     """Import what every analysis needs, once, before the workers are forked (each would import
-    it for itself otherwise)."""
+    it for itself otherwise), and jedi where the analysed environment is another interpreter
+    (every worker looks its modules up with jedi)."""
+    from fabric_lsp.engine.workspace.workspace import analysed_environment
+
     with contextlib.suppress(ImportError):
         importlib.import_module(PRELOAD)
+        if analysed_environment(_STATE["root"], _STATE["environment"]) is not None:
+            importlib.import_module("jedi")
 
 
 def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -> list | None:

@@ -70,7 +70,7 @@ def context() -> BaseContext:
     :data:`PRELOAD` first), else spawned."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([PRELOAD])
+        ctx.set_forkserver_preload([PRELOAD, "jedi"])  # the fork server imports while the server waits
         return ctx
     return multiprocessing.get_context("spawn")
 

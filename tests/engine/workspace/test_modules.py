@@ -1,8 +1,9 @@
-"""Where the workspace finds a module: its own files first; jedi (the analysed environment) only
-for names that are not the workspace's own packages."""
+"""Where the workspace finds a module: its own files first; the analysed environment (through jedi
+where it is another interpreter) only for names that are not the workspace's own packages."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -30,11 +31,15 @@ def test_a_name_in_a_workspace_package_that_is_no_module_is_not_asked_of_jedi(tm
     assert ws.find_module_path("pkg.missing", None) is None
 
 
-def test_another_package_is_asked_of_jedi(tmp_path, monkeypatch):
-    ws = _project(tmp_path)
+def test_another_package_is_asked_of_jedi_where_another_interpreter_is_analysed(tmp_path, monkeypatch):
+    """Where the analysed environment is this interpreter, jedi's answer is found without it
+    (``test_module_finder.py``)."""
+    _project(tmp_path)
     asked = []
     monkeypatch.setattr(Workspace, "_jedi_module_path", lambda self, q, p: asked.append(q))
-    ws.find_module_path("otherlib.thing", None)
+    Workspace(str(tmp_path)).find_module_path("otherlib.thing", None)
+    assert asked == []
+    Workspace(str(tmp_path), sys.executable).find_module_path("otherlib.thing", None)
     assert asked == ["otherlib.thing"]
 
 

@@ -13,41 +13,19 @@ look-up runs (jedi swaps ``sys.path`` for the look-up): the command line's proce
 
 from __future__ import annotations
 
-import os
-import sys
 import weakref
 from typing import Any
 
 from jedi.api.environment import SameEnvironment
 from jedi.inference.compiled import subprocess as jedi_subprocess
 
+from fabric_lsp.engine.workspace.module_finder import subprocess_sys_path
+
 #: the functions of ``jedi.inference.compiled.subprocess.functions`` that only read files or
 #: values: answered in this process
 IN_PROCESS = frozenset(
     {"get_sys_path", "get_module_info", "iter_module_names", "get_builtin_module_names", "safe_literal_eval"}
 )
-
-
-def subprocess_sys_path() -> list[str] | None:
-    """The ``sys.path`` jedi's subprocess reports for this interpreter (a plain ``python`` with
-    this process's environment variables): this process's, with its first entry (the folder of
-    the script it runs, or ``-m``'s current folder) that of jedi's subprocess script instead
-    (neither where ``PYTHONSAFEPATH`` is set). None where this process was started with flags
-    that change ``sys.path`` (``-E``, ``-s``, ``-S``, ``-I``, ``-P``): the subprocess's is not
-    known here."""
-    flags = sys.flags
-    safe = bool(getattr(flags, "safe_path", False))
-    if (
-        flags.ignore_environment
-        or flags.no_user_site
-        or flags.no_site
-        or flags.isolated
-        or safe != bool(os.environ.get("PYTHONSAFEPATH"))
-    ):
-        return None
-    if safe:
-        return list(sys.path)
-    return [os.path.dirname(jedi_subprocess._MAIN_PATH), *sys.path[1:]]
 
 
 def same_process_environment() -> LazySubprocessEnvironment | None:

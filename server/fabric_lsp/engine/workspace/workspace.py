@@ -1,8 +1,9 @@
 """The analysed workspace: finds and caches the modules inference reaches.
 
 Modules inside the workspace root are found on disk by their dotted name (also under ``src/``);
-anything else is located with jedi (``Script.goto`` on an ``import`` line, with the configured
-environment's ``sys.path``). Only static analysis is done: no analysed module is ever imported
+anything else where jedi's ``Script.goto`` on an ``import`` line finds it, with the configured
+environment's ``sys.path`` (:mod:`~fabric_lsp.engine.workspace.module_finder` finds it so without
+jedi where that environment is this interpreter). Only static analysis is done: no analysed module is ever imported
 or executed.
 """
 
@@ -19,6 +20,7 @@ from typing import Callable, Union
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.workspace import module_finder
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.workspace.files import python_files
 
@@ -45,6 +47,12 @@ def package_root(directory: str | None) -> str | None:
             break
         cur = parent
     return cur
+
+
+def analysed_environment(root: str | None, environment_path: str | None) -> str | None:
+    """The interpreter the workspace at ``root`` analyses for: ``environment_path``, else the
+    project's own ``.venv`` or ``venv``; None for this interpreter."""
+    return environment_path or _discover_environment(root)
 
 
 def _discover_environment(root: str | None) -> str | None:
@@ -98,7 +106,7 @@ class Workspace:
         single_threaded: bool = False,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
-        self.environment_path = environment_path or _discover_environment(self.root)
+        self.environment_path = analysed_environment(self.root, environment_path)
         self.overlay = overlay  # path → unsaved editor text, if any
         #: no other thread of this process imports while jedi looks a module up (a command line's
         #: process, a worker): jedi may then look modules of the running interpreter up here,
@@ -108,6 +116,7 @@ class Workspace:
         self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
         self._environment = None
+        self._sys_path: tuple[list[str]] | None = None
         self._listing: tuple[float, list[str]] | None = None
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lock = threading.RLock()
@@ -295,7 +304,27 @@ class Workspace:
             # the workspace's own package, with no such module in it (``pkg.mod.function``):
             # an import of it finds the same package first, so jedi would find nothing else
             return None
-        return self._jedi_module_path(qualname, from_module.path if from_module else None)
+        importer = from_module.path if from_module else None
+        found = self._found_here(qualname, importer)
+        return self._jedi_module_path(qualname, importer) if found == module_finder.ASK_JEDI else found
+
+    def _found_here(self, qualname: str, importer: str | None) -> str | None:
+        """Where jedi would find ``qualname`` from ``importer``, found without jedi where the
+        analysed environment is this interpreter (:mod:`~fabric_lsp.engine.workspace.module_finder`),
+        else :data:`~fabric_lsp.engine.workspace.module_finder.ASK_JEDI`."""
+        base = self._own_sys_path()
+        project = self.root or os.getcwd()
+        if base is None or module_finder.in_buildout(project, importer):
+            return module_finder.ASK_JEDI
+        return module_finder.find_source(qualname, module_finder.search_path(base, project, importer))
+
+    def _own_sys_path(self) -> list[str] | None:
+        """The ``sys.path`` of the analysed environment where it is this interpreter, else None."""
+        if self.environment_path:
+            return None
+        if self._sys_path is None:
+            self._sys_path = (module_finder.subprocess_sys_path() or [],)
+        return self._sys_path[0] or None
 
     def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
         self.note_lookup()

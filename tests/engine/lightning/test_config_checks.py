@@ -125,6 +125,41 @@ def test_constructions_any_spelling_subclass_and_partial():
     assert lines == [9, 10, 11, 13]  # 1-based; the source starts with a blank line
 
 
+def test_a_lowercase_callee_is_evaluated_only_where_the_module_makes_a_partial_of_a_fabric(monkeypatch):
+    """A partial of something else (an optimizer factory) leaves the module's other calls alone:
+    only capitalised callees are evaluated; a partial of a Fabric (or of a project's subclass)
+    makes every callee a candidate."""
+    other = """
+        import functools
+        import torch
+        from lightning.fabric import Fabric
+
+        make_optimizer = functools.partial(torch.optim.AdamW, lr=1e-3)
+        codes = load()
+        codes.size(0)
+        f = Fabric()
+        """
+    m = model_of(other)
+    evaluated = []
+    real = m.inference.evaluate
+    monkeypatch.setattr(m.inference, "evaluate", lambda node, *a, **k: evaluated.append(node) or real(node, *a, **k))
+    assert [c.lineno for c in m.fabric_constructions()] == [9]
+    assert "codes.size" not in [ast.unparse(n) for n in evaluated]
+    for maker in ("functools.partial(Fabric)", "functools.partial(MyFabric)", "half"):
+        m = model_of(
+            f"""
+            import functools
+            from lightning.fabric import Fabric
+
+            class MyFabric(Fabric): ...
+            half = functools.partial(Fabric, precision="16-mixed")
+            make = {maker}
+            f = make()
+            """
+        )
+        assert 8 in [c.lineno for c in m.fabric_constructions()], maker
+
+
 def test_project_class_named_fabric_is_not_a_construction():
     m = model_of(
         """

@@ -31,9 +31,9 @@ def constructions(module: ModuleInfo, ev: Inference) -> list[ast.Call]:
     """The calls in ``module`` whose callee is a Fabric class (or a partial of one), in order."""
     if module.tree is None:
         return []
-    partial = "partial" in module.text  # once: a search of the text per call would be quadratic
+    partial = _makes_fabric_partials(module, ev)
     # the calls of each statement, walked once per version for every rule that asks; without
-    # ``partial``, only statements whose text names a capitalised identifier can construct one
+    # a partial, only statements whose text names a capitalised identifier can construct one
     body = module.tree.body
     tops = (
         body
@@ -47,6 +47,19 @@ def constructions(module: ModuleInfo, ev: Inference) -> list[ast.Call]:
         if not _of_opaque_package(module, c.func) and any(_is_fabric_callee(ev, v) for v in ev.evaluate(c.func, module))
     ]
     return sorted(out, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _makes_fabric_partials(module: ModuleInfo, ev: Inference) -> bool:
+    """Whether a ``partial(...)`` of ``module`` may wrap a Fabric class: only then can a callee
+    that is not capitalised (the partial, called later) construct a Fabric here."""
+    if "partial" not in module.text:  # once: a search of the text per call would be quadratic
+        return False
+    return any(
+        _is_fabric_callee(ev, v)
+        for call in module.calls_named("partial")
+        if call.args
+        for v in ev.evaluate(call.args[0], module)
+    )
 
 
 def _of_opaque_package(module: ModuleInfo, func: ast.AST) -> bool:
@@ -77,7 +90,7 @@ def _imported_package(b: Binding) -> str | None:
 
 def _may_be_class(func: ast.AST, partial: bool) -> bool:
     """A cheap test before evaluating a callee: classes are capitalised; a lower-case callee is
-    followed only where the document uses ``partial``."""
+    followed only where the document makes a partial of a Fabric class."""
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     if not name:
         return False

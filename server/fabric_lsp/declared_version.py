@@ -25,7 +25,6 @@ does not parse is skipped. Files are read once per root while their modification
 from __future__ import annotations
 
 import ast
-import configparser
 import fnmatch
 import math
 import os
@@ -347,6 +346,8 @@ def from_setup_cfg(root: str) -> Iterator[Found]:
     text = _read(os.path.join(root, "setup.cfg"))
     if text is None:
         return
+    import configparser  # only for a project with a setup.cfg
+
     parser = configparser.RawConfigParser()
     try:
         parser.read_string(text)

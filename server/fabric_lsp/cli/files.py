@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 
 
 def read_source(path: str) -> tuple[str | None, str | None, bool]:
@@ -33,6 +32,8 @@ def decode_source(data: bytes) -> tuple[str | None, str | None, bool]:
 
 def write_atomic(path: str, text: str, bom: bool) -> None:
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    import tempfile  # only where a fix writes: a check alone does without it
+
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=".fabric-lsp-", suffix=".tmp", dir=directory)
     try:

@@ -6,11 +6,11 @@ workers have nothing to do)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-#: the words of what an analysis follows furthest (Fabrics and Trainers, their set-ups and launches)
-_COSTLY = re.compile(r"\b(?:[Ff]abric|[Tt]rainer|setup\w*|backward|launch|LightningModule)\b")
+#: the words of what an analysis follows furthest (Fabrics and Trainers, their set-ups and launches),
+#: counted as substrings (``str.count`` reads a file ~20× faster than a regular expression's search)
+_COSTLY = ("abric", "rainer", "setup", "backward", "launch", "LightningModule")
 #: the most files in one chunk
 MAX_CHUNK = 16
 #: what a worker process imports before its first analysis (forked from a process that has
@@ -20,9 +20,8 @@ PRELOAD = "fabric_lsp.documents.preload"
 
 def expected_cost(text: str) -> int:
     """How long a file's analysis may take, to hand the longest out first: its size, and as much
-    again as two kilobytes for each word of what the analysis follows furthest (on the six trees
-    of the speed issue, within a few percent of the order their measured times give)."""
-    return len(text) + 2000 * len(_COSTLY.findall(text))
+    again as two kilobytes for each mention of what the analysis follows furthest."""
+    return len(text) + 2000 * sum(text.count(word) for word in _COSTLY)
 
 
 def chunks(costs: Sequence[int], jobs: int) -> list[range]:

@@ -684,6 +684,11 @@ class Resolver:
         """:meth:`for_path` with ``per-file-ignores`` applied for this file."""
         return self.for_path(path).for_file(path)
 
+    def config_folders(self) -> list[str]:
+        """The folders of the configuration files read so far."""
+        with self._lock:
+            return sorted({os.path.dirname(path) for path in self._files})
+
     def drain_problems(self) -> list[str]:
         with self._lock:
             out, self._pending = self._pending, []

@@ -154,3 +154,29 @@ def test_cached_results_equal_a_fresh_run(tmp_path_factory, edits):
         cached, _ = check(root)
         fresh, _ = check(root, "--no-cache")
         assert cached == fresh, edits
+
+
+def test_a_cache_kept_while_workers_analyse_is_the_one_kept_after(tmp_path):
+    """With worker processes, the project's words and digests are read on a thread while they
+    analyse (``World.prepare``): the entries kept are those a run without the thread keeps, and
+    the next run reuses every one."""
+    (tmp_path / "helpers.py").write_text(HELPERS.format(strategy="deepspeed"))
+    for i in range(30):
+        (tmp_path / f"train_{i}.py").write_text(TRAIN)
+    first, _ = check(tmp_path, "--jobs", "2")
+    again, err = check(tmp_path, "--jobs", "2")
+    fresh, _ = check(tmp_path, "--no-cache", "--jobs", "1")
+    assert first == again == fresh and len(first) >= 30
+    assert hits(err) == "fabric-lsp: 31 of 31 files from the cache"
+
+
+def test_words_read_ahead_are_the_words_read_when_asked(tmp_path):
+    from fabric_lsp.documents.cache import World
+
+    (tmp_path / "a.py").write_text("make_fabric()\n")
+    (tmp_path / "b.py").write_text("x = 1  # make_fabric\n")
+    (tmp_path / "c.py").write_text("é = make_fabricé\n")
+    ahead, asked = World(str(tmp_path)), World(str(tmp_path))
+    ahead.prepare()
+    assert ahead.mentioning("make_fabric") == asked.mentioning("make_fabric")
+    assert ahead.remembered() == asked.remembered()

@@ -49,7 +49,7 @@ def test_an_unchanged_project_reads_no_words(tmp_path, monkeypatch):
     first = World(str(tmp_path))
     assert [Path(p).name for p, _ in first.mentioning("make_fabric")] == ["a.py"]
     again = World(str(tmp_path), known=first.remembered())
-    monkeypatch.setattr(World, "_by_word", lambda self: (_ for _ in ()).throw(AssertionError("words read")))
+    monkeypatch.setattr(World, "word_sets", lambda self: (_ for _ in ()).throw(AssertionError("words read")))
     monkeypatch.setattr(World, "_words_of", lambda self, p: (_ for _ in ()).throw(AssertionError("words read")))
     assert [Path(p).name for p, _ in again.mentioning("make_fabric")] == ["a.py"]
 

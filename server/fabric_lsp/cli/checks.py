@@ -8,7 +8,7 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
@@ -254,7 +254,8 @@ def run_tasks(
         done = None
         if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
             costs = [expected_cost(sources[i][0]) for i in candidates]
-            done = _run_pool([tasks[i] for i in candidates], mode, jobs, bar, costs)
+            meanwhile = cache.world.prepare if cache is not None else None
+            done = _run_pool([tasks[i] for i in candidates], mode, jobs, bar, costs, meanwhile)
         if done is None:
             done = []
             for i in candidates:
@@ -358,7 +359,7 @@ def _preload() -> None:
     """Import what every analysis needs, once, before the workers are forked (each would import
     it for itself otherwise), and jedi where the analysed environment is another interpreter
     (every worker looks its modules up with jedi)."""
-    from fabric_lsp.engine.workspace.workspace import analysed_environment
+    from fabric_lsp.engine.workspace.files import analysed_environment
 
     with contextlib.suppress(ImportError):
         importlib.import_module(PRELOAD)
@@ -366,13 +367,18 @@ def _preload() -> None:
             importlib.import_module("jedi")
 
 
-def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -> list | None:
+def _run_pool(
+    tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int], meanwhile: Callable[[], None] | None = None
+) -> list | None:
     """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
     workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
     a worker parses and looks them up once), the chunks most costly first (``costs``,
     :func:`~fabric_lsp.documents.pool.chunks`): a worker that is done takes the next, and a chunk
-    holding a long file is not left for last while the other workers have nothing to do."""
+    holding a long file is not left for last while the other workers have nothing to do.
+    ``meanwhile`` runs on a thread of this process while the workers analyse (once they are
+    forked: a forked process has no thread but the one that forked it)."""
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
@@ -385,6 +391,7 @@ def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -
     results: list = [None] * len(tasks)
     done = 0
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
+    thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
     try:
         with ProcessPoolExecutor(
             max_workers=jobs,
@@ -392,9 +399,10 @@ def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -
             initializer=init_state,
             initargs=(_STATE["root"], _STATE["environment"], _STATE["also_checked"]),
         ) as pool:
-            for part, chunk in zip(
-                order, pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
-            ):
+            chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
+            if thread is not None:  # every worker is forked by now (at the first task submitted)
+                thread.start()
+            for part, chunk in zip(order, chunks_done):
                 results[part.start : part.stop] = chunk
                 done += len(chunk)
                 if bar is not None:
@@ -407,4 +415,7 @@ def _run_pool(tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int]) -
         if bar is not None:
             bar.update(-done)
         return None
+    finally:
+        if thread is not None and thread.is_alive():
+            thread.join()
     return results

@@ -38,11 +38,12 @@ class _Walk:
     ``extend-exclude`` and (unless disabled) ``.gitignore`` say. The folder itself is never
     excluded by its own name or its parents' (ruff does the same)."""
 
-    def __init__(self, top: str, resolver: Resolver, respect_gitignore: bool) -> None:
+    def __init__(self, top: str, resolver: Resolver, respect_gitignore: bool, folders: list[str]) -> None:
         from fabric_lsp.config import GitIgnore
 
         self.top = top
         self.resolver = resolver
+        self.folders = folders  # every folder the walk enters, in order
         self.gitignore = GitIgnore(top) if respect_gitignore else None
         self.anchors: dict = {}
 
@@ -63,6 +64,7 @@ class _Walk:
     def files(self) -> Iterator[tuple[str, Config]]:
         # symbolic links to folders are not followed: no folder is reached twice, a link loop never
         for dirpath, dirnames, filenames in os.walk(self.top, followlinks=False):
+            self.folders.append(dirpath)
             config = self.resolver.for_path(dirpath)
             dirnames[:] = [
                 d
@@ -76,9 +78,16 @@ class _Walk:
 
 
 def discover(
-    paths: Iterable[str], resolver: Resolver, report, *, force_exclude: bool = False, respect_gitignore: bool = True
+    paths: Iterable[str],
+    resolver: Resolver,
+    report,
+    *,
+    force_exclude: bool = False,
+    respect_gitignore: bool = True,
+    folders: list[str] | None = None,
 ) -> list[Task]:
-    """The Python files to check under ``paths``, each with its configuration.
+    """The Python files to check under ``paths``, each with its configuration (``folders``: where
+    the folders walked are listed).
 
     Folders are walked recursively (``*.py``, ``*.pyi``, ``*.ipynb``). A path named on the command line is
     always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
@@ -97,7 +106,7 @@ def discover(
         elif os.path.isdir(path):
             if force_exclude and resolver.for_path(os.path.dirname(path)).is_excluded(path, is_dir=True):
                 continue
-            for full, config in _Walk(path, resolver, respect_gitignore).files():
+            for full, config in _Walk(path, resolver, respect_gitignore, [] if folders is None else folders).files():
                 tasks.setdefault(full, Task(full, display(full), config))
         else:
             report.problems.append(f"{raw}: error: no such file or directory")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -11,14 +10,19 @@ from fabric_lsp import __version__
 from fabric_lsp.cli import FORMATS
 
 if TYPE_CHECKING:
+    import argparse
+
     from fabric_lsp.cli.checks import Mode
     from fabric_lsp.cli.discover import Task
+    from fabric_lsp.cli.replay import Recording
     from fabric_lsp.config import Resolver
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # after a check's replay, which does without it
+
     p = argparse.ArgumentParser(
         prog="fabric-lsp",
         description="Catch Lightning Fabric setup misuse under DeepSpeed/XLA, in the editor (LSP) and in CI.",
@@ -114,16 +118,30 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0].startswith("--") and argv[0] not in ("--help", "--version"):
         argv = ["serve", *argv]
+    recording = None
+    if argv[0] == "check":
+        from fabric_lsp.cli import replay
+
+        try:
+            status = replay.replayed(argv)
+        except BrokenPipeError:
+            return EXIT_CLEAN
+        if status is not None:  # nothing the same check read has changed: what it printed
+            return status
+        recording = replay.Recording(argv) if replay.eligible(argv) else None
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    finally:
+        if recording is not None and "args" not in locals():
+            recording.close()
     try:
         if args.command in (None, "serve"):
             return _serve(args)
         if args.command == "check":
-            return check_command(args)
+            return check_command(args, recording)
         if args.command == "rule":
             return _rule(args.code)
         if args.command == "rules":
@@ -351,6 +369,33 @@ def _add_noqa(report) -> int:
     return EXIT_CLEAN
 
 
+#: a check whose root holds more folders than this (a home folder …) is not recorded
+MAX_REPLAYED_FOLDERS = 5000
+
+
+def _replayable(cache, resolver: Resolver, root: str, args, reads: _Reads) -> bool:
+    """Whether a check that used ``cache`` can be replayed: it analysed for this interpreter (the
+    states of another are not recorded). What it read is added to ``reads``: the folders the
+    engine lists and those of the configuration files (where the declared Lightning version is
+    read too), and the modules every entry's analysis read."""
+    from fabric_lsp.engine.workspace.files import analysed_environment, project_folders
+
+    if cache is None or analysed_environment(root, args.environment) is not None:
+        return False
+    listed: list[str] = []
+    for folder, _ in project_folders(root):
+        listed.append(folder)
+        if len(listed) > MAX_REPLAYED_FOLDERS:  # a root too big to look over quickly
+            return False
+    named = [os.path.dirname(os.path.abspath(p)) for p in args.paths if not os.path.isdir(p)]  # a file appearing
+    folders = [*reads.folders, *listed, *resolver.config_folders(), *named]
+    inside = os.path.join(cache.directory, "")
+    reads.folders = sorted({f for f in folders if not os.path.join(f, "").startswith(inside)})
+    reads.paths.update(p for entry in cache.entries.values() for p in entry.deps.paths)
+    reads.written.add(cache.path)  # its entries, saved: a run after the cache is removed is cold
+    return True
+
+
 def _cache(args, resolver: Resolver, mode: Mode, root: str):
     """The run's cache: none with ``--no-cache`` or while fixing (a fixed file is re-read anyway)."""
     from fabric_lsp.documents.cache import CACHE_DIR, Cache
@@ -366,7 +411,34 @@ def _cache(args, resolver: Resolver, mode: Mode, root: str):
     return Cache(os.path.abspath(directory), root, args.environment)
 
 
-def check_command(args) -> int:
+def check_command(args, recording: Recording | None = None) -> int:
+    """Run ``fabric-lsp check``; where it is recorded (:mod:`fabric_lsp.cli.replay`), keep the
+    record when the run used the cache and the default environment and nothing went wrong."""
+    reads = _Reads(recording is not None)
+    try:
+        status = _check_command(args, reads)
+    finally:
+        if recording is not None:
+            recording.close()
+    if recording is not None and reads.keep and status in (EXIT_CLEAN, EXIT_FINDINGS):
+        recording.keep(status, reads.folders, reads.paths, reads.written)
+    return status
+
+
+class _Reads:
+    """What a check read that its record keeps: the folders it listed, the modules its analyses
+    read; ``keep``: whether its result can be replayed (it used the cache and the default
+    environment)."""
+
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted  # a recording wants them
+        self.folders: list[str] = []
+        self.paths: set[str] = set()
+        self.written: set[str] = set()
+        self.keep = False
+
+
+def _check_command(args, reads: _Reads) -> int:
     from fabric_lsp.cli.checks import Mode, run_tasks
     from fabric_lsp.cli.discover import discover
     from fabric_lsp.cli.output import Report
@@ -398,7 +470,12 @@ def check_command(args) -> int:
     else:
         cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
         tasks = discover(
-            paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore
+            paths,
+            resolver,
+            report,
+            force_exclude=args.force_exclude,
+            respect_gitignore=not args.no_respect_gitignore,
+            folders=reads.folders,
         )
         n_inputs = len(tasks)
         if args.show_files:
@@ -409,6 +486,7 @@ def check_command(args) -> int:
                 cache.save()
                 if os.environ.get("FABRIC_LSP_DEBUG"):
                     print(f"fabric-lsp: {cache.hits} of {len(tasks)} files from the cache", file=sys.stderr)
+        reads.keep = reads.wanted and _replayable(cache, resolver, root, args, reads)
 
     _warn_config_problems(resolver)
     for r in report.results:

@@ -29,7 +29,7 @@ from fabric_lsp import __version__, config, declared_version
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files
+from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files, words
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -111,7 +111,7 @@ class World:
     _python: list[str] | None = None
     _providers: dict[str, list[str]] | None = None
     _mentioning: dict[str, tuple] = field(default_factory=dict)
-    _words: dict[str, list[str]] | None = None
+    _words: list[tuple[str, frozenset[str]]] | None = None
     _listings: dict[str, tuple] = field(default_factory=dict)
     #: the previous run's answers to :meth:`mentioning` for words, and the digests of the Python
     #: files they were made from (reused for the files unchanged since)
@@ -155,7 +155,7 @@ class World:
     def mentioning(self, name: str) -> tuple:
         """The project's files whose text mentions ``name`` as a word, with their digests."""
         if name not in self._mentioning:
-            if WORD.fullmatch(name):  # a word: the index of every file's words, built once
+            if WORD.fullmatch(name):  # a word: among every file's words, read once
                 paths = self._mentioning_word(name)
             else:
                 word = re.compile(rf"\b{re.escape(name)}\b")
@@ -169,7 +169,7 @@ class World:
         added or removed since (no other file's words are read)."""
         before = self.known.mentions.get(name) if self.known is not None else None
         if before is None:
-            return self._by_word().get(name, [])
+            return [path for path, found in self.word_sets() if name in found]
         changed = self.changed_since_known()
         if not changed:
             return list(before)
@@ -189,8 +189,8 @@ class World:
     def _python_set(self) -> set[str]:
         return set(self.python_files())
 
-    def _words_of(self, path: str) -> set[str]:
-        return set(WORD.findall(self._text(path)))
+    def _words_of(self, path: str) -> frozenset[str]:
+        return words(self._text(path))
 
     def remembered(self) -> Known | None:
         """This run's answers about words, to be reused by the next run; None where this run has
@@ -202,12 +202,19 @@ class World:
             mentions = {**self.known.mentions, **mentions}  # nothing changed: the earlier answers still hold
         return Known({p: self.digest_of(p) for p in self.python_files()}, mentions)
 
-    def _by_word(self) -> dict[str, list[str]]:
-        if self._words is None:
-            self._words = {}
+    def prepare(self) -> None:
+        """Read now what keeping this run's entries will read (a thread does it while workers
+        analyse): where no earlier run's answers are known, every Python file's words and digest."""
+        if self.known is None:
+            self.word_sets()
             for path in self.python_files():
-                for w in set(WORD.findall(self._text(path))):
-                    self._words.setdefault(w, []).append(path)
+                self.digest_of(path)
+
+    def word_sets(self) -> list[tuple[str, frozenset[str]]]:
+        """Every Python file of the project with its words, in the order of :meth:`python_files`
+        (read once per run: a word is looked for in each, ~40 ns a file)."""
+        if self._words is None:
+            self._words = [(path, self._words_of(path)) for path in self.python_files()]
         return self._words
 
     def listing(self, kind: str) -> tuple:

@@ -8,6 +8,8 @@ The command line's own walk (``cli/discover.py``) is another matter: it applies 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
 from typing import Callable
 
 from fabric_lsp.facts import NOTEBOOK_SUFFIX
@@ -17,19 +19,26 @@ SKIPPED_DIRS = frozenset({"venv", "node_modules", "__pycache__", "site-packages"
 
 
 def project_files(root: str, wanted: Callable[[str], bool], limit: int, max_depth: int | None = None) -> list[str]:
-    """The files under ``root`` whose name ``wanted`` accepts, in sorted walk order: hidden
-    folders and :data:`SKIPPED_DIRS` skipped, a symbolic link to a folder not entered (the walk
-    does not follow them, so no folder is read twice), folders deeper than ``max_depth`` below
-    ``root`` not entered, at most ``limit`` files."""
+    """The files under ``root`` whose name ``wanted`` accepts, in sorted walk order
+    (:func:`project_folders`), at most ``limit`` files."""
     out: list[str] = []
-    base_depth = root.rstrip(os.sep).count(os.sep)
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        deep = max_depth is not None and dirpath.count(os.sep) - base_depth >= max_depth
-        dirnames[:] = [] if deep else sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+    for dirpath, filenames in project_folders(root, max_depth):
         out += [os.path.join(dirpath, f) for f in sorted(filenames) if wanted(f)]
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+def project_folders(root: str, max_depth: int | None = None) -> Iterator[tuple[str, list[str]]]:
+    """The folders under ``root`` the engine lists, each with its files, in sorted walk order:
+    hidden folders and :data:`SKIPPED_DIRS` skipped, a symbolic link to a folder not entered (the
+    walk does not follow them, so no folder is read twice), folders deeper than ``max_depth``
+    below ``root`` not entered."""
+    base_depth = root.rstrip(os.sep).count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        deep = max_depth is not None and dirpath.count(os.sep) - base_depth >= max_depth
+        dirnames[:] = [] if deep else sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        yield dirpath, filenames
 
 
 #: At most this many Python files of the project are listed (and searched for call sites).
@@ -80,3 +89,32 @@ def _is_text_file(name: str) -> bool:
 def notebook_files(root: str, limit: int) -> list[str]:
     """The project's notebooks (``*.ipynb``, in any case), at any depth, at most ``limit``."""
     return project_files(root, lambda name: name.lower().endswith(NOTEBOOK_SUFFIX), limit)
+
+
+def analysed_environment(root: str | None, environment_path: str | None) -> str | None:
+    """The interpreter the workspace at ``root`` analyses for: ``environment_path``, else the
+    project's own ``.venv`` or ``venv``; None for this interpreter."""
+    return environment_path or _discover_environment(root)
+
+
+def _discover_environment(root: str | None) -> str | None:
+    if not root:
+        return None
+    for name in (".venv", "venv"):
+        candidate = os.path.join(root, name)
+        if os.path.isfile(os.path.join(candidate, "bin", "python")) or os.path.isfile(
+            os.path.join(candidate, "Scripts", "python.exe")
+        ):
+            return candidate
+    return None
+
+
+_WORD = re.compile(r"\w+")
+#: every ASCII character that cannot be part of an identifier, mapped to a space
+_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+def words(text: str) -> frozenset[str]:
+    """The identifier-like words of ``text``, as ``\\w+`` finds them (ASCII text: ``str.translate``
+    + ``split``, ~2.5x faster than a regular expression)."""
+    return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))

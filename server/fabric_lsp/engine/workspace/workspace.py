@@ -22,7 +22,8 @@ from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.workspace import module_finder
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
-from fabric_lsp.engine.workspace.files import python_files
+from fabric_lsp.engine.workspace.files import analysed_environment, python_files
+from fabric_lsp.engine.workspace.files import words as words_in
 
 #: The workspace's file list is refreshed at most this often (seconds).
 LISTING_TTL = 10.0
@@ -49,42 +50,14 @@ def package_root(directory: str | None) -> str | None:
     return cur
 
 
-def analysed_environment(root: str | None, environment_path: str | None) -> str | None:
-    """The interpreter the workspace at ``root`` analyses for: ``environment_path``, else the
-    project's own ``.venv`` or ``venv``; None for this interpreter."""
-    return environment_path or _discover_environment(root)
-
-
-def _discover_environment(root: str | None) -> str | None:
-    if not root:
-        return None
-    for name in (".venv", "venv"):
-        candidate = os.path.join(root, name)
-        if os.path.isfile(os.path.join(candidate, "bin", "python")) or os.path.isfile(
-            os.path.join(candidate, "Scripts", "python.exe")
-        ):
-            return candidate
-    return None
-
-
 #: the files that define Lightning's ``Fabric`` class (``lightning.fabric``, ``lightning_fabric``)
 FABRIC_SOURCES = (os.path.join("lightning", "fabric", "fabric.py"), os.path.join("lightning_fabric", "fabric.py"))
-
-_WORD = re.compile(r"\w+")
-#: every ASCII character that cannot be part of an identifier, mapped to a space
-_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 #: the module an import statement reads (``import a.b``, ``from .c import d``), at any indentation
 IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<module>\.*[\w.]*)[ \t]+import\b|import[ \t]+(?P<plain>[\w., \t]+))", re.MULTILINE
 )
 _SETUP_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in facts.MODEL_SETUP_METHODS) + r")\b")
-
-
-def _words(text: str) -> frozenset[str]:
-    """The identifier-like words of ``text`` (ASCII text: ``str.translate`` + ``split``, ~2.5x
-    faster than a regular expression)."""
-    return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
 
 
 #: importers followed before :meth:`Workspace.setups_may_reach` gives up and says yes
@@ -457,7 +430,7 @@ class Workspace:
             cached = self._words.get(path)
         if cached is not None and cached[0] is text:
             return cached[1]
-        words = _words(text)
+        words = words_in(text)
         with self._lock:
             self._words[path] = (text, words)
         return words
@@ -552,7 +525,7 @@ class Workspace:
     def _imports_workspace_module(self, text: str, path: str | None = None) -> bool:
         local = self.local_module_names() if self.root else frozenset()
         # the words of the file as the workspace read it, when that is this text
-        words = self._words_of(path) if path and self.text_of(path) == text else _words(text)
+        words = self._words_of(path) if path and self.text_of(path) == text else words_in(text)
         relative = " ." in text or "\t." in text  # a relative import has `from`, blanks, then a dot
         if not relative and local.isdisjoint(words):
             return False  # no relative import, and no word of the text names a workspace module

@@ -293,7 +293,9 @@ def _settle(
         if results[i] is None and _worth_a_worker(text, t.config.enabled_codes):
             candidates.append(i)
             continue
-        if results[i] is None:  # a module no rule looks at gets its result without an analysis
+        if results[i] is None and check.kind_of(t.path) is check.Kind.MODULE:  # no rule looks at it
+            results[i] = unanalysed(text, t.path, t.shown, mode, named=t.named)
+        elif results[i] is None:  # a notebook or batch script no prefilter lets through
             results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
         if bar is not None:
             bar.update(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -155,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(args) -> int:
+    from fabric_lsp.documents import workers
+
+    if workers.cores() > 1:  # the workers' fork server imports the engine while this process imports the protocol
+        with contextlib.suppress(OSError):
+            workers.prestart()
     from fabric_lsp.lsp.server import run
 
     tcp = getattr(args, "tcp", None)

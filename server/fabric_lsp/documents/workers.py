@@ -11,7 +11,8 @@ line's do (:mod:`fabric_lsp.documents.pool`), and the server reports each chunk 
 The server runs threads, so its workers are not forked from it: where the platform has one, they
 are forked from a *fork server*, a single-threaded process started from a fresh interpreter that
 imports the engine once (:data:`~fabric_lsp.documents.pool.PRELOAD`) before it forks any worker.
-The server starts it at ``initialize`` (:func:`prestart`), so that it imports while the client
+``fabric-lsp serve`` starts it first thing (:func:`prestart`; again at ``initialize`` if that
+failed), so that it imports the engine while the server imports the protocol and the client
 lists and asks; each worker then starts without importing anything, and ends without tearing its
 heap down (a forked child leaves by ``os._exit``). Elsewhere they are spawned. Their standard
 output is closed, as the server's own carries the protocol.
@@ -70,7 +71,7 @@ def context() -> BaseContext:
     :data:`PRELOAD` first), else spawned."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([PRELOAD, "jedi"])  # the fork server imports while the server waits
+        ctx.set_forkserver_preload([PRELOAD])
         return ctx
     return multiprocessing.get_context("spawn")
 

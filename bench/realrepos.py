@@ -8,7 +8,8 @@ root, in one run:
 * the parse floor: one fresh Python process that reads and ``ast.parse``-s every ``.py`` file;
 * ``ruff check --select ALL --no-cache --exit-zero .`` (the project venv's ruff);
 * ``fabric-lsp check .`` with the default ``--jobs`` (cold: ``--no-cache`` when the CLI has it);
-* ``fabric-lsp check .`` again on the unchanged tree (the cached run, once there is a cache);
+* ``fabric-lsp check .`` again on the unchanged tree (the cached run, once there is a cache; its
+  output goes to a pipe, so where the CLI keeps run records, the replay of the first run's);
 
 each timed as the wall time of the whole process, best of ``--runs``::
 

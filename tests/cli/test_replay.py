@@ -132,3 +132,22 @@ def test_replayed_results_equal_a_fresh_run(tmp_path_factory, edits):
         fresh = run(root, home, "--format", "json", "--no-cache")
         assert cached[:3] == replayed[:3] == fresh[:3], edits
         assert replayed[3] == "REPLAYED", edits
+
+
+def test_a_run_that_reported_an_internal_error_is_not_kept(capsys):
+    """As the cache keeps no result of an internal error, a run that printed one is not replayed:
+    the next run checks again."""
+    from fabric_lsp.cli import replay
+
+    recording = replay.Recording(["check", "."])
+    try:
+        print("train.py: error: internal error while checking (KeyError: 'x')", file=sys.stderr)
+        print("Found 1 problem.")
+    finally:
+        recording.close()
+    assert recording.went_wrong()
+    assert capsys.readouterr().err.startswith("train.py: error: internal error")  # written through
+    quiet = replay.Recording(["check", "."])
+    print("All checks passed!")
+    quiet.close()
+    assert not quiet.went_wrong()

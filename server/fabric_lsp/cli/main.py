@@ -426,7 +426,7 @@ def check_command(args, recording: Recording | None = None) -> int:
     finally:
         if recording is not None:
             recording.close()
-    if recording is not None and reads.keep and status in (EXIT_CLEAN, EXIT_FINDINGS):
+    if recording is not None and reads.keep and status in (EXIT_CLEAN, EXIT_FINDINGS) and not recording.went_wrong():
         recording.keep(status, reads.folders, reads.paths, reads.written)
     return status
 

@@ -186,6 +186,11 @@ class Recording:
                 _RECORDING = None
                 builtins.open = io.open = _REAL_OPEN
 
+    def went_wrong(self) -> bool:
+        """Whether the run reported an internal error (the cache keeps no such result either: the
+        next run checks that file again)."""
+        return any("internal error" in text for which, text in self.printed if which == 2)
+
     def keep(self, status: int, folders: list[str], paths: set[str], written: set[str]) -> None:
         """End the recording and keep it: the run printed what was written, exits with ``status``,
         and was read from ``folders`` (the names in each, and its files) and ``paths`` (the modules

@@ -134,10 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exc.code or 0)
-    finally:
-        if recording is not None and "args" not in locals():
+        if recording is not None:
             recording.close()
+        return int(exc.code or 0)
     try:
         if args.command in (None, "serve"):
             return _serve(args)

@@ -36,6 +36,8 @@ import sys
 import time
 import zlib
 
+from fabric_lsp.own_files import own_files
+
 FORMAT = 2
 #: the options of ``check`` that change only what it selects or how it prints (any other: the run
 #: writes files, reads standard input, lists instead of checking, or analyses another interpreter)
@@ -165,7 +167,9 @@ class Recording:
         self.out, self.err = _Tee(sys.stdout, 1, self.printed), _Tee(sys.stderr, 2, self.printed)
         sys.stdout, sys.stderr = self.out, self.err
         self.closed = False
-        global _RECORDING
+        global _RECORDING, _OPEN
+        if builtins.open is not _open:  # a recording not closed before this one: the same open
+            _OPEN = builtins.open
         _RECORDING = self
         builtins.open = io.open = _open  # noted by :func:`_open` until the recording closes
 
@@ -184,7 +188,7 @@ class Recording:
             sys.stdout, sys.stderr = self.out.stream, self.err.stream
             if _RECORDING is self:
                 _RECORDING = None
-                builtins.open = io.open = _REAL_OPEN
+                builtins.open = io.open = _OPEN
 
     def went_wrong(self) -> bool:
         """Whether the run reported an internal error (the cache keeps no such result either: the
@@ -239,7 +243,8 @@ def _modified(path: str) -> int:
 _RECORDING: Recording | None = None
 
 
-_REAL_OPEN = builtins.open
+#: the ``open`` a recording replaced (called through, and put back when it closes)
+_OPEN = builtins.open
 
 
 def _open(file, mode="r", *args, **kwargs):
@@ -248,7 +253,7 @@ def _open(file, mode="r", *args, **kwargs):
     recording = _RECORDING
     if recording is not None and recording.pid == os.getpid():
         recording.note(file, mode)
-    return _REAL_OPEN(file, mode, *args, **kwargs)
+    return _OPEN(file, mode, *args, **kwargs)
 
 
 def _settled(state: State, started: int) -> State | None:
@@ -281,11 +286,7 @@ def _states(folders: list[str], read: set[str], written: set[str]) -> list[State
             return None
         states[folder] = ("folder", tuple(sorted(name for name, _, _ in listed)))
         states.update((path, ("file", _read("file", path))) for _, path, is_dir in listed if not is_dir)
-    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for dirpath, dirnames, filenames in os.walk(own):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        states.update((os.path.join(dirpath, f), ("file", _read("file", os.path.join(dirpath, f)))) for f in filenames)
-    for path in (*read, *written, *(p for p in sys.path if p)):
+    for path in (*own_files(), *read, *written, *(p for p in sys.path if p)):
         if not path.startswith(_UNREAD) and path not in states:
             states[path] = ("file", _read("file", path))
     done = set(folders)

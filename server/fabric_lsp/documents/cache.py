@@ -30,6 +30,7 @@ from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
 from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files, words
+from fabric_lsp.own_files import PACKAGE, own_files
 
 CACHE_DIR = ".fabric_lsp_cache"
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
@@ -78,14 +79,10 @@ def engine_version() -> str:
     """fabric-lsp's version, and the state of its own files (a development install that changed
     since an entry was made never reuses it): their names, sizes and modification times; and
     that of pathspec's package file (the cache keeps its reading of ignore files)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamps: list[tuple] = [_package_stamp("pathspec")]
-    for dirpath, dirnames, filenames in os.walk(package):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(dirpath, name))
-                stamps.append((os.path.relpath(os.path.join(dirpath, name), package), st.st_size, st.st_mtime_ns))
+    for path in own_files():
+        st = os.stat(path)
+        stamps.append((os.path.relpath(path, PACKAGE), st.st_size, st.st_mtime_ns))
     return f"{__version__}-{digest(repr(stamps))[:12]}"
 
 

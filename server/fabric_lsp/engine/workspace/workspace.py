@@ -10,6 +10,7 @@ or executed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -89,7 +90,6 @@ class Workspace:
         self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
         self._environment = None
-        self._sys_path: tuple[list[str]] | None = None
         self._listing: tuple[float, list[str]] | None = None
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lock = threading.RLock()
@@ -285,19 +285,16 @@ class Workspace:
         """Where jedi would find ``qualname`` from ``importer``, found without jedi where the
         analysed environment is this interpreter (:mod:`~fabric_lsp.engine.workspace.module_finder`),
         else :data:`~fabric_lsp.engine.workspace.module_finder.ASK_JEDI`."""
-        base = self._own_sys_path()
+        base = self._own_sys_path
         project = self.root or os.getcwd()
         if base is None or module_finder.in_buildout(project, importer):
             return module_finder.ASK_JEDI
         return module_finder.find_source(qualname, module_finder.search_path(base, project, importer))
 
+    @functools.cached_property
     def _own_sys_path(self) -> list[str] | None:
         """The ``sys.path`` of the analysed environment where it is this interpreter, else None."""
-        if self.environment_path:
-            return None
-        if self._sys_path is None:
-            self._sys_path = (module_finder.subprocess_sys_path() or [],)
-        return self._sys_path[0] or None
+        return None if self.environment_path else module_finder.subprocess_sys_path()
 
     def load_module_named(self, qualname: str, from_module: ModuleInfo | None = None) -> ModuleInfo | None:
         self.note_lookup()

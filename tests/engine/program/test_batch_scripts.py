@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from fabric_lsp.engine import Analyzer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from fabric_lsp.engine.program import batch_scripts
 from fabric_lsp.engine.program.batch_scripts import environment, parse, targets
 from fabric_lsp.engine.workspace.workspace import Workspace
@@ -83,6 +85,28 @@ def test_a_multi_line_lightning_run_model_command():
 def test_plain_shell_scripts_are_ignored():
     assert parse("#!/bin/bash\npython train.py\n", "/w/run.sh") is None
     assert parse("#!/bin/bash\naccelerate launch train.py\n", "/w/run.sh") is None
+
+
+_WORDS = st.sampled_from(
+    [
+        "python", "python3.10", "p\"y\"thon", "'torch'run", "torchrun", "fab\\ric", "fabric", "lightning",
+        "run", "model", "-m", "torch.distributed.run", "train.py", "tr'ain'.py", "srun", "-N", "2", "cd", "c'd'",
+        "pushd", "sub", "$DIR", "&&", ";", "|", "#SBATCH", "--nodes=2", "--nproc-per-node=4", "echo", "env",
+        "A=1", "exec", "\\", "\"", "'", "#", "py",
+    ]  # fmt: skip
+)
+_SCRIPTS = st.lists(st.lists(_WORDS, max_size=8).map(" ".join), max_size=8).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCRIPTS)
+def test_what_the_word_gates_skip_parses_to_nothing(text):
+    """The text gates (a script or command without a launcher's words is not split) change no
+    parse: the same script parsed with every gate open gives the same answer."""
+    gated = parse(text, "/w/job.sh")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(batch_scripts, "_holds_any", lambda text, words: True)
+        assert gated == parse(text, "/w/job.sh")
 
 
 def test_no_tasks_requested_without_srun_sets_no_slurm_ntasks():

@@ -41,6 +41,13 @@ SEPARATORS = (";", "&&", "||", "|", "&", "(", ")")
 WRAPPERS = ("exec", "time", "nohup", "command", "stdbuf")
 PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+#: Characters the shell's quoting removes from a word (``p"y"thon`` is ``python``): a word of a
+#: command is a substring of the command without them.
+_QUOTING = str.maketrans("", "", "\"'\\")
+#: A script none of whose words holds one of these launches nothing but Python: of no interest.
+_LAUNCHER_WORDS = ("torchrun", *facts.TORCHRUN_MODULES, "fabric", "lightning")
+#: A command none of whose words holds one of these neither launches nor changes folder.
+_COMMAND_WORDS = ("py", "torchrun", "fabric", "lightning", "cd", "pushd")
 #: srun options that take no value (the rest of the options seen before the program take one)
 SRUN_FLAGS = ("-l", "--label", "-u", "--unbuffered", "--exclusive", "-K", "--kill-on-bad-exit", "-v", "--verbose")
 
@@ -115,6 +122,8 @@ class LaunchEnvironment:
 def parse(text: str, path: str) -> BatchScript | None:
     """The script's ``#SBATCH`` options and launch lines; None when it is not a batch script of
     interest (no ``#SBATCH``, no ``torchrun``/``fabric run`` launch)."""
+    if "#SBATCH" not in text and not _holds_any(text, _LAUNCHER_WORDS):  # spares splitting each line
+        return None
     lines = text.splitlines()
     sbatch: list[ScriptOption] = []
     launches: list[Launch] = []
@@ -131,12 +140,19 @@ def parse(text: str, path: str) -> BatchScript | None:
         if not stripped or stripped.startswith("#"):
             continue
         commands_started = True
-        found, directory = _launches(stripped, number, directory)
-        launches += found
+        if _holds_any(stripped, _COMMAND_WORDS):
+            found, directory = _launches(stripped, number, directory)
+            launches += found
     if not slurm and not any(launch.runner != "python" for launch in launches):
         return None
     lengths = tuple(len(line) for line in lines)
     return BatchScript(path, slurm, tuple(sbatch), tuple(launches), lengths)
+
+
+def _holds_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether a word of the shell text ``text`` may hold one of ``words`` (quotes aside)."""
+    unquoted = text.translate(_QUOTING)
+    return any(word in unquoted for word in words)
 
 
 def _logical_lines(lines: list[str]) -> list[tuple[int, str]]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 from fabric_lsp.engine import Analyzer
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from fabric_lsp.engine.program import batch_scripts
 from fabric_lsp.engine.program.batch_scripts import environment, parse, targets
 from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.rules import RULES_BY_CODE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _launch(text: str):
@@ -89,10 +89,43 @@ def test_plain_shell_scripts_are_ignored():
 
 _WORDS = st.sampled_from(
     [
-        "python", "python3.10", "p\"y\"thon", "'torch'run", "torchrun", "fab\\ric", "fabric", "lightning",
-        "run", "model", "-m", "torch.distributed.run", "train.py", "tr'ain'.py", "srun", "-N", "2", "cd", "c'd'",
-        "pushd", "sub", "$DIR", "&&", ";", "|", "#SBATCH", "--nodes=2", "--nproc-per-node=4", "echo", "env",
-        "A=1", "exec", "\\", "\"", "'", "#", "py",
+        "python",
+        "python3.10",
+        'p"y"thon',
+        "'torch'run",
+        "torchrun",
+        "fab\\ric",
+        "fabric",
+        "lightning",
+        "run",
+        "model",
+        "-m",
+        "torch.distributed.run",
+        "train.py",
+        "tr'ain'.py",
+        "srun",
+        "-N",
+        "2",
+        "cd",
+        "c'd'",
+        "pushd",
+        "sub",
+        "$DIR",
+        "&&",
+        ";",
+        "|",
+        "#SBATCH",
+        "--nodes=2",
+        "--nproc-per-node=4",
+        "echo",
+        "env",
+        "A=1",
+        "exec",
+        "\\",
+        '"',
+        "'",
+        "#",
+        "py",
     ]  # fmt: skip
 )
 _SCRIPTS = st.lists(st.lists(_WORDS, max_size=8).map(" ".join), max_size=8).map("\n".join)

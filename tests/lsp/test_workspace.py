@@ -5,6 +5,8 @@ diagnostics for clients that support them, and the severity the server publishes
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -332,6 +334,74 @@ async def test_a_cold_workspace_report_analyses_its_modules_in_worker_processes_
     assert any(m.startswith("fabric-lsp: analysing 32 modules in 2 worker processes") for m in session.logs), (
         session.logs
     )
+
+
+def many_modules(root: Path) -> None:
+    project(root, strategy="deepspeed")
+    for i in range(30):
+        (root / f"train_{i}.py").write_text(TRAIN.format(module="config"))
+    (root / "ddp_0.py").write_text(TRAIN.format(module="config").replace("STRATEGY)", '"ddp")'))
+
+
+def codes_of(report: types.WorkspaceDiagnosticReport) -> dict[str, list]:
+    return {Path(to_fs_path(item.uri)).name: sorted(str(d.code) for d in item.items) for item in report.items}
+
+
+@pytest.mark.asyncio
+async def test_the_workers_start_before_the_protocol_and_give_the_findings_of_the_command_line(
+    session: Session, tmp_path: Path
+):
+    """The server reads the client's ``initialize`` before it imports the protocol and hands the
+    project's modules to the worker processes at once (a head start): the workspace report takes
+    their work, and its findings are the command line's."""
+    many_modules(tmp_path)
+    await session.start(tmp_path, pull=True)
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    report = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT * 2)
+    assert "fabric-lsp: 32 modules under way since the server started, 0 more" in session.logs, session.logs
+    check = subprocess.run(
+        [sys.executable, "-m", "fabric_lsp", "check", ".", "--format", "json", "--exit-zero", "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    by_file: dict[str, list] = {}
+    for row in json.loads(check.stdout):
+        by_file.setdefault(Path(row["filename"]).name, []).append(row["code"])
+    codes = codes_of(report)
+    assert codes == {path.name: sorted(by_file.get(path.name, [])) for path in tmp_path.glob("*.py")}
+    assert codes["train_0.py"] == ["FAB001"] and codes["ddp_0.py"] == []
+
+
+@pytest.mark.asyncio
+async def test_a_module_opened_before_the_report_is_reported_once_as_the_open_document(
+    session: Session, tmp_path: Path
+):
+    """The head start's workers analysed ``train_0.py`` from disk; opened (unsaved) before the
+    report, it is reported once, as the editor holds it, and the workers' analysis is not used."""
+    many_modules(tmp_path)
+    await session.start(tmp_path, pull=True)
+    uri = session.open(tmp_path / "train_0.py", TRAIN.format(module="config").replace("STRATEGY)", '"ddp")'))
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    report = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT * 2)
+    assert [item.uri for item in report.items].count(uri) == 1
+    assert codes_of(report)["train_0.py"] == [] and codes_of(report)["train_1.py"] == ["FAB001"]
+    assert "fabric-lsp: 31 modules under way since the server started, 0 more" in session.logs, session.logs
+
+
+@pytest.mark.asyncio
+async def test_settings_changed_before_the_report_drop_the_head_start_work(session: Session, tmp_path: Path):
+    """Settings the client sends after ``initialize`` change the modules' configuration: the
+    workers' jobs made under the first settings are not used, and the report follows the new ones."""
+    many_modules(tmp_path)
+    await session.start(tmp_path, pull=True)
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"fabric-lsp": {"debounceMs": 0, "ignore": ["FAB001"]}})
+    )
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    report = await asyncio.wait_for(session.client.workspace_diagnostic_async(params), TIMEOUT * 2)
+    assert {code for codes in codes_of(report).values() for code in codes} == set()
+    assert not any(m.startswith("fabric-lsp: 32 modules under way") for m in session.logs), session.logs
 
 
 @pytest.mark.asyncio

@@ -157,19 +157,26 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(args) -> int:
     from fabric_lsp.documents import workers
 
-    if workers.cores() > 1:  # the workers' fork server imports the engine while this process imports the protocol
+    several = workers.cores() > 1
+    if several:  # the workers' fork server imports the engine while this process imports the protocol
         with contextlib.suppress(OSError):
             workers.prestart()
+    tcp = getattr(args, "tcp", None)
+    head = None
+    stdin = getattr(sys.stdin, "buffer", None)
+    if several and not tcp and stdin is not None:  # the workers analyse the project while this imports the protocol
+        from fabric_lsp.lsp import head_start
+
+        head = head_start.begin(stdin)
     from fabric_lsp.lsp.server import run
 
-    tcp = getattr(args, "tcp", None)
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():
             print(f"fabric-lsp: error: --tcp takes HOST:PORT, got {tcp!r}", file=sys.stderr)
             return EXIT_ERROR
         return run(tcp=(host or "127.0.0.1", int(port)), log_file=getattr(args, "log_file", None))
-    return run(log_file=getattr(args, "log_file", None))
+    return run(log_file=getattr(args, "log_file", None), head=head)
 
 
 def _rule(code: str) -> int:
@@ -403,17 +410,12 @@ def _replayable(cache, resolver: Resolver, root: str, args, reads: _Reads) -> bo
 
 def _cache(args, resolver: Resolver, mode: Mode, root: str):
     """The run's cache: none with ``--no-cache`` or while fixing (a fixed file is re-read anyway)."""
-    from fabric_lsp.documents.cache import CACHE_DIR, Cache
+    from fabric_lsp.documents.cache import Cache, cache_directory
 
     if args.no_cache or mode.fix or mode.diff or args.add_noqa:
         return None
-    directory = args.cache_dir
-    if directory is None:
-        config = resolver.for_path(root)
-        configured = config.cache_dir
-        base = config.root or root
-        directory = os.path.join(base, configured) if configured else os.path.join(root, CACHE_DIR)
-    return Cache(os.path.abspath(directory), root, args.environment)
+    directory = os.path.abspath(args.cache_dir) if args.cache_dir is not None else None
+    return Cache(directory or cache_directory(resolver.for_path(root), root), root, args.environment)
 
 
 def check_command(args, recording: Recording | None = None) -> int:

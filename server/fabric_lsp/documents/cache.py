@@ -33,6 +33,16 @@ from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_
 from fabric_lsp.own_files import PACKAGE, own_files
 
 CACHE_DIR = ".fabric_lsp_cache"
+
+
+def cache_directory(config: Config, root: str) -> str:
+    """Where the project checked from ``root`` keeps its cache: ``cache-dir`` of its configuration
+    (relative to the ``pyproject.toml`` that sets it), else :data:`CACHE_DIR` in ``root``."""
+    if config.cache_dir:
+        return os.path.abspath(os.path.join(config.root or root, config.cache_dir))
+    return os.path.abspath(os.path.join(root, CACHE_DIR))
+
+
 #: a listing of the cache's own: every Python file of the project (a batch script's check reads
 #: the files it launches, found among them by name)
 PYTHON_FILES = "python files"
@@ -322,4 +332,4 @@ class Cache:
             pass
 
 
-__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "Entry", "Known", "World", "digest", "file_key"]
+__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "cache_directory", "Entry", "Known", "World", "digest", "file_key"]

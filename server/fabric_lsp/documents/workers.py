@@ -7,6 +7,9 @@ and each result comes back with what its analysis looked up, so that the server 
 where it read no open document (an unsaved buffer a worker cannot see) and knows what it
 depends on. The modules go in chunks of neighbouring files, the most costly first, as the command
 line's do (:mod:`fabric_lsp.documents.pool`), and the server reports each chunk as it is done.
+A pulling client's first report usually finds them under way already: ``fabric-lsp serve`` hands
+out the project's modules before it imports the protocol (:mod:`fabric_lsp.lsp.head_start`), and
+the report keeps those jobs that are still its own (:meth:`Workers.submit`).
 
 The server runs threads, so its workers are not forked from it: where the platform has one, they
 are forked from a *fork server*, a single-threaded process started from a fresh interpreter that
@@ -27,13 +30,17 @@ from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents import check
 from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
+
+if TYPE_CHECKING:
+    from fabric_lsp.documents.analyzers import Analyzers
+    from fabric_lsp.documents.cache import Cache
 
 #: fewer modules to analyse than this are analysed on the server's thread: starting workers
 #: (each makes a workspace of its own and parses what its modules import) would cost more than it saves
@@ -57,6 +64,20 @@ class Done:
 
 
 _STATE: dict = {}
+
+
+def module_job(
+    path: str, text: str | None, config: Config, root: str | None, analyzers: Analyzers, cache: Cache | None
+) -> Job | None:
+    """The job of a module on disk with ``text`` under ``config``: None when it is excluded, when
+    the cache holds its findings, or when no enabled rule's prefilter keeps it."""
+    if text is None or config.is_excluded(path, root=config.root or root):
+        return None
+    from fabric_lsp.documents.cache import file_key  # not before a head start reads the client's first message
+
+    if cache is not None and cache.holds(path, file_key(text, config)):
+        return None
+    return Job(path, text, config) if analyzers.for_config(config).matching(text) else None
 
 
 def cores() -> int:
@@ -116,11 +137,19 @@ class Workers:
     def __init__(self, root: str | None, environment: str | None, log: Callable[[str], None]) -> None:
         self.root, self.environment, self.log = root, environment, log
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: dict[str, tuple[Future, int]] = {}
+        self._pending: dict[str, tuple[Future, int, Job]] = {}
         self._chunks: list[tuple[Future, list[str]]] = []
 
     def submit(self, jobs: Sequence[Job], workers: int) -> None:
-        """Start analysing ``jobs``; nothing when there are too few to pay for the workers."""
+        """Start analysing ``jobs``; nothing when there are too few to pay for the workers. Workers
+        already under way (a head start, :mod:`fabric_lsp.lsp.head_start`) keep the jobs they were
+        given that are among ``jobs`` unchanged, forget the others, and take the rest."""
+        if self._pool is not None:
+            self._keep_only(jobs)
+            fresh = [job for job in jobs if job.path not in self._pending]
+            self.log(f"fabric-lsp: {len(self._pending)} modules under way since the server started, {len(fresh)} more")
+            self._submit_chunks(fresh, workers)
+            return
         workers = min(workers, len(jobs))
         if workers < 2 or len(jobs) < MIN_MODULES:
             return
@@ -129,14 +158,39 @@ class Workers:
             self._pool = ProcessPoolExecutor(
                 workers, context(), initializer=_start, initargs=(self.root, self.environment)
             )
-            for part in chunks([expected_cost(job.text) for job in jobs], workers):
-                chunk = list(jobs[part.start : part.stop])
-                future = self._pool.submit(_analyse_chunk, chunk)
-                self._chunks.append((future, [job.path for job in chunk]))
-                self._pending.update((job.path, (future, i)) for i, job in enumerate(chunk))
         except OSError as exc:
             self.log(f"fabric-lsp: worker processes did not start ({exc}); analysing on one thread")
             self.close()
+            return
+        self._submit_chunks(jobs, workers)
+
+    def _submit_chunks(self, jobs: Sequence[Job], workers: int) -> None:
+        pool = self._pool
+        if pool is None:
+            return
+        try:
+            for part in chunks([expected_cost(job.text) for job in jobs], workers):
+                chunk = list(jobs[part.start : part.stop])
+                future = pool.submit(_analyse_chunk, chunk)
+                self._chunks.append((future, [job.path for job in chunk]))
+                self._pending.update((job.path, (future, i, job)) for i, job in enumerate(chunk))
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a pool shut down or broken meanwhile
+            self.log(f"fabric-lsp: worker processes did not start ({exc}); analysing on one thread")
+            self.close()
+
+    def _keep_only(self, jobs: Sequence[Job]) -> None:
+        """Forget the submitted jobs that are not among ``jobs`` as they are (their results are
+        never asked for), and the units of work left with none of theirs."""
+        wanted = {job.path: job for job in jobs}
+        self._pending = {path: p for path, p in self._pending.items() if wanted.get(path) == p[2]}
+        kept = []
+        for future, paths in self._chunks:
+            paths = [path for path in paths if path in self._pending and self._pending[path][0] is future]
+            if paths:
+                kept.append((future, paths))
+            else:
+                future.cancel()
+        self._chunks = kept
 
     def chunks(self) -> list[tuple[Future, list[str]]]:
         """Each unit of work submitted (its future) and the paths it analyses, most costly first."""
@@ -147,7 +201,7 @@ class Workers:
         pending = self._pending.pop(path, None)
         if pending is None:
             return None
-        future, index = pending
+        future, index, _ = pending
         try:
             done = future.result()[index]
         except (BrokenProcessPool, OSError) as exc:

@@ -21,7 +21,9 @@ from fabric_lsp.engine.findings import Applicability, Pos, Span
 from fabric_lsp.engine.fixer import fix_text
 from fabric_lsp.engine.program import batch_scripts
 from fabric_lsp.facts import BATCH_SCRIPT_SUFFIXES
+from fabric_lsp.lsp import head_start
 from fabric_lsp.lsp import notebooks as notebook_server
+from fabric_lsp.lsp.head_start import HeadStart
 from fabric_lsp.lsp.positions import Encoder
 from fabric_lsp.lsp.session import SOURCE, FabricLanguageServer
 
@@ -63,6 +65,13 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
     ls.setup_engine()
     if ls.pull and ls.root:  # a client that may pull the workspace's diagnostics: its workers' start under way
         ls.prestart_workers()
+    if ls.head_start is not None:
+        asyncio.get_running_loop().call_later(head_start.WAIT, ls.drop_head_start)
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: FabricLanguageServer, params: None) -> None:
+    ls.drop_head_start()
 
 
 def _path_of(uri: str) -> str | None:
@@ -241,8 +250,9 @@ async def workspace_diagnostic(
         progress.advance(len(batch))
 
     try:
-        await loop.run_in_executor(ls.executor, ls.start_disk_reports)
-        chunks = await loop.run_in_executor(ls.executor, ls.submit_disk_analyses, on_disk)
+        head = ls.claim_head_start()
+        await loop.run_in_executor(ls.executor, ls.start_disk_reports, head)
+        chunks = await loop.run_in_executor(ls.executor, ls.submit_disk_analyses, on_disk, head)
         in_workers = {path for _, paths in chunks for path in paths}
         rest = [f for f in on_disk if f not in in_workers]
         for start in range(0, len(rest), WORKSPACE_BATCH):
@@ -408,7 +418,8 @@ async def inlay_hint(ls: FabricLanguageServer, params: types.InlayHintParams) ->
 notebook_server.register(server)
 
 
-def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:
+def run(tcp: tuple[str, int] | None = None, log_file: str | None = None, head: HeadStart | None = None) -> int:
+    """Serve on ``tcp``, else on stdio (from what ``head`` read of it first, when given)."""
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file))
@@ -421,6 +432,9 @@ def run(tcp: tuple[str, int] | None = None, log_file: str | None = None) -> int:
     gc.freeze()  # the long-lived pygls/lsprotocol objects leave the generations the GC scans
     if tcp:
         server.start_tcp(*tcp)
+    elif head is not None:
+        server.head_start = head
+        server.start_io(stdin=head.stream(sys.stdin.buffer))
     else:
         server.start_io()
     return 0

@@ -28,8 +28,8 @@ from fabric_lsp import __version__, declared_version
 from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
-from fabric_lsp.documents.cache import CACHE_DIR, Cache, World, file_key
-from fabric_lsp.documents.workers import Job, Workers, cores, prestart
+from fabric_lsp.documents.cache import Cache, World, cache_directory, file_key
+from fabric_lsp.documents.workers import Job, Workers, cores, module_job, prestart
 from fabric_lsp.engine.analyzer import Analysis, Analyzer
 from fabric_lsp.engine.findings import Finding, Pos, Severity, Span
 from fabric_lsp.engine.program import batch_scripts
@@ -38,6 +38,7 @@ from fabric_lsp.engine.python.text import Lines
 from fabric_lsp.engine.workspace.dependencies import Dependencies, DependencyGraph
 from fabric_lsp.engine.workspace.workspace import Workspace
 from fabric_lsp.lsp import notebooks as notebook_server
+from fabric_lsp.lsp.head_start import HeadStart
 from fabric_lsp.lsp.positions import Encoder
 from fabric_lsp.lsp.results import DiskReport, Result
 
@@ -104,6 +105,8 @@ class FabricLanguageServer(LanguageServer):
         self.disk_cache: Cache | None = None  # ... and the persistent cache behind them,
         self.disk_cache_live = False  # used while one report is made (the project read afresh)
         self.disk_workers: Workers | None = None  # ... and the processes analysing its modules
+        #: what ``fabric-lsp serve`` started before the protocol, for the first workspace report
+        self.head_start: HeadStart | None = None
         self._result_ids = itertools.count(1)
         self._refresh_task: asyncio.Task | None = None
 
@@ -472,16 +475,24 @@ class FabricLanguageServer(LanguageServer):
         known = cache.entries.get(path) if cache is not None else None
         return None if cache is None or known is None or self._reads_open_documents(known.deps) else cache
 
-    def submit_disk_analyses(self, paths: list[str]) -> list[tuple[Future, list[str]]]:
+    def submit_disk_analyses(self, paths: list[str], head: HeadStart | None = None) -> list[tuple[Future, list[str]]]:
         """Worker thread, before the reports of files that are not open: the modules among them to
         be analysed afresh (changed, not in the cache, kept by a rule's prefilter) go to worker
-        processes at once; returns each unit of work handed out and the paths it holds (none when
-        too few are worth the workers), whose reports take their results in turn."""
+        processes at once (those of ``head``, where they analyse this project); returns each unit
+        of work handed out and the paths it holds (none when too few are worth the workers), whose
+        reports take their results in turn."""
         jobs = [job for job in map(self._disk_job, paths) if job is not None]
-        workers = Workers(self.root, self.options.environment_path, self.log_message)
+        workers = self._head_workers(head) or Workers(self.root, self.options.environment_path, self.log_message)
         workers.submit(jobs, cores())
         self.disk_workers = workers
         return workers.chunks()
+
+    def _head_workers(self, head: HeadStart | None) -> Workers | None:
+        if head is None:
+            return None
+        for message in head.logged:
+            self.log_message(message)
+        return head.take_workers(self.root, self.options.environment_path, self.log_message)
 
     def prestart_workers(self) -> None:
         """Start what the worker processes of a cold ``workspace/diagnostic`` start from (the fork
@@ -494,39 +505,44 @@ class FabricLanguageServer(LanguageServer):
             self.log_message(f"fabric-lsp: could not start the worker processes' fork server ({exc})")
 
     def _disk_job(self, path: str) -> Job | None:
-        uri = from_fs_path(path)
         model = self.workspace_model
         if (
             model is None
             or self.analyzers is None
             or check.kind_of(path) is not check.Kind.MODULE
-            or self._stamp(uri, path) is None
+            or self._stamp(from_fs_path(path), path) is None
         ):
             return None
-        text = model.text_of(path)
-        config = self.config_for(path)
-        if text is None or config.is_excluded(path, root=config.root or self.root):
-            return None
-        cache = self._usable_cache(path)
-        if cache is not None and cache.holds(path, file_key(text, config)):
-            return None
-        return Job(path, text, config) if self.analyzers.for_config(config).matching(text) else None
+        return module_job(
+            path, model.text_of(path), self.config_for(path), self.root, self.analyzers, self._usable_cache(path)
+        )
 
     def _reads_open_documents(self, deps: Dependencies) -> bool:
         open_paths = {to_fs_path(uri) for uri in self.open_uris() if uri.startswith("file:")}
         return not open_paths.isdisjoint(deps.paths) or bool(deps.listings and open_paths)
 
-    def start_disk_reports(self) -> None:
-        """Worker thread, before a ``workspace/diagnostic`` report: the cache, with the project
-        read afresh."""
+    def claim_head_start(self) -> HeadStart | None:
+        """Event loop, at a ``workspace/diagnostic``: the head start, for this report only."""
+        head, self.head_start = self.head_start, None
+        return head
+
+    def drop_head_start(self) -> None:
+        """Event loop: a head start no workspace report took (its workers stop)."""
+        if self.head_start is not None:
+            self.head_start.drop()
+            self.head_start = None
+
+    def start_disk_reports(self, head: HeadStart | None = None) -> None:
+        """Worker thread, before a ``workspace/diagnostic`` report: the cache (the one ``head``
+        read, where it is this one), with the project read afresh."""
         if self.disk_cache is None and self.root:
-            config = self.configs.for_path(self.root)
-            directory = (
-                os.path.join(config.root or self.root, config.cache_dir)
-                if config.cache_dir
-                else os.path.join(self.root, CACHE_DIR)
+            place = (
+                cache_directory(self.configs.for_path(self.root), self.root),
+                self.root,
+                self.options.environment_path,
             )
-            self.disk_cache = Cache(directory, self.root, self.options.environment_path)
+            read = head.cache if head is not None and head.cache_for == place else None
+            self.disk_cache = read or Cache(*place)
         if self.disk_cache is not None:
             old = self.disk_cache.world  # its answers about words are reused where the files are unchanged
             self.disk_cache.world = World(old.root, known=old.remembered() or old.known)

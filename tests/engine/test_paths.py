@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabric_lsp.engine.python import paths
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 
@@ -40,3 +40,16 @@ def test_merge_is_the_union_of_agreeing_paths(a, b):
 def test_a_decision_taken_two_ways_does_not_merge():
     assert paths.merge(frozenset({("tpu", True), ("n", 2)}), frozenset({("tpu", False)})) is None
     assert paths.merge(frozenset({("tpu", True)}), frozenset({("tpu", True), ("n", 1)})) == {("tpu", True), ("n", 1)}
+
+
+@settings(max_examples=300)
+@given(PATHS, st.integers(1, 30))  # a key that is not falsy (a real one is a tuple)
+@example(frozenset((k, True) for k in range(100, 100 + paths.MAX_DECISIONS)), 1)  # a full path stays as it is
+@example(frozenset((k, True) for k in range(100, 99 + paths.MAX_DECISIONS)), 1)  # one short: takes it
+def test_a_test_not_known_goes_both_ways_on_a_path_as_merging_each_way_would(path, key):
+    """:func:`conditions._undecided` (a test no value decides, on ``path``): the outcomes that
+    merge with ``path``, each on the merged path."""
+    from fabric_lsp.engine.python import conditions
+
+    expected = [(o, p) for o in (True, False) if (p := paths.merge(path, frozenset({(key, o)}))) is not None]
+    assert conditions._undecided(None, None, path, key) == expected

@@ -113,12 +113,9 @@ def _decided_by(how: tuple, value: Any) -> bool | None:
 
 def _undecided(test: ast.AST, ctx: Ctx, path: frozenset = paths.EMPTY, key: tuple | None = None) -> Outcomes:
     key = key or decision(test, ctx)
-    out: Outcomes = []
-    for outcome in (True, False):
-        p = paths.merge(path, frozenset({(key, outcome)}))
-        if p is not None:
-            out.append((outcome, p))
-    return out
+    if key in paths.decisions(path):  # decided on this path already: the way it went
+        return [(outcome, path) for outcome in (True, False) if (key, outcome) in path]
+    return [(outcome, paths.extended_by(path, (key, outcome))) for outcome in (True, False)]
 
 
 #: id(operand) → (operand, its alternatives, the budget and steps evaluating it took): the operands

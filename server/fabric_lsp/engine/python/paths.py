@@ -47,6 +47,12 @@ def merge(a: frozenset, b: frozenset) -> frozenset | None:
     return merged if len(merged) <= MAX_DECISIONS else a
 
 
+def extended_by(path: frozenset, pair: tuple) -> frozenset:
+    """``path`` with one more ``(decision, outcome)`` pair, on a decision it does not make (as
+    :func:`merge` with the pair: ``path`` itself where it holds :data:`MAX_DECISIONS` already)."""
+    return path | {pair} if len(path) < MAX_DECISIONS else path
+
+
 #: path → its decisions (a path is hashed once; the same paths are merged again and again)
 _DECISIONS: dict[frozenset, frozenset] = {}
 

@@ -557,6 +557,12 @@ def parse_table(table: Any, where: str) -> tuple[dict[str, Any], list[str]]:
     return values, problems
 
 
+def client_layers(environment: str | None, settings: Layer) -> list[Layer]:
+    """The editor's layers over the project's files: the interpreter the workspace analyses
+    (``environment``, where it is not this one), then the editor's validated ``settings``."""
+    return [{"environment-path": environment} if environment else {}, settings]
+
+
 def client_layer(raw: Any, where: str = "settings") -> tuple[dict[str, Any], list[str]]:
     """The validated layer of an editor's settings (``{"fabric-lsp": {...}}`` or the object
     itself). Keys that are not ours are passed over (editors send their own); ``null`` unsets."""
@@ -882,6 +888,7 @@ class GitIgnore:
 
 
 __all__ = [
+    "client_layers",
     "Config",
     "ConfigError",
     "DEFAULT_EXCLUDE",

@@ -107,6 +107,9 @@ def test_a_head_start_submits_the_project_modules_for_its_root_only(tmp_path: Pa
             f"train_{i}.py" for i in range(30)
         )
         assert any(m.startswith("fabric-lsp: analysing 30 modules") for m in head.logged)
+        directory = str(tmp_path / ".fabric_lsp_cache")
+        assert head.cache is not None and head.cache_at(directory, str(tmp_path), None) is head.cache
+        assert head.cache_at(directory, str(tmp_path), "/another/python") is None  # not the session's
         assert head.take_workers(str(tmp_path / "elsewhere"), None, print) is None  # another root: closed
         assert head.workers is None
     finally:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, cast
 
 from pygls.uris import to_fs_path
 
-from fabric_lsp.config import Config, Resolver, client_layer
+from fabric_lsp.config import Config, Resolver, client_layer, client_layers
 from fabric_lsp.documents import check
 from fabric_lsp.documents.workers import Workers, cores, module_job
 
@@ -48,13 +48,20 @@ class HeadStart:
     environment: str | None = None
     workers: Workers | None = None
     cache: Cache | None = None
-    #: the cache's folder, root and interpreter (the session takes it only where they are its own)
-    cache_for: tuple[str, str, str | None] | None = None
     logged: list[str] = field(default_factory=list)
 
     def stream(self, stdin: BinaryIO) -> BinaryIO:
         """The client's stream as the protocol reads it: the bytes read here first."""
         return cast(BinaryIO, Replayed(self.read, stdin))  # all the protocol reads: readline, read
+
+    def cache_at(self, directory: str, root: str, environment: str | None) -> Cache | None:
+        """The cache read here, where it is the one in ``directory`` for ``root`` and ``environment``."""
+        cache = self.cache
+        return (
+            cache
+            if cache is not None and (cache.directory, self.root, self.environment) == (directory, root, environment)
+            else None
+        )
 
     def take_workers(self, root: str | None, environment: str | None, log: Callable[[str], None]) -> Workers | None:
         """The workers under way, for the session's first workspace report over ``root`` analysed
@@ -140,14 +147,12 @@ def _start(head: HeadStart, message: Any) -> None:
     from fabric_lsp.engine.workspace.workspace import Workspace
 
     environment = Config.build([settings]).environment_path  # as the session's, before it knows the root
+    head.root, head.environment = root, environment
     workspace = Workspace(root, environment)
     configs = Resolver()
     configs.project_root = root
-    configs.set_overrides(
-        [{"environment-path": workspace.environment_path} if workspace.environment_path else {}, settings]
-    )
-    directory = cache_directory(configs.for_path(root), root)
-    head.cache, head.cache_for = Cache(directory, root, environment), (directory, root, environment)
+    configs.set_overrides(client_layers(workspace.environment_path, settings))
+    head.cache = Cache(cache_directory(configs.for_path(root), root), root, environment)
     analyzers = Analyzers(workspace, log=head.logged.append)
     jobs = []
     for path in workspace.python_files():
@@ -156,7 +161,6 @@ def _start(head: HeadStart, message: Any) -> None:
             job = module_job(path, workspace.text_of(path), config, root, analyzers, head.cache)
             if job is not None:
                 jobs.append(job)
-    head.root, head.environment = root, environment
     head.workers = Workers(root, environment, head.logged.append)
     head.workers.submit(jobs, cores())
 

@@ -25,7 +25,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from fabric_lsp import __version__, declared_version
-from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer
+from fabric_lsp.config import PYPROJECT, Config, Layer, Resolver, client_layer, client_layers
 from fabric_lsp.documents import check
 from fabric_lsp.documents.analyzers import Analyzers
 from fabric_lsp.documents.cache import Cache, World, cache_directory, file_key
@@ -221,7 +221,7 @@ class FabricLanguageServer(LanguageServer):
 
     def client_layers(self) -> list[Layer]:
         env = self.workspace_model.environment_path if self.workspace_model else None
-        return [{"environment-path": env} if env else {}, self.settings]
+        return client_layers(env, self.settings)
 
     def update_settings(self, raw, where: str) -> None:
         """The editor's latest settings replace its earlier ones (initializationOptions
@@ -541,8 +541,7 @@ class FabricLanguageServer(LanguageServer):
                 self.root,
                 self.options.environment_path,
             )
-            read = head.cache if head is not None and head.cache_for == place else None
-            self.disk_cache = read or Cache(*place)
+            self.disk_cache = (head.cache_at(*place) if head is not None else None) or Cache(*place)
         if self.disk_cache is not None:
             old = self.disk_cache.world  # its answers about words are reused where the files are unchanged
             self.disk_cache.world = World(old.root, known=old.remembered() or old.known)

@@ -44,6 +44,40 @@ def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked
     assert _answers(again) == _answers(World(str(root)))
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    before=EDITS,
+    after=EDITS,
+    earlier=st.none() | st.lists(st.sampled_from(WORDS)),
+    together=st.lists(st.sampled_from([*WORDS, "not a word", "x.y"])),
+)
+def test_answers_made_together_equal_answers_made_one_by_one(tmp_path_factory, before, after, earlier, together):
+    """``mentioning_all`` (a cold run's entries, kept at once) answers as each word asked alone,
+    with or without an earlier run's answers, whatever was asked before."""
+    root = tmp_path_factory.mktemp("world")
+    _write(root, before)
+    known = None
+    if earlier is not None:
+        first = World(str(root))
+        for w in earlier:
+            first.mentioning(w)
+        known = first.remembered()
+    _write(root, after)
+    batched = World(str(root), known=known)
+    batched.mentioning_all(together)
+    assert _answers(batched) == _answers(World(str(root), known=known)) == _answers(World(str(root)))
+    assert batched.remembered() == _remembered_one_by_one(root, known, together)
+
+
+def _remembered_one_by_one(root: Path, known, words: list[str]):
+    world = World(str(root), known=known)
+    for w in words:
+        world.mentioning(w)
+    for w in WORDS:
+        world.mentioning(w)
+    return world.remembered()
+
+
 def test_an_unchanged_project_reads_no_words(tmp_path, monkeypatch):
     _write(tmp_path, [("a.py", "make_fabric()\n"), ("b.py", "x = 1\n")])
     first = World(str(tmp_path))

@@ -352,9 +352,15 @@ def _from_entry(task: Task, text: str, entry: Entry):
 
 def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) -> None:
     """Put the results computed in this run into the cache (not those of an internal error)."""
-    for i, r in enumerate(results):
-        if i in keys and r is not None and r.deps is not None and not any("internal error" in p for p in r.problems):
-            cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)
+    kept = [
+        i
+        for i, r in enumerate(results)
+        if i in keys and r is not None and r.deps is not None and not any("internal error" in p for p in r.problems)
+    ]
+    cache.world.mentioning_all(n for i in kept for n in results[i].deps.mentions)
+    for i in kept:
+        r = results[i]
+        cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)
 
 
 def _preload() -> None:

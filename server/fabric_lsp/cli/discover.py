@@ -77,6 +77,14 @@ class _Walk:
                     yield full, config.for_file(full)
 
 
+@dataclass(frozen=True)
+class Discovered:
+    """The files to check, and every folder the walk entered, in order (a run record keeps them)."""
+
+    tasks: list[Task]
+    folders: list[str]
+
+
 def discover(
     paths: Iterable[str],
     resolver: Resolver,
@@ -84,15 +92,15 @@ def discover(
     *,
     force_exclude: bool = False,
     respect_gitignore: bool = True,
-    folders: list[str] | None = None,
-) -> list[Task]:
-    """The Python files to check under ``paths``, each with its configuration (``folders``: where
-    the folders walked are listed).
+) -> Discovered:
+    """The Python files to check under ``paths``, each with its configuration, and the folders
+    walked.
 
     Folders are walked recursively (``*.py``, ``*.pyi``, ``*.ipynb``). A path named on the command line is
     always checked unless ``--force-exclude`` is given (what the pre-commit hook passes).
     """
     tasks: dict[str, Task] = {}
+    folders: list[str] = []
     for raw in paths:
         path = os.path.abspath(raw)
         if os.path.isfile(path):
@@ -106,11 +114,11 @@ def discover(
         elif os.path.isdir(path):
             if force_exclude and resolver.for_path(os.path.dirname(path)).is_excluded(path, is_dir=True):
                 continue
-            for full, config in _Walk(path, resolver, respect_gitignore, [] if folders is None else folders).files():
+            for full, config in _Walk(path, resolver, respect_gitignore, folders).files():
                 tasks.setdefault(full, Task(full, display(full), config))
         else:
             report.problems.append(f"{raw}: error: no such file or directory")
-    return list(tasks.values())
+    return Discovered(list(tasks.values()), folders)
 
 
 def display(path: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from fabric_lsp import __version__
 from fabric_lsp.cli import FORMATS
@@ -385,27 +385,29 @@ def _add_noqa(report) -> int:
 MAX_REPLAYED_FOLDERS = 5000
 
 
-def _replayable(cache, resolver: Resolver, root: str, args, reads: _Reads) -> bool:
-    """Whether a check that used ``cache`` can be replayed: it analysed for this interpreter (the
-    states of another are not recorded). What it read is added to ``reads``: the folders the
-    engine lists and those of the configuration files (where the declared Lightning version is
-    read too), and the modules every entry's analysis read."""
+def _replayable(cache, resolver: Resolver, root: str, args, walked: list[str]) -> Replay | None:
+    """What a check that used ``cache`` read, for its run record; None where it cannot be
+    replayed: it analysed for another interpreter (whose states are not recorded), or its root is
+    too big to look over quickly. The folders its walk entered (``walked``), those the engine
+    lists and those of the configuration files (where the declared Lightning version is read
+    too), and the modules every entry's analysis read."""
     from fabric_lsp.engine.workspace.files import analysed_environment, project_folders
 
     if cache is None or analysed_environment(root, args.environment) is not None:
-        return False
+        return None
     listed: list[str] = []
     for folder, _ in project_folders(root):
         listed.append(folder)
         if len(listed) > MAX_REPLAYED_FOLDERS:  # a root too big to look over quickly
-            return False
+            return None
     named = [os.path.dirname(os.path.abspath(p)) for p in args.paths if not os.path.isdir(p)]  # a file appearing
-    folders = [*reads.folders, *listed, *resolver.config_folders(), *named]
+    folders = [*walked, *listed, *resolver.config_folders(), *named]
     inside = os.path.join(cache.directory, "")
-    reads.folders = sorted({f for f in folders if not os.path.join(f, "").startswith(inside)})
-    reads.paths.update(p for entry in cache.entries.values() for p in entry.deps.paths)
-    reads.written.add(cache.path)  # its entries, saved: a run after the cache is removed is cold
-    return True
+    return Replay(
+        folders=sorted({f for f in folders if not os.path.join(f, "").startswith(inside)}),
+        paths={p for entry in cache.entries.values() for p in entry.deps.paths},
+        written={cache.path},  # its entries, saved: a run after the cache is removed is cold
+    )
 
 
 def _cache(args, resolver: Resolver, mode: Mode, root: str):
@@ -421,31 +423,30 @@ def _cache(args, resolver: Resolver, mode: Mode, root: str):
 def check_command(args, recording: Recording | None = None) -> int:
     """Run ``fabric-lsp check``; where it is recorded (:mod:`fabric_lsp.cli.replay`), keep the
     record when the run used the cache and the default environment and nothing went wrong."""
-    reads = _Reads(recording is not None)
     try:
-        status = _check_command(args, reads)
+        status, replay = _check_command(args, recorded=recording is not None)
     finally:
         if recording is not None:
             recording.close()
-    if recording is not None and reads.keep and status in (EXIT_CLEAN, EXIT_FINDINGS) and not recording.went_wrong():
-        recording.keep(status, reads.folders, reads.paths, reads.written)
+    if recording is None or replay is None:
+        return status
+    if status in (EXIT_CLEAN, EXIT_FINDINGS) and not recording.went_wrong():
+        recording.keep(status, replay.folders, replay.paths, replay.written)
     return status
 
 
-class _Reads:
-    """What a check read that its record keeps: the folders it listed, the modules its analyses
-    read; ``keep``: whether its result can be replayed (it used the cache and the default
-    environment)."""
+class Replay(NamedTuple):
+    """What a check read that its run record keeps: the folders it listed, the modules its
+    analyses read, the files it wrote (the cache)."""
 
-    def __init__(self, wanted: bool) -> None:
-        self.wanted = wanted  # a recording wants them
-        self.folders: list[str] = []
-        self.paths: set[str] = set()
-        self.written: set[str] = set()
-        self.keep = False
+    folders: list[str]
+    paths: set[str]
+    written: set[str]
 
 
-def _check_command(args, reads: _Reads) -> int:
+def _check_command(args, recorded: bool) -> tuple[int, Replay | None]:
+    """The check's exit status, and what its run record keeps where it was ``recorded`` and can be
+    replayed."""
     from fabric_lsp.cli.checks import Mode, run_tasks
     from fabric_lsp.cli.discover import discover
     from fabric_lsp.cli.output import Report
@@ -458,7 +459,7 @@ def _check_command(args, reads: _Reads) -> int:
         error = error or str(exc)
     if error:
         print(f"fabric-lsp: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_ERROR, None
 
     report = Report()
     mode = Mode(fix=args.fix and not args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
@@ -468,32 +469,30 @@ def _check_command(args, reads: _Reads) -> int:
     root = _inference_root([filename] if stdin and filename else paths, args.root)
     resolver = Resolver([layer], project_root=root)
     if args.show_settings:
-        return _show_settings(args, resolver, filename if stdin and filename else os.path.abspath((paths or ["."])[0]))
+        shown = filename if stdin and filename else os.path.abspath((paths or ["."])[0])
+        return _show_settings(args, resolver, shown), None
 
+    replay = None
     if stdin:
         result = _check_stdin(args, resolver, mode, root)
         report.results.extend([result] if result is not None else [])
         n_inputs = len(report.results)
     else:
         cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
-        tasks = discover(
-            paths,
-            resolver,
-            report,
-            force_exclude=args.force_exclude,
-            respect_gitignore=not args.no_respect_gitignore,
-            folders=reads.folders,
+        found = discover(
+            paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore
         )
+        tasks = found.tasks
         n_inputs = len(tasks)
         if args.show_files:
-            return _show_files(args, tasks, report)
+            return _show_files(args, tasks, report), None
         if tasks:
             report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs(), cache))
             if cache is not None:
                 cache.save()
                 if os.environ.get("FABRIC_LSP_DEBUG"):
                     print(f"fabric-lsp: {cache.hits} of {len(tasks)} files from the cache", file=sys.stderr)
-        reads.keep = reads.wanted and _replayable(cache, resolver, root, args, reads)
+        replay = _replayable(cache, resolver, root, args, found.folders) if recorded else None
 
     _warn_config_problems(resolver)
     for r in report.results:
@@ -504,9 +503,9 @@ def _check_command(args, reads: _Reads) -> int:
     if report.checked == 0 and not report.problems and not stdin:
         print(NOTHING_TO_CHECK, file=sys.stderr)
     if args.add_noqa:
-        return _add_noqa(report)
+        return _add_noqa(report), None
     error = _emit(args, report, mode, stdin)
     if error:
         print(error, file=sys.stderr)
-        return EXIT_ERROR
-    return _exit_code(args, report, n_inputs)
+        return EXIT_ERROR, None
+    return _exit_code(args, report, n_inputs), replay

@@ -35,10 +35,7 @@ def _answers(world: World) -> dict:
 def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked):
     root = tmp_path_factory.mktemp("world")
     _write(root, before)
-    first = World(str(root))
-    for w in asked:
-        first.mentioning(w)
-    known = first.remembered()
+    known = _asked(World(str(root)), asked).remembered()
     _write(root, after)
     again = World(str(root), known=known)
     assert _answers(again) == _answers(World(str(root)))
@@ -56,26 +53,21 @@ def test_answers_made_together_equal_answers_made_one_by_one(tmp_path_factory, b
     with or without an earlier run's answers, whatever was asked before."""
     root = tmp_path_factory.mktemp("world")
     _write(root, before)
-    known = None
-    if earlier is not None:
-        first = World(str(root))
-        for w in earlier:
-            first.mentioning(w)
-        known = first.remembered()
+    known = None if earlier is None else _asked(World(str(root)), earlier).remembered()
     _write(root, after)
     batched = World(str(root), known=known)
     batched.mentioning_all(together)
     assert _answers(batched) == _answers(World(str(root), known=known)) == _answers(World(str(root)))
-    assert batched.remembered() == _remembered_one_by_one(root, known, together)
+    one_by_one = _asked(World(str(root), known=known), together)
+    _answers(one_by_one)
+    assert batched.remembered() == one_by_one.remembered()
 
 
-def _remembered_one_by_one(root: Path, known, words: list[str]):
-    world = World(str(root), known=known)
+def _asked(world: World, words: list[str]) -> World:
+    """``world``, asked which files mention each of ``words`` in turn."""
     for w in words:
         world.mentioning(w)
-    for w in WORDS:
-        world.mentioning(w)
-    return world.remembered()
+    return world
 
 
 def test_an_unchanged_project_reads_no_words(tmp_path, monkeypatch):

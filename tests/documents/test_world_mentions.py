@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fabric_lsp.documents.cache import World
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 WORDS = ["make_fabric", "Fabric", "setup", "train", "éfabric", "fabric_2"]
@@ -48,6 +48,8 @@ def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked
     earlier=st.none() | st.lists(st.sampled_from(WORDS)),
     together=st.lists(st.sampled_from([*WORDS, "not a word", "x.y"])),
 )
+@example(before=[("a.py", "Fabric"), ("pkg/c.py", "Fabric setup")], after=[], earlier=None, together=["Fabric"])
+@example(before=[("a.py", "setup"), ("b.py", "setup")], after=[("b.py", None)], earlier=["train"], together=["setup"])
 def test_answers_made_together_equal_answers_made_one_by_one(tmp_path_factory, before, after, earlier, together):
     """``mentioning_all`` (a cold run's entries, kept at once) answers as each word asked alone,
     with or without an earlier run's answers, whatever was asked before."""

@@ -4,9 +4,11 @@ a fresh run's (a property test), and an unchanged project reads no file's words 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fabric_lsp.documents.cache import World
+from fabric_lsp.engine.workspace.files import python_files
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +32,16 @@ def _answers(world: World) -> dict:
     return {w: world.mentioning(w) for w in WORDS}
 
 
+def _truth(root: Path) -> dict:
+    """The files that mention each word, in the project's listing order, read afresh here."""
+    texts = {p: Path(p).read_text(encoding="utf-8") for p in python_files(str(root))}
+    return {w: [p for p, text in texts.items() if w in re.findall(r"\w+", text)] for w in WORDS}
+
+
+def _paths(answers: dict) -> dict:
+    return {w: [p for p, _ in found] for w, found in answers.items()}
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=EDITS, after=EDITS, asked=st.lists(st.sampled_from(WORDS), min_size=1))
 def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked):
@@ -39,6 +51,7 @@ def test_reused_answers_equal_a_fresh_run(tmp_path_factory, before, after, asked
     _write(root, after)
     again = World(str(root), known=known)
     assert _answers(again) == _answers(World(str(root)))
+    assert _paths(_answers(again)) == _truth(root)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -60,6 +73,7 @@ def test_answers_made_together_equal_answers_made_one_by_one(tmp_path_factory, b
     batched = World(str(root), known=known)
     batched.mentioning_all(together)
     assert _answers(batched) == _answers(World(str(root), known=known)) == _answers(World(str(root)))
+    assert _paths(_answers(batched)) == _truth(root)
     one_by_one = _asked(World(str(root), known=known), together)
     _answers(one_by_one)
     assert batched.remembered() == one_by_one.remembered()

@@ -167,34 +167,41 @@ class World:
             else:
                 word = re.compile(rf"\b{re.escape(name)}\b")
                 paths = [p for p in self.python_files() if name in self._text(p) and word.search(self._text(p))]
-            self._mentioning[name] = tuple((p, self.digest_of(p)) for p in paths)
+            self._mentions_are(name, paths)
         return self._mentioning[name]
 
     def mentioning_all(self, names: Iterable[str]) -> None:
         """Answer :meth:`mentioning` now for each word of ``names`` that no earlier run answered,
         in one pass over the files' words (asked one by one, each looks through every file's
         words: the entries of a cold run ask hundreds)."""
-        wanted = {
-            n
-            for n in names
-            if n not in self._mentioning and WORD.fullmatch(n) and (self.known is None or n not in self.known.mentions)
-        }
-        if not wanted:
-            return
-        found: dict[str, list[str]] = {n: [] for n in wanted}
-        for path, found_words in self.word_sets():  # in the order of python_files, as one by one
-            for n in wanted.intersection(found_words):
-                found[n].append(path)
-        for n, paths in found.items():
-            self._mentioning[n] = tuple((p, self.digest_of(p)) for p in paths)
+        unanswered = {n for n in names if n not in self._mentioning and WORD.fullmatch(n) and self._earlier(n) is None}
+        for name, paths in self._in_words(unanswered).items():
+            self._mentions_are(name, paths)
+
+    def _mentions_are(self, name: str, paths: list[str]) -> None:
+        self._mentioning[name] = tuple((p, self.digest_of(p)) for p in paths)
+
+    def _earlier(self, name: str) -> tuple | None:
+        """The previous run's answer for the word ``name``, where it made one."""
+        return self.known.mentions.get(name) if self.known is not None else None
+
+    def _in_words(self, names: set[str]) -> dict[str, list[str]]:
+        """The Python files whose words include each of ``names``, in the order of
+        :meth:`python_files`: one pass over every file's words."""
+        found: dict[str, list[str]] = {n: [] for n in names}
+        if found:
+            for path, words_of_path in self.word_sets():
+                for name in names.intersection(words_of_path):
+                    found[name].append(path)
+        return found
 
     def _mentioning_word(self, name: str) -> list[str]:
         """The Python files whose words include ``name``, in the order of :meth:`python_files`:
         the previous run's answer where it has one, corrected by the words of the files changed,
         added or removed since (no other file's words are read)."""
-        before = self.known.mentions.get(name) if self.known is not None else None
+        before = self._earlier(name)
         if before is None:
-            return [path for path, found in self.word_sets() if name in found]
+            return self._in_words({name})[name]
         changed = self.changed_since_known()
         if not changed:
             return list(before)

@@ -18,13 +18,14 @@ import dataclasses
 import operator
 import sys
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from fabric_lsp import facts
 from fabric_lsp.engine.lightning import fabric_args, lightning_cli
 from fabric_lsp.engine.python import calls, conditions, paths
 from fabric_lsp.engine.python import program_options as cli_sources
-from fabric_lsp.engine.python.astwalk import walk
+from fabric_lsp.engine.python.astwalk import own_nodes, walk
 from fabric_lsp.engine.python.bindings import (
     MISSING,
     Binding,
@@ -1259,6 +1260,63 @@ _EXPRESSIONS = {
     "Subscript": Inference.ev_subscript,
     "UnaryOp": Inference.ev_unary,
 }
+
+
+#: the expressions every value of which :meth:`Inference.ev` gives is plain (a constant, a number, a
+#: string, or a value not known; never a function, class, module or object whose attributes it
+#: follows): constants, f-strings and arithmetic (:meth:`Inference.ev_fstring`,
+#: :meth:`Inference.ev_binop`, :meth:`Inference.ev_unary`) and comparisons (not evaluated)
+PLAIN_EXPRESSIONS = (ast.Constant, ast.JoinedStr, ast.BinOp, ast.UnaryOp, ast.Compare)
+
+
+def is_plain(node: ast.AST, module: ModuleInfo) -> bool:
+    """Whether every value :meth:`Inference.ev` gives ``node`` is plain, read from the syntax alone
+    (nothing is evaluated): a :data:`PLAIN_EXPRESSIONS` expression, or a name read in the function
+    that binds it only by ``name = <plain expression>`` (``path = root / name``). An attribute of a
+    plain value is never known (:meth:`Inference.attribute_of`): ``path.exists`` is no Fabric, no
+    ``torch.distributed`` function and no function to follow."""
+    if isinstance(node, PLAIN_EXPRESSIONS):
+        return True
+    if not isinstance(node, ast.Name):
+        return False
+    scope = module.scope_of(node)
+    return isinstance(scope, FUNC_TYPES) and node.id in _plain_locals(scope)
+
+
+#: function → the names its own body binds only to plain expressions
+_PLAIN_LOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _plain_locals(func: ast.AST) -> frozenset[str]:
+    found = _PLAIN_LOCALS.get(func)
+    if found is None:
+        found = _PLAIN_LOCALS[func] = _bound_only_to_plain(func)
+    return found
+
+
+def _bound_only_to_plain(func: ast.AST) -> frozenset[str]:
+    """The names ``func``'s own body binds, each only by ``name = <plain expression>`` (``a = b =
+    ...`` too): no parameter, and a name bound any other way (a loop, ``with``, ``:=``, an augmented
+    or annotated assignment, a tuple target, ``del``, an import, a definition, ``except``, a
+    ``case`` capture, ``global``/``nonlocal``) is left out."""
+    args = func.args
+    params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+    other = {a.arg for a in params if a is not None}
+    plain_targets: set[int] = set()
+    stored: list[ast.Name] = []
+    for node in own_nodes(func):
+        if isinstance(node, ast.Assign) and isinstance(node.value, PLAIN_EXPRESSIONS):
+            plain_targets.update(id(t) for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stored.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.alias):
+            other.add((node.asname or node.name).split(".")[0])
+        else:  # a definition, an ``except`` clause, a ``case`` capture (``rest`` of a mapping)
+            other.update(n for n in (getattr(node, "name", None), getattr(node, "rest", None)) if isinstance(n, str))
+    other.update(n.id for n in stored if id(n) not in plain_targets)
+    return frozenset(n.id for n in stored if n.id not in other)
 
 
 def _key_value_target(target: ast.expr) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fabric_lsp import facts
+from fabric_lsp.engine.program.infer import is_plain
 from fabric_lsp.engine.program.ranks import direct_rank_guard
 from fabric_lsp.engine.program.setups import SetupCall, own_nodes
 from fabric_lsp.engine.python.modules import FUNC_TYPES, ModuleInfo
@@ -84,6 +85,8 @@ def _reached(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth: int, se
 def direct(model: SemanticModel, call: ast.Call, m: ModuleInfo) -> Reached | None:
     """``call`` itself as a collective, or None."""
     func = call.func
+    if _of_plain_value(call, m):
+        return _model_use(model, call, m)
     if isinstance(func, ast.Attribute) and func.attr in FABRIC_COLLECTIVES:
         values = model.inference.evaluate(func.value, m)
         fabrics = tuple(v for v in values if isinstance(v, FabricInst))
@@ -96,6 +99,14 @@ def direct(model: SemanticModel, call: ast.Call, m: ModuleInfo) -> Reached | Non
         if isinstance(v, QualRef) and v.qualname in facts.TORCH_DISTRIBUTED_COLLECTIVES:
             return Reached("torch", call, m, v.qualname)
     return _model_use(model, call, m)
+
+
+def _of_plain_value(call: ast.Call, m: ModuleInfo) -> bool:
+    """A method of a plain value (``path.exists()``, ``(root / name).is_file()``,
+    ``", ".join(...)``): no Fabric's, no ``torch.distributed`` function and no function of the
+    analysed code (:func:`~fabric_lsp.engine.program.infer.is_plain`), known without evaluating
+    the value (``root`` may be a parameter every call site passes)."""
+    return isinstance(call.func, ast.Attribute) and is_plain(call.func.value, m)
 
 
 def _model_use(model: SemanticModel, call: ast.Call, m: ModuleInfo) -> Reached | None:
@@ -127,7 +138,7 @@ def _runs_model(model: SemanticModel, setups: list[SetupCall], name: str) -> boo
 
 def _through_helpers(model: SemanticModel, call: ast.Call, m: ModuleInfo, depth: int, seen: set[int]) -> list[Reached]:
     """The collectives the body of the function ``call`` runs reaches (the first such function)."""
-    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+    if not isinstance(call.func, (ast.Name, ast.Attribute)) or _of_plain_value(call, m):
         return []
     for callee in model.inference.evaluate(call.func, m):
         if not isinstance(callee, FuncRef) or not isinstance(callee.node, FUNC_TYPES):

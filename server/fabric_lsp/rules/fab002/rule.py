@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Finding, Located, Related, Verdict, resolve_severity
@@ -214,7 +215,7 @@ def _rank_statements(module: ModuleInfo) -> list[ast.stmt]:
     if module.tree is None:
         return []
     body = module.tree.body
-    names = {w for w in module.index if FAB002.prefilter.matches(w)}
+    names = set(filter(_names_a_rank, module.index))
     ids: set[int] = set()
     while True:
         found = {i for w in names for i in module.index.get(w, ())}
@@ -223,6 +224,13 @@ def _rank_statements(module: ModuleInfo) -> list[ast.stmt]:
         if not bound:
             return [body[i] for i in sorted(ids)]
         names |= bound
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _names_a_rank(word: str) -> bool:
+    """Whether the identifier ``word`` names a rank (the rule's prefilter), once per word: the
+    modules of a project share most of their words."""
+    return FAB002.prefilter.matches(word)
 
 
 def _assigned_names(stmt: ast.stmt) -> list[ast.Name]:

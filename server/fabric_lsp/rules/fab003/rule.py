@@ -4,6 +4,7 @@ the method runs a module and is not marked with ``mark_forward_method``."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, replace
 
@@ -30,6 +31,13 @@ LIGHTNING_MESSAGE = (
 COMPILED = "the `torch.compile` wrapper that `fabric.setup` re-applies to the compiled model"
 #: receiver names worth asking about: a parameter of these names may hold a set-up model
 _MODEL_WORDS = re.compile(r"model|net|module|policy|actor|critic|generator|encoder|decoder", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _named_like_a_model(word: str) -> bool:
+    """Whether the identifier ``word`` is named like a model (:data:`_MODEL_WORDS`), once per word:
+    the modules of a project share most of their words."""
+    return _MODEL_WORDS.search(word) is not None
 
 
 def _fails(s: Scenario) -> bool | None:
@@ -61,7 +69,7 @@ class FAB003(Rule):
             return []
         names = _setup_targets(model)
         module = model.module
-        words = names | {w for w in module.index if _MODEL_WORDS.search(w)}  # parameters named like a model
+        words = names | set(filter(_named_like_a_model, module.index))  # parameters named like a model
         tops = {id(top): top for word in words for top in module.tops_with(word)}
         out = [
             node

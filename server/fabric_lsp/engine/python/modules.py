@@ -74,7 +74,7 @@ class ModuleInfo:
         #: (id(node), node types) → (node, the nodes of those types within it): see :meth:`walked`
         self._walked_kinds: dict[tuple[int, tuple], tuple[ast.AST, list[ast.AST]]] = {}
         #: identifier → the ``Name`` loads and ``Attribute`` nodes using it (None until built)
-        self._references: dict[str, list[ast.AST]] | None = None
+        self._references: dict[str, list[ast.AST]] = {}
         #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
         self._global_declarers: dict[str, list[ast.AST]] | None = None
         #: id(node) → (node, its span, its text): see :meth:`span` and :meth:`segment`
@@ -274,8 +274,7 @@ class ModuleInfo:
         out: list[ast.Call] = []
         if self.tree is not None:
             for top in self.tops_with(name):
-                self._walk_top(top)
-                out += [call for call in self._top_calls[id(top)] if callee_name(call) == name]
+                out += self._top_calls_named(top).get(name, ())
         out.sort(key=lambda c: (c.lineno, c.col_offset))
         self._calls_cache[name] = out
         return out
@@ -390,17 +389,22 @@ class ModuleInfo:
 
     def references(self, name: str) -> list[ast.AST]:
         """The ``Name`` nodes that read ``name`` and the ``Attribute`` nodes ``<x>.name`` of the
-        whole module, in the order :func:`ast.walk` meets them (one walk for every name)."""
-        if self._references is None:
-            found: dict[str, list[ast.AST]] = {}
-            if self.tree is not None:
-                for node in walk(self.tree):
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                        found.setdefault(node.id, []).append(node)
-                    elif isinstance(node, ast.Attribute):
-                        found.setdefault(node.attr, []).append(node)
-            self._references = found
-        return self._references.get(name, [])
+        whole module, in the order :func:`ast.walk` meets them, found once per name in the
+        module-level statements whose text holds it. That walk meets the nodes one depth at a
+        time, each depth statement by statement: ordering each statement's own breadth-first
+        matches by depth (a stable sort) gives its order."""
+        found = self._references.get(name)
+        if found is None:
+            matches: list[tuple[int, ast.AST]] = []
+            for top in self._tops_with(name)[0]:
+                level: list[ast.AST] = [top]
+                depth = 0
+                while level:
+                    matches += [(depth, n) for n in level if _refers_to(n, name)]
+                    level, depth = [c for n in level for c in children(n)], depth + 1
+            matches.sort(key=lambda m: m[0])
+            found = self._references[name] = [n for _, n in matches]
+        return found
 
     @property
     def calls_by_name(self) -> _ByName:
@@ -664,6 +668,13 @@ def method_receiver(func: ast.AST) -> tuple[str, bool] | None:
     if not params or decorated_with(func, "staticmethod"):
         return None
     return params[0].arg, decorated_with(func, "classmethod")
+
+
+def _refers_to(node: ast.AST, name: str) -> bool:
+    """A ``Name`` that reads ``name``, or an attribute ``<x>.name``."""
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, ast.Load)
+    return isinstance(node, ast.Attribute) and node.attr == name
 
 
 def last_name(node: ast.AST) -> str | None:

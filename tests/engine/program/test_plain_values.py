@@ -46,6 +46,9 @@ OTHER_BINDINGS = [
     "match p:\n    case [*x]:\n        pass",
     "match p:\n    case {**x}:\n        pass",
     "match p:\n    case q as x:\n        pass",
+    "def g(a=(x := dist)): pass",
+    "h = lambda a=(x := dist): a",
+    "def g():\n    nonlocal x\n    x = dist",
 ]
 PREAMBLE = "import torch.distributed as dist\nfrom pathlib import Path\nx = dist\n"
 
@@ -119,6 +122,7 @@ def test_plain(body):
         'path = "a"\ndef f(root):\n    path.exists()\n',  # a global
         'path = "a"\npath.exists()\n',  # module level
         "def f(root):\n    root.path.exists()\n",
+        'def f(root):\n    path = "a"\n    def g(a=(path := root)):\n        pass\n    path.exists()\n',
     ],
 )
 def test_not_plain(source):

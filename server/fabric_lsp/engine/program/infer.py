@@ -25,7 +25,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.lightning import fabric_args, lightning_cli
 from fabric_lsp.engine.python import calls, conditions, paths
 from fabric_lsp.engine.python import program_options as cli_sources
-from fabric_lsp.engine.python.astwalk import own_nodes, walk
+from fabric_lsp.engine.python.astwalk import walk
 from fabric_lsp.engine.python.bindings import (
     MISSING,
     Binding,
@@ -1295,16 +1295,18 @@ def _plain_locals(func: ast.AST) -> frozenset[str]:
 
 
 def _bound_only_to_plain(func: ast.AST) -> frozenset[str]:
-    """The names ``func``'s own body binds, each only by ``name = <plain expression>`` (``a = b =
-    ...`` too): no parameter, and a name bound any other way (a loop, ``with``, ``:=``, an augmented
-    or annotated assignment, a tuple target, ``del``, an import, a definition, ``except``, a
-    ``case`` capture, ``global``/``nonlocal``) is left out."""
+    """The names ``func`` binds, each only by ``name = <plain expression>`` (``a = b = ...`` too):
+    no parameter, and a name bound any other way (a loop, ``with``, ``:=``, an augmented or
+    annotated assignment, a tuple target, ``del``, an import, a definition, ``except``, a
+    ``case`` capture, ``global``/``nonlocal``) is left out. Its nested functions are read too (an
+    assignment expression in a default binds the name here): a name they bind otherwise only
+    leaves it out, never lets it in."""
     args = func.args
     params = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
     other = {a.arg for a in params if a is not None}
     plain_targets: set[int] = set()
     stored: list[ast.Name] = []
-    for node in own_nodes(func):
+    for node in walk(func):
         if isinstance(node, ast.Assign) and isinstance(node.value, PLAIN_EXPRESSIONS):
             plain_targets.update(id(t) for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

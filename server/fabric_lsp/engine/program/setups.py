@@ -19,7 +19,7 @@ import weakref
 from dataclasses import dataclass
 
 from fabric_lsp import facts
-from fabric_lsp.engine.python import astwalk, calls
+from fabric_lsp.engine.python import calls
 from fabric_lsp.engine.python.astwalk import CLAUSES, block_children, children
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.values import Ctx, FabricInst, Unknown
@@ -284,11 +284,20 @@ def is_param(func: ast.AST, name: str) -> bool:
 def own_nodes(scope: ast.AST, grad_only: bool = False):
     """The nodes of ``scope``'s own body (not of nested functions or classes); with
     ``grad_only``, not the bodies of ``with torch.no_grad():``/``torch.inference_mode():``."""
-    return astwalk.own_nodes(scope, _no_grad_block if grad_only else None)
-
-
-def _no_grad_block(node: ast.AST) -> bool:
-    return isinstance(node, (ast.With, ast.AsyncWith)) and any(_no_grad(i.context_expr) for i in node.items)
+    body = scope.body if isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef)) else []
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (*FUNC_TYPES, ast.ClassDef, ast.Lambda)):
+            continue  # a nested scope: its name is bound here, its body is not ours
+        if (
+            grad_only
+            and isinstance(node, (ast.With, ast.AsyncWith))
+            and any(_no_grad(i.context_expr) for i in node.items)
+        ):
+            continue
+        stack.extend(reversed(children(node)))
 
 
 def own_statements(scope: ast.AST, grad_only: bool = False):

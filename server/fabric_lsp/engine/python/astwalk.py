@@ -9,11 +9,8 @@ first match (``any(...)``, ``next(...)``) over a large tree, :func:`ast.walk` is
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
 
 _AST = ast.AST
-#: the nodes that open a scope of their own: their names are bound around them, their bodies are not
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -79,17 +76,3 @@ def walk(node: ast.AST) -> list[ast.AST]:
 
 
 __all__ = ["CLAUSES", "block_children", "children", "statements", "walk"]
-
-
-def own_nodes(scope: ast.AST, prune: Callable[[ast.AST], bool] | None = None) -> Iterator[ast.AST]:
-    """The nodes of ``scope``'s own body, depth first in source order: not those of nested
-    functions, classes and lambdas (their nodes themselves are), nor below a node ``prune``
-    holds for."""
-    body = scope.body if isinstance(scope, (*_SCOPES[:3], ast.Module)) else []
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPES) or (prune is not None and prune(node)):
-            continue
-        stack.extend(reversed(children(node)))

@@ -29,7 +29,7 @@ from fabric_lsp import __version__, config, declared_version
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import MAX_FILES, notebook_files, python_files, text_files, words
+from fabric_lsp.engine.workspace.files import MAX_FILES, holding, notebook_files, python_files, text_files, words
 from fabric_lsp.own_files import PACKAGE, own_files
 
 CACHE_DIR = ".fabric_lsp_cache"
@@ -188,12 +188,7 @@ class World:
     def _in_words(self, names: set[str]) -> dict[str, list[str]]:
         """The Python files whose words include each of ``names``, in the order of
         :meth:`python_files`: one pass over every file's words."""
-        found: dict[str, list[str]] = {n: [] for n in names}
-        if found:
-            for path, words_of_path in self.word_sets():
-                for name in names.intersection(words_of_path):
-                    found[name].append(path)
-        return found
+        return holding(self.word_sets(), names) if names else {}
 
     def _mentioning_word(self, name: str) -> list[str]:
         """The Python files whose words include ``name``, in the order of :meth:`python_files`:

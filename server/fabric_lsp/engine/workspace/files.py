@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Set
 from typing import Callable
 
 from fabric_lsp.facts import NOTEBOOK_SUFFIX
@@ -118,3 +118,14 @@ def words(text: str) -> frozenset[str]:
     """The identifier-like words of ``text``, as ``\\w+`` finds them (ASCII text: ``str.translate``
     + ``split``, ~2.5x faster than a regular expression)."""
     return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
+
+
+def holding(word_sets: Iterable[tuple[str, frozenset[str]]], names: Set[str]) -> dict[str, list[str]]:
+    """The paths whose words include each of ``names``, in the order of ``word_sets`` (path, its
+    :func:`words`): one pass over them for all the names, not one per name."""
+    found: dict[str, list[str]] = {name: [] for name in names}
+    if found:
+        for path, words_of_path in word_sets:
+            for name in names & words_of_path:
+                found[name].append(path)
+    return found

@@ -23,7 +23,7 @@ from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.workspace import module_finder
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
-from fabric_lsp.engine.workspace.files import analysed_environment, python_files
+from fabric_lsp.engine.workspace.files import analysed_environment, holding, python_files
 from fabric_lsp.engine.workspace.files import words as words_in
 
 #: The workspace's file list is refreshed at most this often (seconds).
@@ -613,11 +613,7 @@ class Workspace:
         """Fill ``mentions`` for every name a workspace module is imported under: the search for
         a module's importers asks it for each module, one pass over the workspace each (quadratic
         in the number of files) if asked name by name."""
-        local = self.local_module_names()
-        found: dict[str, list[str]] = {name: [] for name in local}
-        for path, words in sets:
-            for name in words & local:
-                found[name].append(path)
+        found = holding(sets, self.local_module_names())
         with self._lock:
             for name, paths in found.items():
                 mentions.setdefault(name, paths)

@@ -58,10 +58,6 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-def _env_signature(ctx: Ctx) -> tuple:
-    return tuple((key, id(value[0]) if value[0] is not None else None) for key, value in ctx.env)
-
-
 def decision(test: ast.AST, ctx: Ctx) -> tuple:
     """The decision a test not known statically makes: one per text in its scope, in one call's
     bound arguments (a value tested in several functions is one decision through
@@ -74,7 +70,7 @@ def decision(test: ast.AST, ctx: Ctx) -> tuple:
         if anchor is not test:
             text = f"{m.segment(anchor)} ~ {text}"
         known = m.decision_keys[id(test)] = (test, id(m.scope_of(anchor)), text)
-    return ("test", known[1], known[2], _env_signature(ctx))
+    return ("test", known[1], known[2], ctx.signature)
 
 
 def _value_decision(v: Value, how: tuple) -> tuple | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Protocol
 
 from fabric_lsp.engine.findings import Span
@@ -334,7 +335,17 @@ class Ctx:
     def deeper(self) -> Ctx:
         if self.depth >= MAX_DEPTH:
             raise BudgetExceeded()
-        return Ctx(self.module, self.env, self.depth + 1)
+        deeper = Ctx(self.module, self.env, self.depth + 1)
+        signature = self.__dict__.get("signature")
+        if signature is not None:  # the same bound arguments: worked out once for both
+            deeper.__dict__["signature"] = signature
+        return deeper
+
+    @cached_property
+    def signature(self) -> tuple:
+        """The bound arguments by identity: each parameter with the id of its argument expression
+        (a decision made under them: :func:`fabric_lsp.engine.python.conditions.decision`)."""
+        return tuple((key, id(value[0]) if value[0] is not None else None) for key, value in self.env)
 
     def bound(self, func: ast.AST, name: str):
         for key, value in self.env:

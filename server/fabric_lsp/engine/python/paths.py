@@ -34,6 +34,20 @@ def merge(a: frozenset, b: frozenset) -> frozenset | None:
         return b
     if not b:
         return a
+    key = (a, b)
+    if key in _MERGED:
+        return _MERGED[key]
+    if len(_MERGED) > 100_000:
+        _MERGED.clear()
+    found = _MERGED[key] = _merged(a, b)
+    return found
+
+
+#: (path, path) → :func:`merge` of them (the same paths are merged again and again)
+_MERGED: dict[tuple[frozenset, frozenset], frozenset | None] = {}
+
+
+def _merged(a: frozenset, b: frozenset) -> frozenset | None:
     if len(b) > len(a):
         a, b = b, a
     extra = b - a  # the pairs only ``b`` has: a disagreement is one of them on a decision of ``a``

@@ -75,6 +75,8 @@ class ModuleInfo:
         self._walked_kinds: dict[tuple[int, tuple], tuple[ast.AST, list[ast.AST]]] = {}
         #: identifier → the ``Name`` loads and ``Attribute`` nodes using it (None until built)
         self._references: dict[str, list[ast.AST]] = {}
+        #: id(module-level statement) → (it, its references by name): see :meth:`_top_references`
+        self._references_by_top: dict[int, tuple[ast.stmt, dict[str, list[tuple[int, ast.AST]]]]] = {}
         #: name → the functions that declare ``global name`` (None until built): see :meth:`global_declarers`
         self._global_declarers: dict[str, list[ast.AST]] | None = None
         #: id(node) → (node, its span, its text): see :meth:`span` and :meth:`segment`
@@ -397,14 +399,28 @@ class ModuleInfo:
         if found is None:
             matches: list[tuple[int, ast.AST]] = []
             for top in self._tops_with(name)[0]:
-                level: list[ast.AST] = [top]
-                depth = 0
-                while level:
-                    matches += [(depth, n) for n in level if _refers_to(n, name)]
-                    level, depth = [c for n in level for c in children(n)], depth + 1
+                matches += self._top_references(top).get(name, ())
             matches.sort(key=lambda m: m[0])
             found = self._references[name] = [n for _, n in matches]
         return found
+
+    def _top_references(self, top: ast.stmt) -> dict[str, list[tuple[int, ast.AST]]]:
+        """The ``Name`` loads and ``Attribute`` nodes of the module-level statement ``top`` by the
+        name they use, each with its depth, in breadth-first order: walked once per statement (a
+        large statement mentions many of the names asked about)."""
+        known = self._references_by_top.get(id(top))
+        if known is None or known[0] is not top:
+            found: dict[str, list[tuple[int, ast.AST]]] = {}
+            level: list[ast.AST] = [top]
+            depth = 0
+            while level:
+                for n in level:
+                    used = _reference_name(n)
+                    if used is not None:
+                        found.setdefault(used, []).append((depth, n))
+                level, depth = [c for n in level for c in children(n)], depth + 1
+            known = self._references_by_top[id(top)] = (top, found)
+        return known[1]
 
     @property
     def calls_by_name(self) -> _ByName:
@@ -670,11 +686,11 @@ def method_receiver(func: ast.AST) -> tuple[str, bool] | None:
     return params[0].arg, decorated_with(func, "classmethod")
 
 
-def _refers_to(node: ast.AST, name: str) -> bool:
-    """A ``Name`` that reads ``name``, or an attribute ``<x>.name``."""
+def _reference_name(node: ast.AST) -> str | None:
+    """The name a ``Name`` load or an attribute ``<x>.name`` uses; None for any other node."""
     if isinstance(node, ast.Name):
-        return node.id == name and isinstance(node.ctx, ast.Load)
-    return isinstance(node, ast.Attribute) and node.attr == name
+        return node.id if isinstance(node.ctx, ast.Load) else None
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
 def last_name(node: ast.AST) -> str | None:

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from fabric_lsp import __version__, config, declared_version
 from fabric_lsp.config import Config
 from fabric_lsp.engine.findings import Finding
+from fabric_lsp.engine.python.text import words
 from fabric_lsp.engine.workspace.dependencies import BATCH_SCRIPTS, NOTEBOOKS, TEXT_FILES, Dependencies, module_names_of
-from fabric_lsp.engine.workspace.files import MAX_FILES, holding, notebook_files, python_files, text_files, words
+from fabric_lsp.engine.workspace.files import MAX_FILES, holding, notebook_files, python_files, text_files
 from fabric_lsp.own_files import PACKAGE, own_files
 
 CACHE_DIR = ".fabric_lsp_cache"

@@ -11,11 +11,11 @@ from functools import cached_property
 from fabric_lsp.engine.findings import Span
 from fabric_lsp.engine.python.astwalk import block_children, children, statements, walk
 from fabric_lsp.engine.python.parse import Parsed, parse
+from fabric_lsp.engine.python.text import identifiers as identifiers_in
 
 SCOPE_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 #: Identifier sets of statement texts seen recently: an unchanged statement of a new version of
 #: the document is not scanned again.
 _IDENTIFIER_CACHE: dict[str, frozenset[str]] = {}
@@ -35,7 +35,7 @@ def identifiers(text: str) -> frozenset[str]:
     if cached is None:
         if len(_IDENTIFIER_CACHE) >= _IDENTIFIER_CACHE_SIZE:
             _IDENTIFIER_CACHE.clear()
-        cached = _IDENTIFIER_CACHE[text] = frozenset(_IDENTIFIER.findall(text))
+        cached = _IDENTIFIER_CACHE[text] = identifiers_in(text)
     return cached
 
 

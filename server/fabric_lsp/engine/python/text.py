@@ -8,6 +8,30 @@ import re
 from fabric_lsp.engine.findings import Edit, Pos
 
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+_WORD = re.compile(r"\w+")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_DIGITS = "0123456789"
+#: every ASCII character that cannot be part of an identifier, mapped to a space
+_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+def words(text: str) -> frozenset[str]:
+    """The identifier-like words of ``text``, as ``\\w+`` finds them (ASCII text: ``str.translate``
+    + ``split``, ~2.5x faster than a regular expression)."""
+    return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers (and keywords) ``text`` holds, as ``[^\\W\\d]\\w*`` finds them: its
+    :func:`words`, a word that begins with digits without them (``x1f`` of ``0x1f``, ``_000`` of
+    ``1_000``, nothing of ``42``); ~2x faster than the expression on ASCII text."""
+    if not text.isascii():
+        return frozenset(_IDENTIFIER.findall(text))
+    found = words(text)
+    numeric = [w for w in found if w[0] in _DIGITS]
+    if not numeric:
+        return found
+    return (found - frozenset(numeric)) | frozenset(w for w in (n.lstrip(_DIGITS) for n in numeric) if w)
 
 
 class Lines:

@@ -8,7 +8,6 @@ The command line's own walk (``cli/discover.py``) is another matter: it applies 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Set
 from typing import Callable
 
@@ -109,20 +108,9 @@ def _discover_environment(root: str | None) -> str | None:
     return None
 
 
-_WORD = re.compile(r"\w+")
-#: every ASCII character that cannot be part of an identifier, mapped to a space
-_NON_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
-
-
-def words(text: str) -> frozenset[str]:
-    """The identifier-like words of ``text``, as ``\\w+`` finds them (ASCII text: ``str.translate``
-    + ``split``, ~2.5x faster than a regular expression)."""
-    return frozenset(text.translate(_NON_WORD).split() if text.isascii() else _WORD.findall(text))
-
-
 def holding(word_sets: Iterable[tuple[str, frozenset[str]]], names: Set[str]) -> dict[str, list[str]]:
     """The paths whose words include each of ``names``, in the order of ``word_sets`` (path, its
-    :func:`words`): one pass over them for all the names, not one per name."""
+    :func:`~fabric_lsp.engine.python.text.words`): one pass over them for all the names, not one per name."""
     found: dict[str, list[str]] = {name: [] for name in names}
     if found:
         for path, words_of_path in word_sets:

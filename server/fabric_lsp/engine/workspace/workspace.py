@@ -21,10 +21,10 @@ from typing import Callable, Union
 
 from fabric_lsp import facts
 from fabric_lsp.engine.python.modules import ModuleInfo
+from fabric_lsp.engine.python.text import words as words_in
 from fabric_lsp.engine.workspace import module_finder
 from fabric_lsp.engine.workspace.dependencies import Recorder, module_names_of
 from fabric_lsp.engine.workspace.files import analysed_environment, holding, python_files
-from fabric_lsp.engine.workspace.files import words as words_in
 
 #: The workspace's file list is refreshed at most this often (seconds).
 LISTING_TTL = 10.0

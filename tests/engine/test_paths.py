@@ -37,6 +37,16 @@ def test_merge_is_the_union_of_agreeing_paths(a, b):
     assert paths.merge(a, b) == _reference(a, b)
 
 
+@settings(max_examples=300)
+@given(PATHS, PATHS)
+def test_a_merge_asked_again_with_equal_paths_is_the_same(a, b):
+    """:func:`paths.merge` is remembered by the two paths' contents: asked again with equal paths
+    that are other objects (built again, in another order), it answers as the reference does."""
+    first = paths.merge(a, b)
+    again = paths.merge(frozenset(sorted(a, key=repr, reverse=True)), frozenset(sorted(b, key=repr)))
+    assert first == again == _reference(a, b)
+
+
 def test_a_decision_taken_two_ways_does_not_merge():
     assert paths.merge(frozenset({("tpu", True), ("n", 2)}), frozenset({("tpu", False)})) is None
     assert paths.merge(frozenset({("tpu", True)}), frozenset({("tpu", True), ("n", 1)})) == {("tpu", True), ("n", 1)}

@@ -35,16 +35,17 @@ def merge(a: frozenset, b: frozenset) -> frozenset | None:
     if not b:
         return a
     key = (a, b)
-    if key in _MERGED:
-        return _MERGED[key]
-    if len(_MERGED) > 100_000:
-        _MERGED.clear()
-    found = _MERGED[key] = _merged(a, b)
-    return found
+    found = _MERGED.get(key, _UNKNOWN)  # one look-up: another thread may empty the memo meanwhile
+    if found is _UNKNOWN:
+        if len(_MERGED) > 100_000:
+            _MERGED.clear()
+        found = _MERGED[key] = _merged(a, b)
+    return found  # type: ignore[return-value]
 
 
 #: (path, path) → :func:`merge` of them (the same paths are merged again and again)
 _MERGED: dict[tuple[frozenset, frozenset], frozenset | None] = {}
+_UNKNOWN = object()
 
 
 def _merged(a: frozenset, b: frozenset) -> frozenset | None:

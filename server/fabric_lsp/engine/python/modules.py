@@ -73,7 +73,7 @@ class ModuleInfo:
         self.decision_keys: dict[int, tuple[ast.AST, int, str]] = {}
         #: (id(node), node types) → (node, the nodes of those types within it): see :meth:`walked`
         self._walked_kinds: dict[tuple[int, tuple], tuple[ast.AST, list[ast.AST]]] = {}
-        #: identifier → the ``Name`` loads and ``Attribute`` nodes using it (None until built)
+        #: identifier → the ``Name`` loads and ``Attribute`` nodes using it, for the names asked so far
         self._references: dict[str, list[ast.AST]] = {}
         #: id(module-level statement) → (it, its references by name): see :meth:`_top_references`
         self._references_by_top: dict[int, tuple[ast.stmt, dict[str, list[tuple[int, ast.AST]]]]] = {}

@@ -1,5 +1,5 @@
-"""Text utilities: lines, offsets, and the conversion of ``ast``'s UTF-8 byte columns to
-code-point columns."""
+"""Text utilities: lines, offsets, the conversion of ``ast``'s UTF-8 byte columns to code-point
+columns, and the words and identifiers a text holds (the workspace's word sets, a module's index)."""
 
 from __future__ import annotations
 

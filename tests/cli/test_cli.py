@@ -199,9 +199,16 @@ def test_help_and_a_project_no_rule_looks_at_import_no_analysis(tmp_path):
     for code in runs:
         modules = _imported_by(f"try:\n    {code}\nexcept SystemExit:\n    pass", tmp_path)
         assert not [m for m in _ANALYSIS_MODULES if m in modules], code
-    # and the same project with one file a rule looks at is analysed as before
-    (tmp_path / "train.py").write_text("fabric.setup_optimizers(optimizer)\n")
-    assert "fabric_lsp.engine.analyzer" in _imported_by("main(['check', '.', '--no-cache'])", tmp_path)
+    # and the same project with one file a rule looks at is analysed as before: in this process
+    # with one job, else in the process forked before the walk (which this one never imports)
+    (tmp_path / "train.py").write_text(
+        "from lightning.fabric import Fabric\n\nfabric = Fabric(strategy='deepspeed')\n"
+        "model = fabric.setup_module(model)\noptimizer = fabric.setup_optimizers(optimizer)\n"
+    )
+    one = "assert main(['check', '.', '--no-cache', '--jobs', '1']) == 1"  # FAB001's error found
+    assert "fabric_lsp.engine.analyzer" in _imported_by(one, tmp_path)
+    two = "assert main(['check', '.', '--no-cache', '--jobs', '2']) == 1"
+    assert not [m for m in _ANALYSIS_MODULES if m in _imported_by(two, tmp_path)]
 
 
 def test_a_run_from_the_cache_imports_not_even_the_rules_words(tmp_path):

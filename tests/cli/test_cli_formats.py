@@ -299,14 +299,18 @@ def test_jobs_give_the_same_results(project):
     assert run(project, "--jobs", "0").returncode == 2
 
 
-def test_jobs_give_the_same_results_for_a_batch_script(tmp_path):
+@pytest.mark.parametrize("in_a_worker", [True, False])
+def test_jobs_give_the_same_results_for_a_batch_script(tmp_path, in_a_worker):
     # a batch script checked in a worker leaves the finding to the Python file it launches, as
-    # one checked in the main process does (the workers know which files the run checks)
+    # one checked in the main process does (the workers know which files the run checks); one no
+    # rule's prefilter lets through is checked before the workers fork (by the process forked
+    # before the walk, with --jobs 2)
     corpus = Path(__file__).resolve().parents[1] / "corpus" / "690-real-slurm-ddp-devices-mismatch"
     (tmp_path / "main.py").write_text((corpus / "main.py").read_text())
     script = (corpus / "slurm_submit.sh").read_text()
     # words a rule's prefilter looks for: the script goes to a worker with the modules
-    (tmp_path / "slurm_submit.sh").write_text(script.replace("\n", "\n# fabric.launch(): devices, strategy\n", 1))
+    words = "\n# fabric.launch(): devices, strategy\n" if in_a_worker else "\n"
+    (tmp_path / "slurm_submit.sh").write_text(script.replace("\n", words, 1))
     for i in range(30):
         (tmp_path / f"m{i:02}.py").write_text(CLEAN)
     one = run(tmp_path, "--format", "json", "--jobs", "1", "--no-cache")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import pickle
+import signal
+import struct
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
@@ -230,14 +233,22 @@ def _progress(total: int):
 
 
 def run_tasks(
-    tasks: list[Task], mode: Mode, root: str, environment: str | None, jobs: int, cache: Cache | None = None
+    tasks: list[Task],
+    mode: Mode,
+    root: str,
+    environment: str | None,
+    jobs: int,
+    cache: Cache | None = None,
+    forker: Forker | None = None,
 ) -> list:
     """Check every task; results in task order.
 
     Files are read here first: those the cache holds unchanged, and those the engine's pre-filter
     dismisses (most files of a project), are done at once; only the rest is spread over ``jobs``
     worker processes, when there are enough of them to pay for starting the workers. With a
-    ``cache`` (never while fixing), the results are kept in it.
+    ``forker`` (:class:`Forker`, started before the project was walked), every analysis runs in it
+    or in the workers it forks, and this process never imports the engine. With a ``cache``
+    (never while fixing), the results are kept in it.
     """
     bar = _progress(len(tasks))
     # a batch script's findings are those of the Python files it launches, reported there
@@ -248,25 +259,26 @@ def run_tasks(
     keys: dict[int, str] = {}
     if cache is not None:
         cache.world.texts.update({tasks[i].path: text for i, (text, _) in sources.items()})
+    meanwhile = cache.world.prepare if cache is not None else None
     try:
-        candidates = _settle(tasks, sources, results, keys, mode, cache, bar)
+        if forker is not None:
+            forker.begin(mode)
+        candidates = _settle(tasks, sources, results, keys, mode, cache, bar, forker)
         jobs = max(1, min(jobs, len(candidates)))
-        done = None
-        if jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL:
-            costs = [expected_cost(sources[i][0]) for i in candidates]
-            meanwhile = cache.world.prepare if cache is not None else None
+        pooled = jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL
+        costs = [expected_cost(sources[i][0]) for i in candidates] if pooled else []
+        if forker is not None and (candidates or forker.handed):
+            forker.check([(i, tasks[i]) for i in candidates], jobs if pooled else 1, costs, results, bar, meanwhile)
+        elif pooled:
             done = _run_pool([tasks[i] for i in candidates], mode, jobs, bar, costs, meanwhile)
-        if done is None:
-            done = []
-            for i in candidates:
-                text, bom = sources.pop(i)
-                done.append(
-                    check_text(text, tasks[i].path, tasks[i].shown, tasks[i].config, mode, bom, named=tasks[i].named)
-                )
+            for i, r in zip(candidates, done or []):
+                results[i] = r
+        for i, (text, bom) in sources.items():  # in this process: no workers, or they failed
+            if results[i] is None:
+                t = tasks[i]
+                results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
                 if bar is not None:
                     bar.update(1)
-        for i, r in zip(candidates, done):
-            results[i] = r
         if cache is not None:
             _keep(cache, tasks, results, keys)
         return results
@@ -276,12 +288,20 @@ def run_tasks(
 
 
 def _settle(
-    tasks: list[Task], sources: dict, results: list, keys: dict[int, str], mode: Mode, cache: Cache | None, bar
+    tasks: list[Task],
+    sources: dict,
+    results: list,
+    keys: dict[int, str],
+    mode: Mode,
+    cache: Cache | None,
+    bar,
+    forker: Forker | None,
 ) -> list[int]:
     """Give a result at once to every task that needs no worker: those the cache holds unchanged,
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
-    rule's prefilter lets through (checked here: the modules their analyses parse, the workers
-    forked after find parsed); returns the indices of the others, in order."""
+    rule's prefilter lets through (checked before the workers are forked, which inherit the
+    modules their analyses parsed: here, or handed to the ``forker``); returns the indices of the
+    others, in order."""
     candidates: list[int] = []
     for i, (text, bom) in list(sources.items()):
         t = tasks[i]
@@ -295,6 +315,9 @@ def _settle(
             continue
         if results[i] is None and check.kind_of(t.path) is check.Kind.MODULE:  # no rule looks at it
             results[i] = unanalysed(text, t.path, t.shown, mode, named=t.named)
+        elif results[i] is None and forker is not None:
+            forker.first(i, t)
+            continue
         elif results[i] is None:  # a notebook or batch script no prefilter lets through
             results[i] = check_text(text, t.path, t.shown, t.config, mode, bom, named=t.named)
         if bar is not None:
@@ -378,48 +401,23 @@ def _preload() -> None:
 def _run_pool(
     tasks: list[Task], mode: Mode, jobs: int, bar, costs: list[int], meanwhile: Callable[[], None] | None = None
 ) -> list | None:
-    """Check ``tasks`` in ``jobs`` worker processes, results in task order; None when the
-    workers fail. The tasks go in chunks of neighbouring files (which import the same modules, so
-    a worker parses and looks them up once), the chunks most costly first (``costs``,
-    :func:`~fabric_lsp.documents.pool.chunks`): a worker that is done takes the next, and a chunk
-    holding a long file is not left for last while the other workers have nothing to do.
-    ``meanwhile`` runs on a thread of this process while the workers analyse (once they are
-    forked: a forked process has no thread but the one that forked it)."""
-    import multiprocessing
+    """Check ``tasks`` in ``jobs`` worker processes (:func:`_pooled`), results in task order; None
+    when the workers fail. ``meanwhile`` runs on a thread of this process while the workers
+    analyse (once they are forked: a forked process has no thread but the one that forked it)."""
     import threading
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    ctx = multiprocessing.get_context(method)
-    if method == "fork":
-        _preload()
-    order = chunks(costs, jobs)
     results: list = [None] * len(tasks)
     done = 0
-    _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
     thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
     try:
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=init_state,
-            initargs=(_STATE["root"], _STATE["environment"], _STATE["also_checked"]),
-        ) as pool:
-            chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
-            if thread is not None:  # every worker is forked by now (at the first task submitted)
-                thread.start()
-            for part, chunk in zip(order, chunks_done):
-                results[part.start : part.stop] = chunk
-                done += len(chunk)
-                if bar is not None:
-                    bar.update(len(chunk))
+        for part, chunk in _pooled(tasks, mode, jobs, costs, thread):
+            results[part.start : part.stop] = chunk
+            done += len(chunk)
+            if bar is not None:
+                bar.update(len(chunk))
     except (BrokenProcessPool, OSError) as exc:
-        print(
-            f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process",
-            file=sys.stderr,
-        )
+        print(_failed(exc), file=sys.stderr)
         if bar is not None:
             bar.update(-done)
         return None
@@ -427,3 +425,197 @@ def _run_pool(
         if thread is not None and thread.is_alive():
             thread.join()
     return results
+
+
+def _failed(exc: BaseException) -> str:
+    return f"fabric-lsp: warning: parallel check failed ({type(exc).__name__}: {exc}); checking in one process"
+
+
+def _pooled(tasks: list[Task], mode: Mode, jobs: int, costs: list[int], thread=None):
+    """Check ``tasks`` in ``jobs`` worker processes forked from this one; yields each chunk's
+    range and results as they come. The tasks go in chunks of neighbouring files (which import the
+    same modules, so a worker parses and looks them up once), the chunks most costly first
+    (``costs``, :func:`~fabric_lsp.documents.pool.chunks`): a worker that is done takes the next,
+    and a chunk holding a long file is not left for last while the other workers have nothing to
+    do. ``thread`` is started once the workers are forked."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    if method == "fork":
+        _preload()
+    order = chunks(costs, jobs)
+    _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
+    with ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context(method),
+        initializer=init_state,
+        initargs=(_STATE["root"], _STATE["environment"], _STATE["also_checked"]),
+    ) as pool:
+        chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
+        if thread is not None:  # every worker is forked by now (at the first task submitted)
+            thread.start()
+        yield from zip(order, chunks_done)
+
+
+class Forker:
+    """A process forked as a check of several files begins, before the project is walked: it
+    imports the engine while this process walks, reads and pre-filters the project (each takes
+    about 0.07 s on litgpt), and checks the files it is handed — first the notebooks and batch
+    scripts checked before the workers fork (:func:`_settle`: handed one by one as they are met),
+    then the rest, in workers it forks from itself where there are enough (:func:`_pooled`).
+    Results come back through a pipe, once this process has handed it everything (neither then
+    waits on a full pipe while the other writes). Linux only (it forks); where it fails, this
+    process checks what it has not answered."""
+
+    def __init__(self, pid: int, read: int, write: int) -> None:
+        self.pid, self._read, self._write = pid, read, write
+        self.handed = 0  # the tasks handed to it to check first
+        self._answered = False  # it sent its last result (it then exits by itself)
+        self._failure: BaseException | None = None  # why it could not check what it was handed
+
+    @classmethod
+    def start(cls) -> Forker | None:
+        if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+            return None
+        down_r, down_w = os.pipe()  # this process -> the forker
+        up_r, up_w = os.pipe()  # the forker -> this process
+        pid = os.fork()
+        if pid == 0:  # the forker: never returns
+            os.close(down_w)
+            os.close(up_r)
+            _forker_main(down_r, up_w)
+        os.close(down_r)
+        os.close(up_w)
+        return cls(pid, up_r, down_w)
+
+    def begin(self, mode: Mode) -> None:
+        """Hand it this run's state (:func:`init_state`'s) and ``mode``."""
+        self._hand((_STATE["root"], _STATE["environment"], _STATE["also_checked"], mode))
+
+    def first(self, i: int, task: Task) -> None:
+        """Hand it task ``i``, to check before it forks any worker."""
+        self._hand((i, task))
+        self.handed += 1
+
+    def _hand(self, message) -> None:
+        if self._failure is None:
+            try:
+                _send(self._write, message)
+            except OSError as exc:  # it is gone: this process checks what it was handed
+                self._failure = exc
+
+    def check(
+        self, candidates: list[tuple[int, Task]], jobs: int, costs: list[int], results: list, bar, meanwhile
+    ) -> None:
+        """Hand it the ``candidates`` (index, task), to check in ``jobs`` workers (1: none), and
+        put each result it gives in ``results``; ``meanwhile`` runs on a thread until it is done."""
+        import threading
+
+        self._hand((candidates, jobs, costs))
+        thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
+        if thread is not None:
+            thread.start()
+        try:
+            while self._failure is None and (answer := _receive(self._read)) is not None:
+                if isinstance(answer, str):
+                    raise OSError(answer)
+                for i, result in answer:
+                    results[i] = result
+                if bar is not None:
+                    bar.update(len(answer))
+            self._answered = self._failure is None
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            self._failure = exc
+        finally:
+            if thread is not None and thread.is_alive():
+                thread.join()
+        if self._failure is not None:
+            print(_failed(self._failure), file=sys.stderr)
+
+    def close(self) -> None:
+        """End the forker (at once where it has not answered everything: it was handed nothing,
+        failed, or this process stops) and wait for it."""
+        if not self._answered:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.close(self._write)
+        with contextlib.suppress(OSError):
+            os.close(self._read)
+        with contextlib.suppress(OSError, ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def _forker_main(read: int, write: int) -> NoReturn:
+    """The forker's life: import the engine, check what it is handed, exit (never raising into the
+    code that forked it)."""
+    code = 1
+    try:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(PRELOAD)
+            importlib.import_module("concurrent.futures.process")
+        _forked_check(read, write)
+        code = 0
+    except (EOFError, OSError, KeyboardInterrupt):
+        pass  # the process that forked it is gone, or the user stopped the check
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _forked_check(read: int, write: int) -> None:
+    """In the forker: the state, the tasks to check first (checked as they come), then the others
+    (in workers forked from here); the results go back once they are all handed."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    root, environment, also_checked, mode = _receive(read)
+    init_state(root, environment, also_checked)
+    _preload()  # and jedi, where the analysed environment is another interpreter
+    done = []
+    while len(message := _receive(read)) == 2:  # (index, task), until (candidates, jobs, costs)
+        i, task = message
+        done.append((i, _check_task(task, mode)))
+    candidates, jobs, costs = message
+    _send(write, done)
+    if jobs > 1:
+        try:
+            for part, chunk in _pooled([t for _, t in candidates], mode, jobs, costs):
+                _send(write, [(candidates[j][0], r) for j, r in zip(part, chunk)])
+        except (BrokenProcessPool, OSError) as exc:
+            _send(write, f"{type(exc).__name__}: {exc}")
+            return
+    else:
+        for i, task in candidates:
+            _send(write, [(i, _check_task(task, mode))])
+    _send(write, None)
+
+
+def _send(fd: int, message) -> None:
+    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int):
+    """The next message on ``fd``; EOFError where the other end closed it first."""
+    size = struct.unpack("<Q", _read_exactly(fd, 8))[0]
+    return pickle.loads(_read_exactly(fd, size))
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts = []
+    while size:
+        part = os.read(fd, min(size, 1 << 20))
+        if not part:
+            raise EOFError("the other process ended")
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)

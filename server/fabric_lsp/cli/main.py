@@ -447,7 +447,7 @@ class Replay(NamedTuple):
 def _check_command(args, recorded: bool) -> tuple[int, Replay | None]:
     """The check's exit status, and what its run record keeps where it was ``recorded`` and can be
     replayed."""
-    from fabric_lsp.cli.checks import Mode, run_tasks
+    from fabric_lsp.cli.checks import Forker, Mode, run_tasks
     from fabric_lsp.cli.discover import discover
     from fabric_lsp.cli.output import Report
     from fabric_lsp.config import ConfigError, Resolver
@@ -478,20 +478,30 @@ def _check_command(args, recorded: bool) -> tuple[int, Replay | None]:
         report.results.extend([result] if result is not None else [])
         n_inputs = len(report.results)
     else:
-        cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
-        found = discover(
-            paths, resolver, report, force_exclude=args.force_exclude, respect_gitignore=not args.no_respect_gitignore
-        )
-        tasks = found.tasks
-        n_inputs = len(tasks)
-        if args.show_files:
-            return _show_files(args, tasks, report), None
-        if tasks:
-            report.results.extend(run_tasks(tasks, mode, root, args.environment, args.jobs or default_jobs(), cache))
-            if cache is not None:
-                cache.save()
-                if os.environ.get("FABRIC_LSP_DEBUG"):
-                    print(f"fabric-lsp: {cache.hits} of {len(tasks)} files from the cache", file=sys.stderr)
+        jobs = args.jobs or default_jobs()
+        forker = Forker.start() if jobs > 1 and not args.show_files else None  # it imports the engine meanwhile
+        try:
+            cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
+            found = discover(
+                paths,
+                resolver,
+                report,
+                force_exclude=args.force_exclude,
+                respect_gitignore=not args.no_respect_gitignore,
+            )
+            tasks = found.tasks
+            n_inputs = len(tasks)
+            if args.show_files:
+                return _show_files(args, tasks, report), None
+            if tasks:
+                report.results.extend(run_tasks(tasks, mode, root, args.environment, jobs, cache, forker))
+                if cache is not None:
+                    cache.save()
+                    if os.environ.get("FABRIC_LSP_DEBUG"):
+                        print(f"fabric-lsp: {cache.hits} of {len(tasks)} files from the cache", file=sys.stderr)
+        finally:
+            if forker is not None:
+                forker.close()
         replay = _replayable(cache, resolver, root, args, found.folders) if recorded else None
 
     _warn_config_problems(resolver)

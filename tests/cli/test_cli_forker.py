@@ -1,0 +1,86 @@
+"""The process ``fabric-lsp check --jobs N`` forks before it walks the project (``checks.Forker``):
+it imports the engine meanwhile and checks what it is handed; where it cannot, the check's own
+process checks what it did not answer, with a warning, and the results are the same."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import pytest
+from fabric_lsp.cli import checks
+from fabric_lsp.cli.checks import Forker, Mode, run_tasks
+from fabric_lsp.cli.discover import discover
+from fabric_lsp.cli.output import Report
+from fabric_lsp.config import Resolver
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forker is Linux's (it forks)")
+
+DEEPSPEED = """\
+import torch
+from lightning.fabric import Fabric
+
+fabric = Fabric(strategy="deepspeed_stage_3")
+fabric.launch()
+model = torch.nn.Linear(4, 4)
+model = fabric.setup_module(model)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+optimizer = fabric.setup_optimizers(optimizer)
+"""
+CLEAN = 'from lightning.fabric import Fabric\n\nfabric = Fabric(strategy="fsdp")\nfabric.launch()\n'
+SCRIPT = "#!/bin/bash\n#SBATCH --nodes=1\nsrun python m00.py\n"  # no rule's words: checked first
+
+
+def _project(root, files: int):
+    for i in range(files):
+        (root / f"m{i:02}.py").write_text(DEEPSPEED if i % 4 == 0 else CLEAN)
+    (root / "job.sh").write_text(SCRIPT)
+    tasks = discover([str(root)], Resolver([], project_root=str(root)), Report()).tasks
+    return tasks
+
+
+def _findings(results) -> list:
+    return [(r.shown, [(f.code, f.span.start.line) for f in r.findings], r.checked) for r in results]
+
+
+@pytest.mark.parametrize("files", [30, 5])  # workers forked by the forker, or none
+def test_the_forker_gives_the_results_of_one_process(tmp_path, capsys, files):
+    tasks = _project(tmp_path, files)
+    alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
+    forker = Forker.start()
+    assert forker is not None
+    try:
+        forked = run_tasks(tasks, Mode(), str(tmp_path), None, 2, None, forker)
+        assert "analyzers" not in checks._STATE  # this process analysed nothing: the forker did
+    finally:
+        forker.close()
+    assert "parallel check failed" not in capsys.readouterr().err
+    assert _findings(forked) == _findings(alone)
+    assert sum(len(r.findings) for r in forked) == len(range(0, files, 4))
+    with pytest.raises(ChildProcessError):  # it was waited for
+        os.waitpid(forker.pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("files", [30, 5])
+def test_a_forker_that_died_leaves_its_files_to_this_process(tmp_path, capsys, files):
+    tasks = _project(tmp_path, files)
+    alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
+    forker = Forker.start()
+    assert forker is not None
+    os.kill(forker.pid, signal.SIGKILL)
+    os.waitpid(forker.pid, 0)
+    try:
+        forked = run_tasks(tasks, Mode(), str(tmp_path), None, 2, None, forker)
+    finally:
+        forker.close()
+    assert _findings(forked) == _findings(alone)
+    assert "parallel check failed" in capsys.readouterr().err
+
+
+def test_a_forker_handed_nothing_is_ended_at_once(tmp_path):
+    forker = Forker.start()
+    assert forker is not None
+    forker.close()  # before it has imported the engine: killed, not waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forker.pid, os.WNOHANG)

@@ -114,3 +114,40 @@ def test_a_head_start_submits_the_project_modules_for_its_root_only(tmp_path: Pa
         assert head.workers is None
     finally:
         head.drop()
+
+
+_CHILDREN = """\
+import os, sys
+from fabric_lsp.lsp import head_start
+
+with open(sys.argv[1], "rb") as stream:
+    head = head_start.begin(stream)
+me = os.getpid()
+with open(f"/proc/{me}/task/{me}/children") as f:
+    kids = f.read().split()
+mine = open("/proc/self/cmdline", "rb").read()
+print(len(kids), all(open(f"/proc/{k}/cmdline", "rb").read() == mine for k in kids), head.workers is not None)
+head.drop()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_a_head_start_forks_its_workers_from_the_server_process(tmp_path: Path):
+    """Before the protocol runs a thread, the head start's workers are forked from the server's own
+    process (which has imported the engine): they start at once, not once a fork server started
+    from a fresh interpreter has imported it. Its only children are the two workers, each a fork
+    of it (the same command line), not a fork server."""
+    import os
+    import subprocess
+    import sys
+
+    for i in range(30):
+        (tmp_path / f"train_{i}.py").write_text(TRAIN)
+    first = tmp_path.parent / f"{tmp_path.name}-initialize"
+    first.write_bytes(framed(initialize(tmp_path)))
+    env = {**os.environ, "PYTHONPATH": str(Path(head_start.__file__).resolve().parents[2])}
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILDREN, str(first)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["2", "True", "True"]

@@ -299,9 +299,8 @@ def _settle(
 ) -> list[int]:
     """Give a result at once to every task that needs no worker: those the cache holds unchanged,
     the modules no enabled rule looks at (no analysis), and the notebooks and batch scripts no
-    rule's prefilter lets through (checked before the workers are forked, which inherit the
-    modules their analyses parsed: here, or handed to the ``forker``); returns the indices of the
-    others, in order."""
+    rule's prefilter lets through (checked before the workers are forked: here, or handed to the
+    ``forker``); returns the indices of the others, in order."""
     candidates: list[int] = []
     for i, (text, bom) in list(sources.items()):
         t = tasks[i]

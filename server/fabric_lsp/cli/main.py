@@ -158,16 +158,16 @@ def _serve(args) -> int:
     from fabric_lsp.documents import workers
 
     several = workers.cores() > 1
-    if several:  # the workers' fork server imports the engine while this process imports the protocol
-        with contextlib.suppress(OSError):
-            workers.prestart()
     tcp = getattr(args, "tcp", None)
     head = None
     stdin = getattr(sys.stdin, "buffer", None)
     if several and not tcp and stdin is not None:  # the workers analyse the project while this imports the protocol
         from fabric_lsp.lsp import head_start
 
-        head = head_start.begin(stdin)
+        head = head_start.begin(stdin)  # its workers are forked from here, not from the fork server
+    elif several:  # the workers' fork server imports the engine while this process imports the protocol
+        with contextlib.suppress(OSError):
+            workers.prestart()
     from fabric_lsp.lsp.server import run
 
     if tcp:

@@ -11,20 +11,25 @@ A pulling client's first report usually finds them under way already: ``fabric-l
 out the project's modules before it imports the protocol (:mod:`fabric_lsp.lsp.head_start`), and
 the report keeps those jobs that are still its own (:meth:`Workers.submit`).
 
-The server runs threads, so its workers are not forked from it: where the platform has one, they
-are forked from a *fork server*, a single-threaded process started from a fresh interpreter that
-imports the engine once (:data:`~fabric_lsp.documents.pool.PRELOAD`) before it forks any worker.
-``fabric-lsp serve`` starts it first thing (:func:`prestart`; again at ``initialize`` if that
-failed), so that it imports the engine while the server imports the protocol and the client
-lists and asks; each worker then starts without importing anything, and ends without tearing its
-heap down (a forked child leaves by ``os._exit``). Elsewhere they are spawned. Their standard
-output is closed, as the server's own carries the protocol.
+The server runs threads, so its workers are not forked from it once the protocol runs: where the
+platform has one, they are forked from a *fork server*, a single-threaded process started from a
+fresh interpreter that imports the engine once (:data:`~fabric_lsp.documents.pool.PRELOAD`) before
+it forks any worker. The head start's workers are the exception: the server has no other thread
+yet, so it imports the engine and forks them itself (:func:`_forking`), at once instead of once a
+fork server has imported it. ``fabric-lsp serve`` starts the fork server first thing where there
+is no head start (:func:`prestart`), else at ``initialize`` for a pulling client the head start
+did not serve, so that it imports the engine while the server imports the protocol and the
+client lists and asks; each worker then starts without importing anything, and ends without
+tearing its heap down (a forked child leaves by ``os._exit``). Elsewhere they are spawned. Their
+standard output is closed, as the server's own carries the protocol.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -97,6 +102,15 @@ def context() -> BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _forking(fork: bool) -> BaseContext:
+    """:func:`context`, or — ``fork``, on Linux, asked by a process that runs no other thread
+    (the head start, before the protocol) and has imported :data:`PRELOAD` — forking from it:
+    the workers start at once, not once a fork server has imported the engine."""
+    if fork and sys.platform.startswith("linux") and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return context()
+
+
 def prestart() -> None:
     """Start the fork server now, if workers are forked from one: it imports the engine while the
     server goes on, and forks the first workers at once when they are asked for. The fork server
@@ -134,8 +148,12 @@ class Workers:
     """Worker processes analysing modules, results asked for by path; :meth:`chunks` tells which
     paths each unit of work holds, to report them in the order they are done."""
 
-    def __init__(self, root: str | None, environment: str | None, log: Callable[[str], None]) -> None:
+    def __init__(
+        self, root: str | None, environment: str | None, log: Callable[[str], None], fork: bool = False
+    ) -> None:
+        """``fork``: fork the workers from this process where it may (:func:`_forking`)."""
         self.root, self.environment, self.log = root, environment, log
+        self.fork = fork
         self._pool: ProcessPoolExecutor | None = None
         self._pending: dict[str, tuple[Future, int, Job]] = {}
         self._chunks: list[tuple[Future, list[str]]] = []
@@ -156,7 +174,7 @@ class Workers:
         self.log(f"fabric-lsp: analysing {len(jobs)} modules in {workers} worker processes")
         try:
             self._pool = ProcessPoolExecutor(
-                workers, context(), initializer=_start, initargs=(self.root, self.environment)
+                workers, _forking(self.fork), initializer=_start, initargs=(self.root, self.environment)
             )
         except OSError as exc:
             self.log(f"fabric-lsp: worker processes did not start ({exc}); analysing on one thread")

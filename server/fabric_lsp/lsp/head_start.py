@@ -5,8 +5,9 @@ Importing pygls and lsprotocol takes a third of a second, and until then the ser
 ``initialize``; a client that pulls diagnostics then asks for the workspace's at once. So the
 server reads the client's first message itself: when it is an ``initialize`` from a client that
 pulls diagnostics, the server lists the project, reads its cache and hands the modules to be
-analysed to the worker processes (as that ``workspace/diagnostic`` will) — and imports the
-protocol while they analyse. The protocol then reads the same message from the same bytes.
+analysed to worker processes (as that ``workspace/diagnostic`` will), forked from itself (it runs
+no other thread yet) — and imports the protocol while they analyse. The protocol then reads the
+same message from the same bytes.
 
 Nothing here decides a finding. The session takes the workers (:meth:`HeadStart.take_workers`) for
 its first workspace report only with the same root and interpreter, and keeps only the jobs it would
@@ -18,6 +19,7 @@ first message, settings with a problem, an error) only means no head start.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import re
@@ -28,6 +30,7 @@ from pygls.uris import to_fs_path
 
 from fabric_lsp.config import Config, Resolver, client_layer, client_layers
 from fabric_lsp.documents import check
+from fabric_lsp.documents.pool import PRELOAD
 from fabric_lsp.documents.workers import Workers, cores, module_job
 
 if TYPE_CHECKING:
@@ -161,7 +164,8 @@ def _start(head: HeadStart, message: Any) -> None:
             job = module_job(path, workspace.text_of(path), config, root, analyzers, head.cache)
             if job is not None:
                 jobs.append(job)
-    head.workers = Workers(root, environment, head.logged.append)
+    importlib.import_module(PRELOAD)  # the workers are forked from this process: they start with it
+    head.workers = Workers(root, environment, head.logged.append, fork=True)
     head.workers.submit(jobs, cores())
 
 

@@ -63,8 +63,9 @@ def initialize(ls: FabricLanguageServer, params: types.InitializeParams) -> None
         root_uri = params.root_uri
     ls.root = to_fs_path(root_uri) if root_uri else (params.root_path or None)
     ls.setup_engine()
-    if ls.pull and ls.root:  # a client that may pull the workspace's diagnostics: its workers' start under way
-        ls.prestart_workers()
+    head = ls.head_start
+    if ls.pull and ls.root and (head is None or head.workers is None):  # no head start's workers under way:
+        ls.prestart_workers()  # those of its first workspace report start from the fork server
     if ls.head_start is not None:
         asyncio.get_running_loop().call_later(head_start.WAIT, ls.drop_head_start)
 

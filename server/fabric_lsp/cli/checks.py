@@ -8,7 +8,6 @@ import importlib
 import os
 import pickle
 import signal
-import struct
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, NoReturn
@@ -468,8 +467,8 @@ class Forker:
     waits on a full pipe while the other writes). Linux only (it forks); where it fails, this
     process checks what it has not answered."""
 
-    def __init__(self, pid: int, read: int, write: int) -> None:
-        self.pid, self._read, self._write = pid, read, write
+    def __init__(self, pid: int, channel: _Channel) -> None:
+        self.pid, self._channel = pid, channel
         self.handed = 0  # the tasks handed to it to check first
         self._answered = False  # it sent its last result (it then exits by itself)
         self._failure: BaseException | None = None  # why it could not check what it was handed
@@ -487,7 +486,7 @@ class Forker:
             _forker_main(down_r, up_w)
         os.close(down_r)
         os.close(up_w)
-        return cls(pid, up_r, down_w)
+        return cls(pid, _Channel(up_r, down_w))
 
     def begin(self, mode: Mode) -> None:
         """Hand it this run's state (:func:`init_state`'s) and ``mode``."""
@@ -501,7 +500,7 @@ class Forker:
     def _hand(self, message) -> None:
         if self._failure is None:
             try:
-                _send(self._write, message)
+                self._channel.send(message)
             except OSError as exc:  # it is gone: this process checks what it was handed
                 self._failure = exc
 
@@ -517,7 +516,7 @@ class Forker:
         if thread is not None:
             thread.start()
         try:
-            while self._failure is None and (answer := _receive(self._read)) is not None:
+            while self._failure is None and (answer := self._channel.receive()) is not None:
                 if isinstance(answer, str):
                     raise OSError(answer)
                 for i, result in answer:
@@ -539,10 +538,7 @@ class Forker:
         if not self._answered:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.close(self._write)
-        with contextlib.suppress(OSError):
-            os.close(self._read)
+        self._channel.close()
         with contextlib.suppress(OSError, ChildProcessError):
             os.waitpid(self.pid, 0)
 
@@ -555,7 +551,7 @@ def _forker_main(read: int, write: int) -> NoReturn:
         with contextlib.suppress(ImportError):
             importlib.import_module(PRELOAD)
             importlib.import_module("concurrent.futures.process")
-        _forked_check(read, write)
+        _forked_check(_Channel(read, write))
         code = 0
     except (EOFError, OSError, KeyboardInterrupt):
         pass  # the process that forked it is gone, or the user stopped the check
@@ -569,52 +565,53 @@ def _forker_main(read: int, write: int) -> NoReturn:
         os._exit(code)
 
 
-def _forked_check(read: int, write: int) -> None:
+def _forked_check(channel: _Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
     from concurrent.futures.process import BrokenProcessPool
 
-    root, environment, also_checked, mode = _receive(read)
+    root, environment, also_checked, mode = channel.receive()
     init_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
     done = []
-    while len(message := _receive(read)) == 2:  # (index, task), until (candidates, jobs, costs)
+    while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs)
         i, task = message
         done.append((i, _check_task(task, mode)))
     candidates, jobs, costs = message
-    _send(write, done)
+    channel.send(done)
     if jobs > 1:
         try:
             for part, chunk in _pooled([t for _, t in candidates], mode, jobs, costs):
-                _send(write, [(candidates[j][0], r) for j, r in zip(part, chunk)])
+                channel.send([(candidates[j][0], r) for j, r in zip(part, chunk)])
         except (BrokenProcessPool, OSError) as exc:
-            _send(write, f"{type(exc).__name__}: {exc}")
+            channel.send(f"{type(exc).__name__}: {exc}")
             return
     else:
         for i, task in candidates:
-            _send(write, [(i, _check_task(task, mode))])
-    _send(write, None)
+            channel.send([(i, _check_task(task, mode))])
+    channel.send(None)
 
 
-def _send(fd: int, message) -> None:
-    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    view = memoryview(struct.pack("<Q", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view) :]
+class _Channel:
+    """One end of the forker's two pipes. Messages are pickled by one pickler, and read by one
+    unpickler, for the whole run: an object sent again (the configuration every task holds)
+    crosses as a reference to the first."""
 
+    def __init__(self, read: int, write: int) -> None:
+        self._in = os.fdopen(read, "rb")
+        self._out = os.fdopen(write, "wb")
+        self._pickler = pickle.Pickler(self._out, pickle.HIGHEST_PROTOCOL)
+        self._unpickler = pickle.Unpickler(self._in)
 
-def _receive(fd: int):
-    """The next message on ``fd``; EOFError where the other end closed it first."""
-    size = struct.unpack("<Q", _read_exactly(fd, 8))[0]
-    return pickle.loads(_read_exactly(fd, size))
+    def send(self, message) -> None:
+        self._pickler.dump(message)
+        self._out.flush()
 
+    def receive(self):
+        """The next message; EOFError where the other end closed first."""
+        return self._unpickler.load()
 
-def _read_exactly(fd: int, size: int) -> bytes:
-    parts = []
-    while size:
-        part = os.read(fd, min(size, 1 << 20))
-        if not part:
-            raise EOFError("the other process ended")
-        parts.append(part)
-        size -= len(part)
-    return b"".join(parts)
+    def close(self) -> None:
+        for end in (self._out, self._in):
+            with contextlib.suppress(OSError):
+                end.close()

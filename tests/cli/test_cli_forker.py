@@ -15,20 +15,10 @@ from fabric_lsp.cli.discover import discover
 from fabric_lsp.cli.output import Report
 from fabric_lsp.config import Resolver
 
+from tests.cli.test_cli_formats import CLEAN, DEEPSPEED
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forker is Linux's (it forks)")
 
-DEEPSPEED = """\
-import torch
-from lightning.fabric import Fabric
-
-fabric = Fabric(strategy="deepspeed_stage_3")
-fabric.launch()
-model = torch.nn.Linear(4, 4)
-model = fabric.setup_module(model)
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-optimizer = fabric.setup_optimizers(optimizer)
-"""
-CLEAN = 'from lightning.fabric import Fabric\n\nfabric = Fabric(strategy="fsdp")\nfabric.launch()\n'
 SCRIPT = "#!/bin/bash\n#SBATCH --nodes=1\nsrun python m00.py\n"  # no rule's words: checked first
 
 

@@ -68,6 +68,17 @@ def test_a_forker_that_died_leaves_its_files_to_this_process(tmp_path, capsys, f
     assert "parallel check failed" in capsys.readouterr().err
 
 
+def test_without_a_forker_the_workers_are_forked_from_this_process(tmp_path, capsys, monkeypatch):
+    # the pool of platforms with no forker (and of callers that start none): the same results
+    tasks = _project(tmp_path, 30)
+    alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
+    monkeypatch.setenv("FABRIC_LSP_DEBUG", "1")
+    pooled = run_tasks(tasks, Mode(), str(tmp_path), None, 2)
+    assert _findings(pooled) == _findings(alone)
+    err = capsys.readouterr().err
+    assert "checking 30 files in 2 worker processes" in err and "parallel check failed" not in err
+
+
 def test_a_forker_handed_nothing_is_ended_at_once(tmp_path):
     forker = Forker.start()
     assert forker is not None

@@ -267,7 +267,9 @@ def run_tasks(
         pooled = jobs > 1 and len(candidates) >= MIN_FILES_FOR_POOL
         costs = [expected_cost(sources[i][0]) for i in candidates] if pooled else []
         if forker is not None and (candidates or forker.handed):
-            forker.check([(i, tasks[i]) for i in candidates], jobs if pooled else 1, costs, results, bar, meanwhile)
+            answered = forker.check([(i, tasks[i]) for i in candidates], jobs if pooled else 1, costs, bar, meanwhile)
+            for i, r in answered.items():
+                results[i] = r
         elif pooled:
             done = _run_pool([tasks[i] for i in candidates], mode, jobs, bar, costs, meanwhile)
             for i, r in zip(candidates, done or []):
@@ -504,13 +506,13 @@ class Forker:
             except OSError as exc:  # it is gone: this process checks what it was handed
                 self._failure = exc
 
-    def check(
-        self, candidates: list[tuple[int, Task]], jobs: int, costs: list[int], results: list, bar, meanwhile
-    ) -> None:
-        """Hand it the ``candidates`` (index, task), to check in ``jobs`` workers (1: none), and
-        put each result it gives in ``results``; ``meanwhile`` runs on a thread until it is done."""
+    def check(self, candidates: list[tuple[int, Task]], jobs: int, costs: list[int], bar, meanwhile) -> dict:
+        """Hand it the ``candidates`` (index, task), to check in ``jobs`` workers (1: none); the
+        results it gives, by index (those handed first among them); ``meanwhile`` runs on a thread
+        until it is done."""
         import threading
 
+        results: dict = {}
         self._hand((candidates, jobs, costs))
         thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
         if thread is not None:
@@ -531,6 +533,7 @@ class Forker:
                 thread.join()
         if self._failure is not None:
             print(_failed(self._failure), file=sys.stderr)
+        return results
 
     def close(self) -> None:
         """End the forker (at once where it has not answered everything: it was handed nothing,

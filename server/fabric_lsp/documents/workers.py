@@ -26,6 +26,7 @@ standard output is closed, as the server's own carries the protocol.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import sys
@@ -104,9 +105,10 @@ def context() -> BaseContext:
 
 def _forking(fork: bool) -> BaseContext:
     """:func:`context`, or — ``fork``, on Linux, asked by a process that runs no other thread
-    (the head start, before the protocol) and has imported :data:`PRELOAD` — forking from it:
-    the workers start at once, not once a fork server has imported the engine."""
+    (the head start, before the protocol) — forking from it, once it has imported
+    :data:`PRELOAD`: the workers start at once, not once a fork server has imported the engine."""
     if fork and sys.platform.startswith("linux") and threading.active_count() == 1:
+        importlib.import_module(PRELOAD)  # each worker starts with it
         return multiprocessing.get_context("fork")
     return context()
 

@@ -19,7 +19,6 @@ first message, settings with a problem, an error) only means no head start.
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import re
@@ -30,7 +29,6 @@ from pygls.uris import to_fs_path
 
 from fabric_lsp.config import Config, Resolver, client_layer, client_layers
 from fabric_lsp.documents import check
-from fabric_lsp.documents.pool import PRELOAD
 from fabric_lsp.documents.workers import Workers, cores, module_job
 
 if TYPE_CHECKING:
@@ -164,8 +162,7 @@ def _start(head: HeadStart, message: Any) -> None:
             job = module_job(path, workspace.text_of(path), config, root, analyzers, head.cache)
             if job is not None:
                 jobs.append(job)
-    importlib.import_module(PRELOAD)  # the workers are forked from this process: they start with it
-    head.workers = Workers(root, environment, head.logged.append, fork=True)
+    head.workers = Workers(root, environment, head.logged.append, fork=True)  # forked from this process
     head.workers.submit(jobs, cores())
 
 

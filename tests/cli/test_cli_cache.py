@@ -157,9 +157,9 @@ def test_cached_results_equal_a_fresh_run(tmp_path_factory, edits):
 
 
 def test_a_cache_kept_while_workers_analyse_is_the_one_kept_after(tmp_path):
-    """With worker processes, the project's words and digests are read on a thread while they
-    analyse (``World.prepare``): the entries kept are those a run without the thread keeps, and
-    the next run reuses every one."""
+    """With worker processes, the project's digests are read on a thread while they analyse
+    (``World.prepare``), and the workers tell which files mention the words their analyses looked
+    up: the entries kept are those a run in one process keeps, and the next run reuses every one."""
     (tmp_path / "helpers.py").write_text(HELPERS.format(strategy="deepspeed"))
     for i in range(30):
         (tmp_path / f"train_{i}.py").write_text(TRAIN)

@@ -14,6 +14,7 @@ from fabric_lsp.cli.checks import Forker, Mode, run_tasks
 from fabric_lsp.cli.discover import discover
 from fabric_lsp.cli.output import Report
 from fabric_lsp.config import Resolver
+from fabric_lsp.documents.cache import Cache, World
 
 from tests.cli.test_cli_formats import CLEAN, DEEPSPEED
 
@@ -85,3 +86,25 @@ def test_a_forker_handed_nothing_is_ended_at_once(tmp_path):
     forker.close()  # before it has imported the engine: killed, not waited for
     with pytest.raises(ChildProcessError):
         os.waitpid(forker.pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("jobs", [2, 1])  # in workers, or in this process
+def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, jobs):
+    """A run that keeps a cache takes which files mention the words an analysis looked up from the
+    analyses (each result tells those its process had not told yet): this process reads no file's
+    words, and every entry's state is the one the project read afresh gives."""
+    tasks = _project(tmp_path, 30)
+    (tmp_path / "helper.py").write_text("def make_fabric():\n    return None\n")  # words of another file
+    cache = Cache(str(tmp_path / "cache"), str(tmp_path), None)
+    forker = Forker.start() if jobs > 1 else None
+    try:
+        run_tasks(tasks, Mode(), str(tmp_path), None, jobs, cache, forker)
+    finally:
+        if forker is not None:
+            forker.close()
+    assert cache.world._words is None  # no file's words read here
+    looked_up = {n for entry in cache.entries.values() for n in entry.deps.mentions}
+    assert looked_up and all(n in cache.world._mentioning for n in looked_up)
+    afresh = World(cache.world.root)
+    assert [afresh.state(e.deps) for e in cache.entries.values()] == [e.state for e in cache.entries.values()]
+    assert cache.world.remembered() is not None  # every digest was read: the next run reuses the answers

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
-from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, file_key
+from fabric_lsp.documents.cache import PYTHON_FILES, WORD, Cache, Entry, file_key
 from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
@@ -39,6 +39,9 @@ class Mode:
     fix: bool = False
     diff: bool = False
     unsafe: bool = False
+    #: the run keeps a cache: each result tells what its analysis found of the project's words
+    #: (:func:`_answers`)
+    answers: bool = False
 
 
 # Per-process state: each worker (and the main process, when checking in-process) builds its
@@ -99,7 +102,21 @@ def check_text(
     if path is not None and check.kind_of(path) is check.Kind.BATCH_SCRIPT:  # it reads the files it launches whole
         deps = replace(deps, listings=deps.listings | {PYTHON_FILES})
     result.deps = deps
+    if mode.answers:
+        result.mentioned = _answers(deps.mentions)
     return result
+
+
+def _answers(names: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The project's files that mention each word of ``names``, as this process's workspace
+    found them for the analyses (each word once per process): the cache's states hold these
+    answers (:meth:`~fabric_lsp.documents.cache.World.answered`), which the command's process
+    would otherwise find by reading every file's words while the workers analyse."""
+    given = _STATE.setdefault("answered", set())
+    fresh = [n for n in names if n not in given and WORD.fullmatch(n)]
+    given.update(fresh)
+    workspace = analyzers().workspace
+    return {n: tuple(workspace.mentions(n)) for n in fresh}
 
 
 def unanalysed(text: str, path: str | None, shown: str, mode: Mode, write: bool = True, named: bool = True):
@@ -257,6 +274,7 @@ def run_tasks(
     sources = _read_all(tasks, results)
     keys: dict[int, str] = {}
     if cache is not None:
+        mode = replace(mode, answers=True)
         cache.world.texts.update({tasks[i].path: text for i, (text, _) in sources.items()})
     meanwhile = cache.world.prepare if cache is not None else None
     try:
@@ -380,6 +398,9 @@ def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) 
         for i, r in enumerate(results)
         if i in keys and r is not None and r.deps is not None and not any("internal error" in p for p in r.problems)
     ]
+    for r in results:
+        if r is not None and r.mentioned:
+            cache.world.answered(r.mentioned)
     cache.world.mentioning_all(n for i in kept for n in results[i].deps.mentions)
     for i in kept:
         r = results[i]

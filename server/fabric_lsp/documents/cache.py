@@ -223,20 +223,32 @@ class World:
     def remembered(self) -> Known | None:
         """This run's answers about words, to be reused by the next run; None where this run has
         not read every Python file's digest (then nothing is remembered)."""
-        if self._words is None and self._changed is None:
+        if self._words is None and self._changed is None and not self._every_digest_read():
             return None
         mentions = {n: tuple(p for p, _ in v) for n, v in self._mentioning.items() if WORD.fullmatch(n)}
         if self.known is not None and self._changed is not None and not self._changed:
             mentions = {**self.known.mentions, **mentions}  # nothing changed: the earlier answers still hold
         return Known({p: self.digest_of(p) for p in self.python_files()}, mentions)
 
+    def _every_digest_read(self) -> bool:
+        return self._python is not None and all(p in self._digests for p in self._python)
+
     def prepare(self) -> None:
         """Read now what keeping this run's entries will read (a thread does it while workers
-        analyse): where no earlier run's answers are known, every Python file's words and digest."""
+        analyse): where no earlier run's answers are known, every Python file's digest (the
+        analyses tell which files mention their words: :meth:`answered`)."""
         if self.known is None:
-            self.word_sets()
             for path in self.python_files():
                 self.digest_of(path)
+
+    def answered(self, answers: dict[str, tuple[str, ...]]) -> None:
+        """Take the analyses' answers to :meth:`mentioning` for words, where none is made yet:
+        their workspaces list the same files and read the same words of them
+        (:func:`~fabric_lsp.engine.workspace.files.python_files`,
+        :func:`~fabric_lsp.engine.python.text.words`)."""
+        for name, paths in answers.items():
+            if name not in self._mentioning:
+                self._mentions_are(name, list(paths))
 
     def word_sets(self) -> list[tuple[str, frozenset[str]]]:
         """Every Python file of the project with its words, in the order of :meth:`python_files`

@@ -113,3 +113,14 @@ def test_a_rule_runs_only_where_its_prefilter_matches():
     analyzer.analysis("import lightning\nfabric.setup_module(model)\n", "a.py")
     analyzer.analysis("fabric.setup_optimizers(opt)\n", "b.py")
     assert calls == ["b.py"]
+
+
+def test_any_matching_is_whether_some_rule_matches():
+    # what a module job asks (documents.workers.module_job): the rules' prefilters, stopping at the first
+    words = ["", "fabric", "Fabric", ".setup(m)", "setup_optimizers", "global_rank", "Trainer", ".fit(", "ckpt_path"]
+    analyzer = Analyzer(Workspace(), ALL_RULES)
+    for a in words:
+        for b in words:
+            text = f"x = 1\n{a}\ny = {b}\n"
+            assert analyzer.any_matching(text) is bool(analyzer.matching(text)), text
+    assert not analyzer.any_matching("x = 1\n") and analyzer.any_matching("fabric.launch()\n")

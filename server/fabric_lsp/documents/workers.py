@@ -81,9 +81,10 @@ def module_job(
         return None
     from fabric_lsp.documents.cache import file_key  # not before a head start reads the client's first message
 
-    if cache is not None and cache.holds(path, file_key(text, config)):
+    # the key is worked out only for a file the cache keeps an entry of
+    if cache is not None and path in cache.entries and cache.holds(path, file_key(text, config)):
         return None
-    return Job(path, text, config) if analyzers.for_config(config).matching(text) else None
+    return Job(path, text, config) if analyzers.for_config(config).any_matching(text) else None
 
 
 def cores() -> int:

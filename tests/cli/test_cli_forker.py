@@ -93,7 +93,8 @@ def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, j
     """A run that keeps a cache takes which files mention the words an analysis looked up from the
     analyses (each result tells those its process had not told yet): this process reads no file's
     words, and every entry's state is the one the project read afresh gives."""
-    tasks = _project(tmp_path, 30)
+    tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
+    (tmp_path / "job.sh").unlink()  # no batch script: nothing else reads every file's digest
     (tmp_path / "helper.py").write_text("def make_fabric():\n    return None\n")  # words of another file
     cache = Cache(str(tmp_path / "cache"), str(tmp_path), None)
     forker = Forker.start() if jobs > 1 else None

@@ -4,11 +4,13 @@ a fresh run's (a property test), and an unchanged project reads no file's words 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from fabric_lsp.documents.cache import World
 from fabric_lsp.engine.workspace.files import python_files
+from fabric_lsp.engine.workspace.workspace import Workspace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -115,3 +117,30 @@ def test_the_notebooks_an_analysis_read_are_a_listing_the_cache_follows_at_any_d
     (deep / "Train.IPYNB").write_text('{"cells": [{"source": ["trainer.fit(model)"]}]}')
     assert World(str(tmp_path)).state(deps) != before
     assert _notebook_runs(Workspace(str(tmp_path)), str(tmp_path))
+
+
+def test_a_server_worker_tells_which_files_mention_the_words_its_analysis_looked_up(tmp_path, monkeypatch):
+    """A worker of the server's workspace report gives, with each module's findings, the files that
+    mention the words its analysis looked up (each word once per worker): the answers the report's
+    cache would find reading every file's words."""
+    from fabric_lsp.config import Config
+    from fabric_lsp.documents import workers
+    from fabric_lsp.documents.analyzers import Analyzers
+
+    helpers = "def fit(fabric, model, optimizer):\n    model = fabric.setup_module(model)\n    fabric.setup_optimizers(optimizer)\n"
+    train = "from lightning.fabric import Fabric\nfrom helpers import fit\n\nfit(Fabric(strategy='deepspeed'), m, o)\n"
+    (tmp_path / "helpers.py").write_text(helpers)
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "other.py").write_text("x = 1  # fit\n")
+    monkeypatch.setattr(workers, "_STATE", {"analyzers": Analyzers(Workspace(str(tmp_path)))})
+    first, second = (
+        workers._analyse(workers.Job(str(tmp_path / name), text, Config()))
+        for name, text in (("helpers.py", helpers), ("helpers.py", helpers))
+    )
+    assert first is not None and second is not None
+    assert "FAB001" in [f.code for f in first.findings]  # on the Fabric of train.py's call
+    assert set(first.mentioned) == {n for n in first.deps.mentions if re.fullmatch(r"\w+", n)}
+    assert [os.path.basename(p) for p in first.mentioned["fit"]] == ["helpers.py", "other.py", "train.py"]
+    assert second.mentioned == {}  # told once
+    afresh = World(str(tmp_path))
+    assert {n: tuple(p for p, _ in afresh.mentioning(n)) for n in first.mentioned} == first.mentioned

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
-from fabric_lsp.documents.cache import PYTHON_FILES, WORD, Cache, Entry, file_key
+from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, answers, file_key
 from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
@@ -40,7 +40,7 @@ class Mode:
     diff: bool = False
     unsafe: bool = False
     #: the run keeps a cache: each result tells what its analysis found of the project's words
-    #: (:func:`_answers`)
+    #: (:func:`~fabric_lsp.documents.cache.answers`)
     answers: bool = False
 
 
@@ -103,20 +103,8 @@ def check_text(
         deps = replace(deps, listings=deps.listings | {PYTHON_FILES})
     result.deps = deps
     if mode.answers:
-        result.mentioned = _answers(deps.mentions)
+        result.mentioned = answers(analyzers().workspace, deps.mentions, _STATE.setdefault("answered", set()))
     return result
-
-
-def _answers(names: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    """The project's files that mention each word of ``names``, as this process's workspace
-    found them for the analyses (each word once per process): the cache's states hold these
-    answers (:meth:`~fabric_lsp.documents.cache.World.answered`), which the command's process
-    would otherwise find by reading every file's words while the workers analyse."""
-    given = _STATE.setdefault("answered", set())
-    fresh = [n for n in names if n not in given and WORD.fullmatch(n)]
-    given.update(fresh)
-    workspace = analyzers().workspace
-    return {n: tuple(workspace.mentions(n)) for n in fresh}
 
 
 def unanalysed(text: str, path: str | None, shown: str, mode: Mode, write: bool = True, named: bool = True):
@@ -401,7 +389,6 @@ def _keep(cache: Cache, tasks: list[Task], results: list, keys: dict[int, str]) 
     for r in results:
         if r is not None and r.mentioned:
             cache.world.answered(r.mentioned)
-    cache.world.mentioning_all(n for i in kept for n in results[i].deps.mentions)
     for i in kept:
         r = results[i]
         cache.put(tasks[i].path, keys[i], r.deps, r.findings, r.problems, r.checked)

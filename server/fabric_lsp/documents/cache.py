@@ -86,6 +86,16 @@ def file_key(text: str, config: Config, named: bool = False, *more: object) -> s
     return digest(f"{FORMAT}\0{settings!r}\0{text}")
 
 
+def answers(workspace, names: Iterable[str], given: set[str]) -> dict[str, tuple[str, ...]]:
+    """Which files of ``workspace`` mention each word of ``names`` not in ``given`` (then added to
+    it): the answers an analysis found to :meth:`World.mentioning`, told with its result by the
+    process that made it, once per word and process, so that the process keeping the cache reads
+    no file's words (:meth:`World.answered`). ``workspace`` reads the files on disk."""
+    fresh = [n for n in names if n not in given and WORD.fullmatch(n)]
+    given.update(fresh)
+    return {n: tuple(workspace.mentions(n)) for n in fresh}
+
+
 def engine_version() -> str:
     """fabric-lsp's version, and the state of its own files (a development install that changed
     since an entry was made never reuses it): their names, sizes and modification times; and
@@ -221,17 +231,15 @@ class World:
         return words(self._text(path))
 
     def remembered(self) -> Known | None:
-        """This run's answers about words, to be reused by the next run; None where this run has
-        not read every Python file's digest (then nothing is remembered)."""
-        if self._words is None and self._changed is None and not self._every_digest_read():
+        """This run's answers about words, to be reused by the next run (with every Python file's
+        digest); None where this run answered none and read no earlier answer (then nothing is
+        remembered)."""
+        if not self._mentioning and self._changed is None:
             return None
         mentions = {n: tuple(p for p, _ in v) for n, v in self._mentioning.items() if WORD.fullmatch(n)}
         if self.known is not None and self._changed is not None and not self._changed:
             mentions = {**self.known.mentions, **mentions}  # nothing changed: the earlier answers still hold
         return Known({p: self.digest_of(p) for p in self.python_files()}, mentions)
-
-    def _every_digest_read(self) -> bool:
-        return self._python is not None and all(p in self._digests for p in self._python)
 
     def prepare(self) -> None:
         """Read now what keeping this run's entries will read (a thread does it while workers
@@ -339,6 +347,7 @@ class Cache:
         problems: Iterable[str],
         checked: bool,
     ) -> None:
+        self.world.mentioning_all(deps.mentions)  # the words no analysis told about: one pass for all
         self.entries[path] = Entry(key, deps, self.world.state(deps), tuple(findings), tuple(problems), checked)
 
     def save(self) -> None:
@@ -365,4 +374,15 @@ class Cache:
             pass
 
 
-__all__ = ["CACHE_DIR", "PYTHON_FILES", "Cache", "cache_directory", "Entry", "Known", "World", "digest", "file_key"]
+__all__ = [
+    "CACHE_DIR",
+    "PYTHON_FILES",
+    "Cache",
+    "cache_directory",
+    "Entry",
+    "Known",
+    "World",
+    "answers",
+    "digest",
+    "file_key",
+]

@@ -62,11 +62,14 @@ class Job:
 
 @dataclass(frozen=True)
 class Done:
-    """A module's findings as its configuration gives them, and what its analysis looked up."""
+    """A module's findings as its configuration gives them, what its analysis looked up, and
+    which files mention the words it looked up (those its process had not told yet:
+    :func:`~fabric_lsp.documents.cache.answers`)."""
 
     text: str
     findings: tuple[Finding, ...]
     deps: Dependencies
+    mentioned: dict[str, tuple[str, ...]]
 
 
 _STATE: dict = {}
@@ -134,13 +137,17 @@ def _start(root: str | None, environment: str | None) -> None:
 
 
 def _analyse(job: Job) -> Done | None:
+    from fabric_lsp.documents.cache import answers
+
     analyzers = _STATE["analyzers"]
     try:
         with analyzers.workspace.recording() as recorder:
             analysis = check.analysis(analyzers.for_config(job.config), job.config, job.text, job.path)
     except Exception:  # the server analyses it again itself, and reports what went wrong
         return None
-    return Done(job.text, tuple(analysis.findings), recorder.freeze())
+    deps = recorder.freeze()
+    told = answers(analyzers.workspace, deps.mentions, _STATE.setdefault("answered", set()))
+    return Done(job.text, tuple(analysis.findings), deps, told)
 
 
 def _analyse_chunk(jobs: list[Job]) -> list[Done | None]:

@@ -433,14 +433,19 @@ class FabricLanguageServer(LanguageServer):
         if text is None:
             return None
         findings = self._disk_findings(uri, path, text)
-        result = Result(None, text, Lines(text), findings)
-        diagnostics = [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
+        diagnostics = self._disk_diagnostics(uri, text, findings)
         same = previous is not None and previous.diagnostics == diagnostics
         report = DiskReport(
             stamp, settings, previous.result_id if same and previous else self.new_result_id(), diagnostics
         )
         self.disk_reports[uri] = report
         return report
+
+    def _disk_diagnostics(self, uri: str, text: str, findings: list[Finding]) -> list[types.Diagnostic]:
+        if not findings:  # most files: their lines are never read
+            return []
+        result = Result(None, text, Lines(text), findings)
+        return [self.to_diagnostic(uri, result, i, f) for i, f in enumerate(findings)]
 
     def _disk_findings(self, uri: str, path: str, text: str) -> list[Finding]:
         """The findings of a file that is not open: from the persistent cache that
@@ -457,6 +462,8 @@ class FabricLanguageServer(LanguageServer):
         if done is not None and not self._reads_open_documents(done.deps):
             findings, deps = list(done.findings), done.deps
             self.graph.record(uri, done.deps)
+            if cache is not None:
+                cache.world.answered(done.mentioned)  # a worker's answers, read from disk as the cache's
         else:
             findings, deps = self.analyze(uri, text).findings, self.graph.get(uri)
         if cache is not None and deps is not None and not self._reads_open_documents(deps):

@@ -27,7 +27,7 @@ class FileResult:
     notebook: Any = None  # a fabric_lsp.documents.notebook.NotebookFile: the findings are in its cells
     #: what the check looked up (engine.workspace.dependencies.Dependencies): the cache keeps it
     deps: Any = None
-    #: for the cache, the files that mention words it looked up (cli.checks._answers)
+    #: for the cache, the files that mention words it looked up (documents.cache.answers)
     mentioned: dict = field(default_factory=dict)
 
 

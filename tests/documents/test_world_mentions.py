@@ -121,7 +121,7 @@ def test_the_notebooks_an_analysis_read_are_a_listing_the_cache_follows_at_any_d
 
 def test_a_server_worker_tells_which_files_mention_the_words_its_analysis_looked_up(tmp_path, monkeypatch):
     """A worker of the server's workspace report gives, with each module's findings, the files that
-    mention the words its analysis looked up (each word once per worker): the answers the report's
+    mention the words its analysis looked up (each word once per unit of work): the answers the report's
     cache would find reading every file's words."""
     from fabric_lsp.config import Config
     from fabric_lsp.documents import workers
@@ -133,14 +133,11 @@ def test_a_server_worker_tells_which_files_mention_the_words_its_analysis_looked
     (tmp_path / "train.py").write_text(train)
     (tmp_path / "other.py").write_text("x = 1  # fit\n")
     monkeypatch.setattr(workers, "_STATE", {"analyzers": Analyzers(Workspace(str(tmp_path)))})
-    first, second = (
-        workers._analyse(workers.Job(str(tmp_path / name), text, Config()))
-        for name, text in (("helpers.py", helpers), ("helpers.py", helpers))
-    )
+    first, second = workers._analyse_chunk([workers.Job(str(tmp_path / "helpers.py"), helpers, Config())] * 2)
     assert first is not None and second is not None
     assert "FAB001" in [f.code for f in first.findings]  # on the Fabric of train.py's call
     assert set(first.mentioned) == {n for n in first.deps.mentions if re.fullmatch(r"\w+", n)}
     assert [os.path.basename(p) for p in first.mentioned["fit"]] == ["helpers.py", "other.py", "train.py"]
-    assert second.mentioned == {}  # told once
+    assert second.mentioned == {}  # told once in a unit of work
     afresh = World(str(tmp_path))
     assert {n: tuple(p for p, _ in afresh.mentioning(n)) for n in first.mentioned} == first.mentioned

@@ -63,7 +63,7 @@ class Job:
 @dataclass(frozen=True)
 class Done:
     """A module's findings as its configuration gives them, what its analysis looked up, and
-    which files mention the words it looked up (those its process had not told yet:
+    which files mention the words it looked up (those not told before it in its unit of work:
     :func:`~fabric_lsp.documents.cache.answers`)."""
 
     text: str
@@ -136,7 +136,9 @@ def _start(root: str | None, environment: str | None) -> None:
     _STATE["analyzers"] = for_one_run(root, environment)  # a worker runs no other thread
 
 
-def _analyse(job: Job) -> Done | None:
+def _analyse(job: Job, told: set[str]) -> Done | None:
+    """``job``'s analysis, with which files mention the words it looked up that no module before
+    it in its unit of work told (``told``: the session takes a unit's results in their order)."""
     from fabric_lsp.documents.cache import answers
 
     analyzers = _STATE["analyzers"]
@@ -146,12 +148,12 @@ def _analyse(job: Job) -> Done | None:
     except Exception:  # the server analyses it again itself, and reports what went wrong
         return None
     deps = recorder.freeze()
-    told = answers(analyzers.workspace, deps.mentions, _STATE.setdefault("answered", set()))
-    return Done(job.text, tuple(analysis.findings), deps, told)
+    return Done(job.text, tuple(analysis.findings), deps, answers(analyzers.workspace, deps.mentions, told))
 
 
 def _analyse_chunk(jobs: list[Job]) -> list[Done | None]:
-    return [_analyse(job) for job in jobs]
+    told: set[str] = set()
+    return [_analyse(job, told) for job in jobs]
 
 
 class Workers:

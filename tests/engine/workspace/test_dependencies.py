@@ -127,3 +127,20 @@ def test_the_prefilters_are_the_rules_own_in_the_registrys_order():
 
     assert list(PREFILTERS) == [r.code for r in ALL_RULES]
     assert all(r.prefilter is PREFILTERS[r.code] for r in ALL_RULES)
+
+
+def test_may_have_findings_is_whether_one_of_the_rules_prefilters_lets_the_text_through():
+    """The command line asks the cheap prefilters that let most files through first; the answer is
+    still whether some selected rule's prefilter matches."""
+    from fabric_lsp.rules import ALL_RULES
+    from fabric_lsp.rules.prefilters import _ASKED, may_have_findings
+
+    assert sorted(_ASKED) == sorted(r.code for r in ALL_RULES)  # each asked once, none left out
+    words = ["", "Fabric", "fabric.launch()", "fabric.save(p, s)", ".setup(m)", "global_rank", "Trainer(", ".fit("]
+    selections = [frozenset(r.code for r in ALL_RULES), frozenset({"FAB001", "PL003"}), frozenset({"FAB010"})]
+    for a in words:
+        for b in words:
+            text = f"x = 1\n{a}\ny = {b}\n"
+            for codes in selections:
+                expected = any(r.matches(text) for r in ALL_RULES if r.code in codes)
+                assert may_have_findings(text, codes) is expected, (text, codes)

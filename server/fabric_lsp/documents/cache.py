@@ -88,9 +88,10 @@ def file_key(text: str, config: Config, named: bool = False, *more: object) -> s
 
 def answers(workspace, names: Iterable[str], given: set[str]) -> dict[str, tuple[str, ...]]:
     """Which files of ``workspace`` mention each word of ``names`` not in ``given`` (then added to
-    it): the answers an analysis found to :meth:`World.mentioning`, told with its result by the
-    process that made it, once per word and process, so that the process keeping the cache reads
-    no file's words (:meth:`World.answered`). ``workspace`` reads the files on disk."""
+    it): the answers an analysis found to :meth:`World.mentioning`, told with its result, so that
+    the process keeping the cache reads no file's words (:meth:`World.answered`). ``given`` holds
+    the words told before in the results the cache takes first (a process's, for the command
+    line; a unit of work's, for the server's workers). ``workspace`` reads the files on disk."""
     fresh = [n for n in names if n not in given and WORD.fullmatch(n)]
     given.update(fresh)
     return {n: tuple(workspace.mentions(n)) for n in fresh}

@@ -121,3 +121,40 @@ def test_a_failure_that_read_its_asker_is_not_shared(tmp_path):
         with workspace.recording(), pytest.raises(BudgetExceeded):
             memo(("q", id(helper.tree)), _runs_out(inference, module, calls), (helper.tree, helper))
     assert calls == [1, 1]  # each worked it out: the answer read `x` of its own document
+
+
+def test_a_shared_answer_holds_the_look_ups_of_the_answers_it_reused(tmp_path):
+    """An answer about another module that reuses one its analysis worked out before (the
+    analysis's own memo) records that one's look-ups too: another analysis that takes the shared
+    answer depends on them as the first one did (else a file's recorded look-ups, and the cache
+    entries kept from them, depend on what its worker checked before it)."""
+    from fabric_lsp.engine.workspace.workspace import Workspace
+
+    workspace = Workspace(str(tmp_path))
+    helper = ModuleInfo("class A: ...\nclass B: ...\n", str(tmp_path / "helper.py"), "helper")
+    inner_node, outer_node = helper.tree.body
+    base = str(tmp_path / "base.py")
+
+    def inner():
+        workspace._recorder().paths.add(base)  # what working it out read
+        return "inner"
+
+    def analysis(name: str) -> tuple[AskedOnce, Inference]:
+        module = ModuleInfo("x = 1\n", str(tmp_path / name), name[:-3])
+        inference = Inference(workspace)
+        memo = AskedOnce(module, inference)
+        inference.asked_once = memo
+        inference.budget = Budget(deadline=math.inf)
+        return memo, inference
+
+    def outer(memo: AskedOnce):
+        return lambda: memo(("inner",), inner, (inner_node, helper)) + " and outer"
+
+    memo, _ = analysis("a.py")
+    with workspace.recording() as first:
+        memo(("inner",), inner, (inner_node, helper))  # worked out first, on its own
+        memo(("outer",), outer(memo), (outer_node, helper))  # reuses it from a.py's memo
+    memo, _ = analysis("b.py")
+    with workspace.recording() as second:
+        assert memo(("outer",), outer(memo), (outer_node, helper)) == "inner and outer"  # shared
+    assert base in first.paths and base in second.paths

@@ -220,6 +220,9 @@ class AskedOnce:
             inference.cuts.append(CUT_ELSEWHERE)  # whatever holds this answer depends on its asker too
         if answer.external and inference.workspace is not None:
             inference.workspace.note_lookup()  # the answer's look-ups, replayed
+        if answer.recorded is not None and inference.workspace is not None:
+            # its workspace look-ups, for a question around it (a shared answer keeps them all)
+            _merge_into(inference.workspace._recorder(), answer.recorded)
 
     def _replay_lookups(self, lookups: dict[str, set[str]]) -> None:
         if self.module.lookups is not None:

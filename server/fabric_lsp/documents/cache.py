@@ -334,6 +334,11 @@ class Cache:
         self.hits += 1
         return self.entries[path]
 
+    def holds_text(self, path: str, text: str, config: Config) -> bool:
+        """:meth:`holds` for ``text`` under ``config``, its key worked out only where ``path`` has
+        an entry."""
+        return path in self.entries and self.holds(path, file_key(text, config))
+
     def holds(self, path: str, key: str) -> bool:
         """Whether :meth:`get` would give ``path``'s entry (not counted as a hit)."""
         entry = self.entries.get(path)

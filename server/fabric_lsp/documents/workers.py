@@ -45,7 +45,6 @@ from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
-    from fabric_lsp.documents.analyzers import Analyzers
     from fabric_lsp.documents.cache import Cache
 
 #: fewer modules to analyse than this are analysed on the server's thread: starting workers
@@ -75,19 +74,17 @@ class Done:
 _STATE: dict = {}
 
 
-def module_job(
-    path: str, text: str | None, config: Config, root: str | None, analyzers: Analyzers, cache: Cache | None
-) -> Job | None:
+def module_job(path: str, text: str | None, config: Config, root: str | None, cache: Cache | None) -> Job | None:
     """The job of a module on disk with ``text`` under ``config``: None when it is excluded, when
-    the cache holds its findings, or when no enabled rule's prefilter keeps it."""
+    the cache holds its findings, or when no enabled rule's prefilter keeps it (the command line's
+    question: :func:`~fabric_lsp.rules.prefilters.may_have_findings`)."""
     if text is None or config.is_excluded(path, root=config.root or root):
         return None
-    from fabric_lsp.documents.cache import file_key  # not before a head start reads the client's first message
+    from fabric_lsp.rules.prefilters import may_have_findings  # not before a head start reads the first message
 
-    # the key is worked out only for a file the cache keeps an entry of
-    if cache is not None and path in cache.entries and cache.holds(path, file_key(text, config)):
+    if cache is not None and cache.holds_text(path, text, config):
         return None
-    return Job(path, text, config) if analyzers.for_config(config).any_matching(text) else None
+    return Job(path, text, config) if may_have_findings(text, config.enabled_codes) else None
 
 
 def cores() -> int:

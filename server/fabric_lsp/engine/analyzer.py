@@ -145,12 +145,6 @@ class Analyzer:
             self._last_match = (text, last_rules)
         return list(last_rules)
 
-    def any_matching(self, text: str) -> bool:
-        """Whether some rule's prefilter lets ``text`` through (:meth:`matching`, stopping at the
-        first: most modules of a project that mention Fabric pass several)."""
-        probe = TextProbe(text)
-        return any(probe.passes(r.prefilter) for r in self.rules)
-
     def analysis(self, text: str, path: str | None = None, *, report_unknown: bool | None = None) -> Analysis:
         rules = self.matching(text)
         if any(r.needs_setups for r in rules) and not self.workspace.setups_may_reach(path, text):

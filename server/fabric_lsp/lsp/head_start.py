@@ -143,7 +143,6 @@ def _start(head: HeadStart, message: Any) -> None:
     settings, problems = client_layer(params.get("initializationOptions"), "initializationOptions")
     if not root or problems:
         return
-    from fabric_lsp.documents.analyzers import Analyzers
     from fabric_lsp.documents.cache import Cache, cache_directory
     from fabric_lsp.engine.workspace.workspace import Workspace
 
@@ -154,12 +153,11 @@ def _start(head: HeadStart, message: Any) -> None:
     configs.project_root = root
     configs.set_overrides(client_layers(workspace.environment_path, settings))
     head.cache = Cache(cache_directory(configs.for_path(root), root), root, environment)
-    analyzers = Analyzers(workspace, log=head.logged.append)
     jobs = []
     for path in workspace.python_files():
         if check.kind_of(path) is check.Kind.MODULE:
             config = configs.for_path(path).for_file(path)
-            job = module_job(path, workspace.text_of(path), config, root, analyzers, head.cache)
+            job = module_job(path, workspace.text_of(path), config, root, head.cache)
             if job is not None:
                 jobs.append(job)
     head.workers = Workers(root, environment, head.logged.append, fork=True)  # forked from this process

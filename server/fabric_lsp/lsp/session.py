@@ -520,9 +520,7 @@ class FabricLanguageServer(LanguageServer):
             or self._stamp(from_fs_path(path), path) is None
         ):
             return None
-        return module_job(
-            path, model.text_of(path), self.config_for(path), self.root, self.analyzers, self._usable_cache(path)
-        )
+        return module_job(path, model.text_of(path), self.config_for(path), self.root, self._usable_cache(path))
 
     def _reads_open_documents(self, deps: Dependencies) -> bool:
         open_paths = {to_fs_path(uri) for uri in self.open_uris() if uri.startswith("file:")}

@@ -25,6 +25,11 @@ of Lightning has, where jedi knows Lightning's types (the default is fabric-lsp'
 
 ``--without CODES`` also times the cold check with ``--ignore CODES``: what a family of rules costs
 a tree (the Trainer rules on a repository that does not use the Trainer should cost nothing).
+
+``--cpu`` also reports the CPU time (user + system, with every process the check waited for: the
+forker and its workers) of the cold check with the default ``--jobs`` and of one with ``--jobs 1``:
+what the workers do beyond one process's work is the first minus the second (each worker parses
+and works out for itself what the files it is handed share with the other's).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -93,6 +99,14 @@ def timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float,
     return seconds, proc.stdout
 
 
+def cpu_timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Wall and CPU time of ``cmd`` (user + system, with every process it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = timed(cmd, cwd, ok)[0]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def cold_flags() -> list[str]:
     """Whether this fabric-lsp keeps a cache (the first run starts without one, the second reads it)."""
     out = subprocess.run([FABRIC_LSP, "check", "--help"], capture_output=True, text=True).stdout
@@ -107,9 +121,16 @@ def server_seconds(root: Path, environment: str | None) -> float:
     return time.perf_counter() - t0
 
 
-def measure(root: Path, runs: int, server: bool, without: str | None = None, environment: str | None = None) -> dict:
+def measure(
+    root: Path, runs: int, server: bool, without: str | None = None, environment: str | None = None, cpu: bool = False
+) -> dict:
     check = [FABRIC_LSP, "check", *(("--environment", environment) if environment else ())]
-    kinds = (*TIMES, *(("server",) if server else ()), *(("without",) if without else ()))
+    kinds = (
+        *TIMES,
+        *(("server",) if server else ()),
+        *(("without",) if without else ()),
+        *(("cpu", "cpu_one") if cpu else ()),
+    )
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     files = 0
     for _ in range(runs):
@@ -118,8 +139,14 @@ def measure(root: Path, runs: int, server: bool, without: str | None = None, env
         samples["floor"].append(seconds)
         samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
         shutil.rmtree(root / CACHE, ignore_errors=True)  # cold: the first run writes the cache, the second reads it
-        samples["fabric"].append(timed([*check, "."], root, ok=(0, 1))[0])
+        seconds, used = cpu_timed([*check, "."], root, ok=(0, 1))
+        samples["fabric"].append(seconds)
         samples["second"].append(timed([*check, "."], root, ok=(0, 1))[0])
+        if cpu:
+            samples["cpu"].append(used)
+            shutil.rmtree(root / CACHE, ignore_errors=True)
+            samples["cpu_one"].append(cpu_timed([*check, "--jobs", "1", "."], root, ok=(0, 1))[1])
+            shutil.rmtree(root / CACHE, ignore_errors=True)
         if server:
             samples["server"].append(server_seconds(root, environment))
         if without:
@@ -157,6 +184,7 @@ def row(name: str, m: dict) -> str:
         f"| {m['second'] / m['fabric']:.2f} | {load} |"
         + (f" {m['server']:.2f} s ({m['server'] / m['fabric']:.2f}×) |" if "server" in m else "")
         + (f" {m['without']:.2f} s ({m['fabric'] / m['without']:.2f}×) |" if "without" in m else "")
+        + (f" {m['cpu']:.2f} s ({m['cpu_one']:.2f} s) |" if "cpu" in m else "")
     )
 
 
@@ -165,11 +193,16 @@ def table(
 ) -> str:
     second = "second run (cached)" if cold else "second run (no cache yet)"
     server = any("server" in m for m in results.values())
+    cpu = any("cpu" in m for m in results.values())
     head = (
         f"| repository | .py files | fabric-lsp | ruff ALL | parse floor | × ruff | × (3·floor+0.5 s) | {second} "
         "| second/first | load before (1/5/15 min) |" + (" workspace/diagnostic (× CLI) |" if server else "")
         + (f" without {without}, cold (all ÷ without) |" if without else "")
-        + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if server else "") + ("--:|" if without else "")
+        + (" CPU, cold (--jobs 1) |" if cpu else "")
+        + "\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        + ("--:|" if server else "")
+        + ("--:|" if without else "")
+        + ("--:|" if cpu else "")
     )
     note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
     if environment:
@@ -196,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server", action="store_true", help="also time the server's workspace/diagnostic over the tree (cold)")
     p.add_argument("--environment", metavar="PATH", help="the interpreter or virtualenv every check analyses (e.g. one with Lightning installed)")
     p.add_argument("--without", metavar="CODES", help="also time the cold check with --ignore CODES (e.g. PL: what the Trainer rules cost)")
+    p.add_argument("--cpu", action="store_true", help="also report the CPU time of the cold check, and of one with --jobs 1")
     args = p.parse_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
@@ -215,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         load = os.getloadavg()
-        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without, environment)}
+        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without, environment, args.cpu)}
         print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
         if args.slowest:
             results[repo.name]["slowest"] = top = slowest(root, args.slowest, environment)

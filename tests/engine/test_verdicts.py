@@ -115,15 +115,19 @@ def test_a_rule_runs_only_where_its_prefilter_matches():
     assert calls == ["b.py"]
 
 
-def test_a_module_jobs_prefilter_is_whether_some_rule_matches():
-    # what a module job asks (documents.workers.module_job): the rules' prefilters, stopping at the first
-    from fabric_lsp.rules.prefilters import may_have_findings
+def test_a_module_jobs_prefilter_is_whether_some_rule_matches(tmp_path):
+    # a server's module job (documents.workers.module_job) is made where one of its configuration's
+    # rules would run on the text: the analyzer's own prefilter question
+    from fabric_lsp.config import Config
+    from fabric_lsp.documents.workers import module_job
 
-    codes = frozenset(r.code for r in ALL_RULES)
+    config = Config()
+    path, root = str(tmp_path / "m.py"), str(tmp_path)
     words = ["", "fabric", "Fabric", ".setup(m)", "setup_optimizers", "global_rank", "Trainer", ".fit(", "ckpt_path"]
-    analyzer = Analyzer(Workspace(), ALL_RULES)
+    analyzer = Analyzer(Workspace(), config.enabled_rules())
     for a in words:
         for b in words:
             text = f"x = 1\n{a}\ny = {b}\n"
-            assert may_have_findings(text, codes) is bool(analyzer.matching(text)), text
-    assert not may_have_findings("x = 1\n", codes) and may_have_findings("fabric.launch()\n", codes)
+            assert (module_job(path, text, config, root, None) is not None) is bool(analyzer.matching(text)), text
+    assert module_job(path, "x = 1\n", config, root, None) is None
+    assert module_job(path, "fabric.launch()\n", config, root, None) is not None

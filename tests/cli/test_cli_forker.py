@@ -109,3 +109,30 @@ def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, j
     afresh = World(cache.world.root)
     assert [afresh.state(e.deps) for e in cache.entries.values()] == [e.state for e in cache.entries.values()]
     assert cache.world.remembered() is not None  # every digest was read: the next run reuses the answers
+
+
+def test_neither_the_forker_nor_its_workers_read_the_requirements_this_process_read(tmp_path, monkeypatch):
+    """The Lightning version the project declares is read once, here (every file's cache key holds
+    it): the forker takes it before it forks (a worker would import ``packaging`` and read the
+    requirements again, ~30 ms at its start). Each process that reads them leaves a mark."""
+    from fabric_lsp import declared_version
+
+    tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["lightning==2.1.0"]\n')
+    declared_version.forget()
+    here, real = os.getpid(), declared_version.read_declared
+
+    def marked(root: str):
+        (tmp_path / f"read-by-{os.getpid()}").write_text(root)
+        return real(root)
+
+    monkeypatch.setattr(declared_version, "read_declared", marked)
+    cache = Cache(str(tmp_path / "cache"), str(tmp_path), None)
+    forker = Forker.start()
+    assert forker is not None
+    try:
+        results = run_tasks(tasks, Mode(), str(tmp_path), None, 2, cache, forker)
+    finally:
+        forker.close()
+    assert sum(len(r.findings) for r in results) == len(range(0, 30, 4))
+    assert [p.name for p in tmp_path.glob("read-by-*")] == [f"read-by-{here}"]

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, NoReturn
 
+from fabric_lsp import declared_version
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
@@ -128,11 +129,10 @@ def _module_result(text: str, path: str | None, shown: str, mode: Mode, write: b
 
 
 def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom: bool, write: bool, named: bool):
-    from fabric_lsp.cli.notebooks import check_notebook
-    from fabric_lsp.engine.fixer import fix_text
-
     kind = check.kind_of(path)
     if kind is check.Kind.NOTEBOOK:
+        from fabric_lsp.cli.notebooks import check_notebook
+
         return check_notebook(analyzer_for(config), text, path, shown, config, mode, bom, write)
     if kind is check.Kind.BATCH_SCRIPT and path is not None:
         return check_batch_script(text, path, shown, config, mode, write)
@@ -142,6 +142,8 @@ def _check_text(text: str, path: str | None, shown: str, config, mode: Mode, bom
     analyzer = analyzer_for(config)
     try:
         if mode.fix or mode.diff:
+            from fabric_lsp.engine.fixer import fix_text
+
             fixed = fix_text(text, analyzer, path, unsafe=mode.unsafe)
             if not write and mode.fix:
                 result.fixed_text = fixed.text
@@ -521,7 +523,9 @@ class Forker:
         import threading
 
         results: dict = {}
-        self._hand((candidates, jobs, costs))
+        # the Lightning versions the project declares, read here already (each file's settings):
+        # neither the forker nor a worker reads the requirements again (:func:`_forked_check`)
+        self._hand((candidates, jobs, costs, declared_version.remembered()))
         thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
         if thread is not None:
             thread.start()
@@ -585,10 +589,11 @@ def _forked_check(channel: _Channel) -> None:
     init_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
     done = []
-    while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs)
+    while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, declared)
         i, task = message
         done.append((i, _check_task(task, mode)))
-    candidates, jobs, costs = message
+    candidates, jobs, costs, declared = message
+    declared_version.recall(declared)  # before the workers fork
     channel.send(done)
     if jobs > 1:
         try:

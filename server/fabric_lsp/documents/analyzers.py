@@ -4,7 +4,6 @@ enabled rules and settings, all over one workspace."""
 from __future__ import annotations
 
 import gc
-import sys
 from typing import Callable
 
 from fabric_lsp.config import Config
@@ -52,21 +51,9 @@ class Analyzers:
 def for_one_run(root: str | None, environment: str | None, log: Callable[[str], None] = lambda m: None) -> Analyzers:
     """The analyzers of a process that makes one run and runs no other thread (``fabric-lsp
     check``'s process, a worker of the command line or of the server): its workspace looks the
-    running interpreter's modules up without jedi's subprocess, it keeps every module jedi
-    parsed (:func:`_keep_parsed_modules`), and the garbage collector stops scanning what each
-    analysis leaves for the next (:func:`~fabric_lsp.engine.analyzer.gc_paused`)."""
-    _keep_parsed_modules()
+    running interpreter's modules up without jedi's subprocess and keeps every module jedi
+    parsed (see :class:`~fabric_lsp.engine.workspace.workspace.Workspace`'s ``one_run``), and the
+    garbage collector stops scanning what each analysis leaves for the next
+    (:func:`~fabric_lsp.engine.analyzer.gc_paused`)."""
     gc.freeze()  # what the process holds now (the engine, imported) is never scanned by the collector
-    return Analyzers(Workspace(root, environment, single_threaded=True), log, one_run=True)
-
-
-def _keep_parsed_modules() -> None:
-    """A run is short: parso's parser cache (jedi's) throws away only the modules nobody used for
-    ten minutes, and once it holds 600 it rebuilds itself at every module it adds to find that out
-    (6 % of pytorch-lightning's check, whose receivers jedi infers through Lightning's own
-    source). A run keeps what it parsed (parso's setting for this, raised)."""
-    try:
-        import parso.cache
-    except ImportError:
-        return
-    parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize
+    return Analyzers(Workspace(root, environment, one_run=True), log, one_run=True)

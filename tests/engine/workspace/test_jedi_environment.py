@@ -63,8 +63,48 @@ def test_modules_are_found_as_with_jedis_environment_and_no_subprocess_starts(tm
     assert lazy._subprocess is None  # module look-ups never started jedi's subprocess
 
 
-def test_a_single_threaded_workspace_uses_it_for_the_running_interpreter_only(tmp_path):
-    assert isinstance(Workspace(str(tmp_path), single_threaded=True).jedi_environment, LazySubprocessEnvironment)
+def test_a_one_run_workspace_uses_it_for_the_running_interpreter_only(tmp_path):
+    assert isinstance(Workspace(str(tmp_path), one_run=True).jedi_environment, LazySubprocessEnvironment)
     assert not isinstance(Workspace(str(tmp_path)).jedi_environment, LazySubprocessEnvironment)  # the server's threads
-    named = Workspace(str(tmp_path), sys.executable, single_threaded=True).jedi_environment  # --environment: as before
+    named = Workspace(str(tmp_path), sys.executable, one_run=True).jedi_environment  # --environment: as before
     assert not isinstance(named, LazySubprocessEnvironment)
+
+
+def test_a_one_run_workspace_keeps_every_module_jedi_parses_once_it_asks_jedi(tmp_path, monkeypatch):
+    """parso's cache of parsed modules (jedi's) is kept whole in a one-run process, raised where
+    jedi's environment is made (every parse of jedi's comes after it): a process whose analyses
+    never ask jedi does not import parso for it."""
+    import parso.cache
+
+    monkeypatch.setattr(parso.cache, "_CACHED_SIZE_TRIGGER", 600)
+    assert Workspace(str(tmp_path)).jedi_environment is not None
+    assert parso.cache._CACHED_SIZE_TRIGGER == 600  # the server's workspace: parso's own setting
+    one_run = Workspace(str(tmp_path), one_run=True)
+    assert parso.cache._CACHED_SIZE_TRIGGER == 600  # nothing asked of jedi yet
+    assert one_run.jedi_environment is not None
+    assert sys.maxsize == parso.cache._CACHED_SIZE_TRIGGER
+    monkeypatch.setattr(parso.cache, "_CACHED_SIZE_TRIGGER", 600)
+    assert Workspace(str(tmp_path), sys.executable, one_run=True).jedi_environment is not None  # --environment
+    assert sys.maxsize == parso.cache._CACHED_SIZE_TRIGGER
+
+
+def test_a_one_run_process_imports_neither_parso_nor_jedi_for_an_analysis_that_asks_neither(tmp_path):
+    """In a fresh interpreter: a worker's first analysis costs no import of parso (22 ms) where
+    nothing asks jedi."""
+    (tmp_path / "train.py").write_text("from lightning.fabric import Fabric\n\nfabric = Fabric()\nfabric.launch()\n")
+    probe = textwrap.dedent(
+        f"""
+        import sys
+        from fabric_lsp.config import Config
+        from fabric_lsp.documents import check
+        from fabric_lsp.documents.analyzers import for_one_run
+        path = {str(tmp_path / "train.py")!r}
+        analyzers = for_one_run({str(tmp_path)!r}, None)
+        config = Config()
+        check.analysis(analyzers.for_config(config), config, open(path).read(), path)
+        print("parso" in sys.modules, "jedi" in sys.modules)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(fabric_lsp.__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

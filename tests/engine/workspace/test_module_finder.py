@@ -61,7 +61,7 @@ NAMES = [
 @pytest.mark.parametrize("importer", [None, "main.py", "scripts/run.py", "pkg/sub/run.py"])
 def test_a_module_is_found_where_jedi_finds_it(tmp_path, importer):
     _project(tmp_path)
-    workspace = Workspace(str(tmp_path), single_threaded=True)
+    workspace = Workspace(str(tmp_path), one_run=True)
     path = str(tmp_path / importer) if importer else None
     asked = 0
     for name in NAMES:
@@ -83,7 +83,7 @@ def test_what_it_does_not_mirror_is_left_to_jedi(tmp_path):
     """A package that extends its own ``__path__`` (jedi then searches every folder of its name),
     a project set up by buildout (jedi reads its scripts' paths), another environment."""
     _project(tmp_path)
-    workspace = Workspace(str(tmp_path), single_threaded=True)
+    workspace = Workspace(str(tmp_path), one_run=True)
     assert workspace._found_here("extended.part", None) == module_finder.ASK_JEDI
     (tmp_path / "buildout.cfg").write_text("[buildout]\n")
     assert workspace._found_here("pkg.mod", str(tmp_path / "main.py")) == module_finder.ASK_JEDI

@@ -13,9 +13,11 @@ look-up runs (jedi swaps ``sys.path`` for the look-up): the command line's proce
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any
 
+import parso.cache
 from jedi.api.environment import SameEnvironment
 from jedi.inference.compiled import subprocess as jedi_subprocess
 
@@ -26,6 +28,14 @@ from fabric_lsp.engine.workspace.module_finder import subprocess_sys_path
 IN_PROCESS = frozenset(
     {"get_sys_path", "get_module_info", "iter_module_names", "get_builtin_module_names", "safe_literal_eval"}
 )
+
+
+def keep_parsed_modules() -> None:
+    """A run is short: parso's parser cache (jedi's) throws away only the modules nobody used for
+    ten minutes, and once it holds 600 it rebuilds itself at every module it adds to find that out
+    (6 % of pytorch-lightning's check, whose receivers jedi infers through Lightning's own
+    source). A run keeps what it parsed (parso's setting for this, raised)."""
+    parso.cache._CACHED_SIZE_TRIGGER = sys.maxsize
 
 
 def same_process_environment() -> LazySubprocessEnvironment | None:

@@ -77,15 +77,16 @@ class Workspace:
         environment_path: str | None = None,
         overlay: Callable[[str], str | None] | None = None,
         *,
-        single_threaded: bool = False,
+        one_run: bool = False,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
         self.environment_path = analysed_environment(self.root, environment_path)
         self.overlay = overlay  # path → unsaved editor text, if any
-        #: no other thread of this process imports while jedi looks a module up (a command line's
-        #: process, a worker): jedi may then look modules of the running interpreter up here,
-        #: without its subprocess (see :mod:`fabric_lsp.engine.workspace.jedi_environment`)
-        self.single_threaded = single_threaded
+        #: the workspace of a process that makes one short run and runs no other thread (a command
+        #: line's process, a worker): jedi may look modules of the running interpreter up here,
+        #: without its subprocess, as no other thread imports meanwhile, and keeps every module
+        #: it parsed (see :mod:`fabric_lsp.engine.workspace.jedi_environment`)
+        self.one_run = one_run
         self._modules: dict[str, tuple[Stamp, ModuleInfo]] = {}
         self._paths: dict[tuple[str, str], str | None] = {}
         self._project = None
@@ -175,11 +176,15 @@ class Workspace:
                     f"fabric-lsp: cannot use environment {self.environment_path!r} ({exc}); using {sys.executable}"
                 )
                 self._environment = jedi.create_environment(sys.executable, safe=False)
+            if self.one_run:  # every parse of jedi's comes after its environment is made
+                from fabric_lsp.engine.workspace.jedi_environment import keep_parsed_modules
+
+                keep_parsed_modules()
         return self._environment
 
     def _same_process_environment(self):
         """The running interpreter without jedi's subprocess, where no other thread imports."""
-        if not self.single_threaded:
+        if not self.one_run:
             return None
         from fabric_lsp.engine.workspace.jedi_environment import same_process_environment
 

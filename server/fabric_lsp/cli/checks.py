@@ -415,7 +415,6 @@ def _run_pool(
     when the workers fail. ``meanwhile`` runs on a thread of this process while the workers
     analyse (once they are forked: a forked process has no thread but the one that forked it)."""
     import threading
-    from concurrent.futures.process import BrokenProcessPool
 
     results: list = [None] * len(tasks)
     done = 0
@@ -426,7 +425,7 @@ def _run_pool(
             done += len(chunk)
             if bar is not None:
                 bar.update(len(chunk))
-    except (BrokenProcessPool, OSError) as exc:
+    except OSError as exc:
         print(_failed(exc), file=sys.stderr)
         if bar is not None:
             bar.update(-done)
@@ -447,26 +446,44 @@ def _pooled(tasks: list[Task], mode: Mode, jobs: int, costs: list[int], thread=N
     same modules, so a worker parses and looks them up once), the chunks most costly first
     (``costs``, :func:`~fabric_lsp.documents.pool.chunks`): a worker that is done takes the next,
     and a chunk holding a long file is not left for last while the other workers have nothing to
-    do. ``thread`` is started once the workers are forked."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # fork is cheap (the engine is already imported) and safe here: the CLI runs no threads.
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    if method == "fork":
-        _preload()
+    do. ``thread`` is started once the workers are forked. On Linux the workers are forked from
+    this process (cheap: the engine is imported; safe: the command line runs no thread), each
+    handed a chunk by its index (:mod:`fabric_lsp.cli.forked`); elsewhere they are spawned."""
     order = chunks(costs, jobs)
     _STATE["log"](f"fabric-lsp: checking {len(tasks)} files in {jobs} worker processes")
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=multiprocessing.get_context(method),
-        initializer=init_state,
-        initargs=(_STATE["root"], _STATE["environment"], _STATE["also_checked"]),
-    ) as pool:
-        chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
-        if thread is not None:  # every worker is forked by now (at the first task submitted)
-            thread.start()
-        yield from zip(order, chunks_done)
+    state = (_STATE["root"], _STATE["environment"], _STATE["also_checked"])
+    if not sys.platform.startswith("linux"):
+        yield from _spawned(tasks, mode, jobs, order, state, thread)
+        return
+    from fabric_lsp.cli import forked
+
+    _preload()
+
+    def work(k: int) -> list:
+        return _check_chunk((tasks[order[k].start : order[k].stop], mode))
+
+    started = thread.start if thread is not None else lambda: None
+    for k, chunk in forked.run(len(order), jobs, work, start=lambda: init_state(*state), forked=started):
+        yield order[k], chunk
+
+
+def _spawned(tasks: list[Task], mode: Mode, jobs: int, order: list[range], state: tuple, thread=None):
+    """:func:`_pooled` in spawned worker processes (where there is no fork); OSError where one
+    of them died."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_state, initargs=state
+        ) as pool:
+            chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
+            if thread is not None:
+                thread.start()
+            yield from zip(order, chunks_done)
+    except BrokenProcessPool as exc:
+        raise OSError(str(exc)) from exc
 
 
 class Forker:
@@ -565,7 +582,6 @@ def _forker_main(read: int, write: int) -> NoReturn:
     try:
         with contextlib.suppress(ImportError):
             importlib.import_module(PRELOAD)
-            importlib.import_module("concurrent.futures.process")
         _forked_check(_Channel(read, write))
         code = 0
     except (EOFError, OSError, KeyboardInterrupt):
@@ -583,8 +599,6 @@ def _forker_main(read: int, write: int) -> NoReturn:
 def _forked_check(channel: _Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
-    from concurrent.futures.process import BrokenProcessPool
-
     root, environment, also_checked, mode = channel.receive()
     init_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
@@ -599,7 +613,7 @@ def _forked_check(channel: _Channel) -> None:
         try:
             for part, chunk in _pooled([t for _, t in candidates], mode, jobs, costs):
                 channel.send([(candidates[j][0], r) for j, r in zip(part, chunk)])
-        except (BrokenProcessPool, OSError) as exc:
+        except OSError as exc:  # the forker forks its workers (Linux): a worker failed
             channel.send(f"{type(exc).__name__}: {exc}")
             return
     else:

@@ -1,0 +1,84 @@
+"""Worker processes forked from the check's process (``fabric_lsp.cli.forked``): every item is
+worked on once, in a forked worker, each worker started once; a worker that fails or dies ends the
+run with an OSError (the caller then checks the files itself), and no worker outlives the run."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from fabric_lsp.cli import forked
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers are Linux's")
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` was waited for (it is no child of this process any more)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_every_item_is_worked_on_once_in_a_forked_worker_started_once():
+    started: list[int] = []
+    calls: list[str] = []
+    parent = os.getpid()
+
+    def start() -> None:
+        started.append(os.getpid())  # in the worker's own copy of the list
+
+    def work(i: int) -> tuple[int, int, int]:
+        return i * i, os.getpid(), len(started)
+
+    results = dict(forked.run(9, 3, work, start, lambda: calls.append("forked")))
+    assert calls == ["forked"] and started == []  # nothing started in this process
+    assert sorted(results) == list(range(9))
+    assert all(square == i * i for i, (square, _, _) in results.items())
+    pids = {pid for _, pid, _ in results.values()}
+    assert parent not in pids and 1 <= len(pids) <= 3
+    assert {n for _, _, n in results.values()} == {1}  # each worker started once, before its work
+    assert all(_gone(pid) for pid in pids)
+
+
+def test_fewer_items_than_workers_fork_one_worker_per_item():
+    pids = {pid for _, pid in forked.run(2, 8, lambda i: os.getpid(), lambda: None, lambda: None)}
+    assert len(pids) <= 2 and os.getpid() not in pids
+    assert list(forked.run(0, 4, lambda i: i, lambda: None, lambda: None)) == []
+
+
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_a_worker_that_fails_ends_the_run_and_no_worker_outlives_it(how, capfd):
+    pids: list[int] = []
+
+    def work(i: int) -> int:
+        if i == 3:
+            if how == "dies":
+                os._exit(3)
+            raise ValueError("boom")
+        return os.getpid()
+
+    with pytest.raises(OSError, match="failed: ValueError: boom" if how == "raises" else "exited"):
+        for _, pid in forked.run(8, 2, work, lambda: None, lambda: None):
+            pids.append(pid)
+    assert all(_gone(pid) for pid in set(pids))
+    if how == "raises":
+        assert "ValueError: boom" in capfd.readouterr().err  # the worker's traceback, for a bug report
+
+
+def test_a_run_stopped_early_stops_its_workers():
+    import time
+
+    def work(i: int) -> int:
+        if i > 0:
+            time.sleep(30)  # still working when the run is stopped
+        return os.getpid()
+
+    run = forked.run(4, 2, work, lambda: None, lambda: None)
+    first = next(run)
+    started = time.monotonic()
+    run.close()
+    assert time.monotonic() - started < 5  # killed, not waited out
+    assert _gone(first[1])

@@ -32,7 +32,7 @@ MAX_ALTERNATIVES = 32
 
 class BudgetExceeded(Exception):
     """The evaluation ran out of its budget. ``steps``: it ran out of evaluation steps (the one
-    cause that repeats wherever the same question is asked again with no more steps left: see
+    cause a question's memo remembers, to fail at once where it is asked again: see
     :class:`~fabric_lsp.engine.workspace.memo.AskedOnce`); else its depth or its deadline."""
 
     def __init__(self, steps: bool = False) -> None:

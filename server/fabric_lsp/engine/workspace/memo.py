@@ -6,11 +6,13 @@ setup, which calls of the document are on a Fabric). Each is answered once per a
 identifiers and statements the answer looked up in the document (and whether it read other
 modules) are recorded again for every later site that asks, as if that site had computed the
 answer itself — so incremental reuse (:mod:`fabric_lsp.engine.workspace.incremental`) stays exact. A question
-whose working out ran out of evaluation steps is remembered as a :class:`Failure`: asked again
-with no more steps left, it fails at once (it would cost the same steps again), its look-ups
-recorded for the asker; one about another module's node that looked nothing up in the
-analysed document is remembered in the workspace's :class:`SharedAnswers` too, so that the other
-analyses that ask it fail at once as well.
+whose working out ran out of evaluation steps is remembered as a :class:`Failure`: asked again in
+the same analysis, it fails at once, its look-ups recorded for the asker. Worked out again with a
+few more steps left, it would cost a whole budget again and run out again (litgpt's ``api.py``
+worked one ``Fabric(...)``'s configurations out seven times, each time a few steps earlier in its
+budget, ~4,000 steps each: a third of the file's analysis). One about another module's node that
+looked nothing up in the analysed document is remembered in the workspace's :class:`SharedAnswers`
+too, so that the other analyses that ask it with no more steps left fail at once as well.
 
 A question about a node of *another* module (a ``Fabric(...)`` in a shared module, a parameter
 of a helper there) is asked again by every analysis that reaches it. Its answer is kept in the
@@ -59,9 +61,9 @@ class Answer:
 @dataclass(frozen=True)
 class Failure:
     """A question whose working out ran out of evaluation steps, having begun with ``steps``
-    of its budget spent, and what it looked up on the way: asked again with at least as many
-    steps spent, it runs out again (it costs the same), so it fails at once with the same
-    look-ups."""
+    of its budget spent, and what it looked up on the way: asked again in the same analysis, it
+    fails at once with the same look-ups; in another analysis (:class:`SharedAnswers`), where
+    asked with at least as many steps spent (it costs the same there, and runs out again)."""
 
     steps: int
     lookups: dict[str, set[str]]
@@ -117,7 +119,7 @@ class AskedOnce:
         hit = self._answers.get(key)
         if hit is None:
             shared = self._shared_store(about)
-            self._fail_again(self._failures.get(key))
+            self._fail_again(self._failures.get(key), whatever_the_steps=True)
             if shared is not None:
                 found = shared.failures.get(key)
                 self._fail_again(found[1] if found is not None else None)
@@ -155,11 +157,12 @@ class AskedOnce:
             _merge_into(inference.workspace._recorder(), answer.recorded)
         return answer
 
-    def _fail_again(self, failure: Failure | None) -> None:
-        """Raise as working the question out would, where it ran out of steps before with no
-        more steps left than now (:class:`Failure`), its look-ups recorded again."""
+    def _fail_again(self, failure: Failure | None, whatever_the_steps: bool = False) -> None:
+        """Raise as working the question out would, where it ran out of steps before
+        (:class:`Failure`) with no more steps left than now — or ``whatever_the_steps``: in this
+        analysis —, its look-ups recorded again."""
         inference = self.inference
-        if failure is None or inference.budget.steps < failure.steps:
+        if failure is None or (not whatever_the_steps and inference.budget.steps < failure.steps):
             return
         self._replay_lookups(failure.lookups)
         if failure.external and inference.workspace is not None:

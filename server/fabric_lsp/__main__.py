@@ -1,3 +1,3 @@
-from fabric_lsp.cli.main import main
+from fabric_lsp.cli.main import run
 
-raise SystemExit(main())
+run()

@@ -154,6 +154,22 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_ERROR
 
 
+def run() -> None:
+    """The ``fabric-lsp`` process: :func:`main` on its arguments. A check then leaves as soon as
+    its output is flushed, without tearing its heap down (every parsed file and result freed
+    one by one: ~20 ms on litgpt, as long as the check's own tail), as mypy does; its forker
+    and workers are gone by then, and it registers nothing to run at exit. Every other command
+    exits as Python does."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv[:1] == ["check"]:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a closed pipe: what was written is what there is
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def _serve(args) -> int:
     from fabric_lsp.documents import workers
 

@@ -506,16 +506,10 @@ class Forker:
     def start(cls) -> Forker | None:
         if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
             return None
-        down_r, down_w = os.pipe()  # this process -> the forker
-        up_r, up_w = os.pipe()  # the forker -> this process
-        pid = os.fork()
-        if pid == 0:  # the forker: never returns
-            os.close(down_w)
-            os.close(up_r)
-            _forker_main(down_r, up_w)
-        os.close(down_r)
-        os.close(up_w)
-        return cls(pid, _Channel(up_r, down_w))
+        from fabric_lsp.cli.forked import fork_piped
+
+        pid, down, up = fork_piped(_forker_main)  # the forker: never returns from it
+        return cls(pid, _Channel(up, down))
 
     def begin(self, mode: Mode) -> None:
         """Hand it this run's state (:func:`init_state`'s) and ``mode``."""

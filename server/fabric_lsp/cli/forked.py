@@ -13,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import selectors
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -80,6 +78,8 @@ class _Worker:
 
 class _Pool:
     def __init__(self, n: int, start: Callable[[], None], work: Callable[[int], Any]) -> None:
+        import selectors
+
         self.workers: list[_Worker] = []
         self._selector = selectors.DefaultSelector()
         try:
@@ -92,18 +92,12 @@ class _Pool:
             raise
 
     def _fork(self, start: Callable[[], None], work: Callable[[int], Any]) -> _Worker:
-        down_r, down_w = os.pipe()  # this process -> the worker
-        up_r, up_w = os.pipe()  # the worker -> this process
-        pid = os.fork()
-        if pid == 0:  # the worker: never returns
-            os.close(down_w)
-            os.close(up_r)
+        def serve(read: int, write: int) -> NoReturn:
             for other in self.workers:  # the ends of the workers forked before it are not its own
                 other.close()
-            _serve(down_r, up_w, start, work)
-        os.close(down_r)
-        os.close(up_w)
-        return _Worker(pid, down_w, up_r)
+            _serve(read, write, start, work)
+
+        return _Worker(*fork_piped(serve))
 
     def hand(self, worker: _Worker, item: int | None) -> None:
         """Hand ``worker`` the next ``item``; None: it is done (and no longer waited on: it exits)."""
@@ -131,6 +125,21 @@ class _Pool:
                 os.waitpid(worker.pid, 0)
 
 
+def fork_piped(child: Callable[[int, int], NoReturn]) -> tuple[int, int, int]:
+    """Fork a process joined to this one by two pipes, which runs ``child(read, write)`` on its
+    ends and never returns; here: its pid, the end to write to it and the end to read from it."""
+    down_r, down_w = os.pipe()  # this process -> the child
+    up_r, up_w = os.pipe()  # the child -> this process
+    pid = os.fork()
+    if pid == 0:
+        os.close(down_w)
+        os.close(up_r)
+        child(down_r, up_w)
+    os.close(down_r)
+    os.close(up_w)
+    return pid, down_w, up_r
+
+
 def _serve(read: int, write: int, start: Callable[[], None], work: Callable[[int], Any]) -> NoReturn:
     """A worker's life: ``start()``, then the work on each item it is handed until it is handed
     None; it exits without returning into the code that forked it."""
@@ -142,6 +151,8 @@ def _serve(read: int, write: int, start: Callable[[], None], work: Callable[[int
             try:
                 message = ("done", work(item))
             except Exception as exc:  # noqa: BLE001 - reported to the parent, which checks it itself
+                import traceback
+
                 traceback.print_exc()
                 message = (_FAILED, f"{type(exc).__name__}: {exc}")
             pickle.dump(message, up, pickle.HIGHEST_PROTOCOL)
@@ -150,6 +161,8 @@ def _serve(read: int, write: int, start: Callable[[], None], work: Callable[[int
     except (EOFError, OSError, KeyboardInterrupt):
         pass  # the parent is gone, or the user stopped the check
     except BaseException:  # noqa: BLE001 - the parent reports the worker's exit; this says why
+        import traceback
+
         traceback.print_exc()
     finally:
         with contextlib.suppress(BaseException):
@@ -157,4 +170,4 @@ def _serve(read: int, write: int, start: Callable[[], None], work: Callable[[int
         os._exit(code)
 
 
-__all__ = ["run"]
+__all__ = ["fork_piped", "run"]

@@ -10,7 +10,7 @@ import pickle
 import signal
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp import declared_version
 from fabric_lsp.cli.discover import Task
@@ -21,6 +21,7 @@ from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
+    from fabric_lsp.cli.forked import Channel
     from fabric_lsp.config import Config
     from fabric_lsp.documents.analyzers import Analyzers
 
@@ -496,7 +497,7 @@ class Forker:
     waits on a full pipe while the other writes). Linux only (it forks); where it fails, this
     process checks what it has not answered."""
 
-    def __init__(self, pid: int, channel: _Channel) -> None:
+    def __init__(self, pid: int, channel: Channel) -> None:
         self.pid, self._channel = pid, channel
         self.handed = 0  # the tasks handed to it to check first
         self._answered = False  # it sent its last result (it then exits by itself)
@@ -508,8 +509,7 @@ class Forker:
             return None
         from fabric_lsp.cli.forked import fork_piped
 
-        pid, down, up = fork_piped(_forker_main)  # the forker: never returns from it
-        return cls(pid, _Channel(up, down))
+        return cls(*fork_piped(_forker_main))
 
     def begin(self, mode: Mode) -> None:
         """Hand it this run's state (:func:`init_state`'s) and ``mode``."""
@@ -569,28 +569,15 @@ class Forker:
             os.waitpid(self.pid, 0)
 
 
-def _forker_main(read: int, write: int) -> NoReturn:
-    """The forker's life: import the engine, check what it is handed, exit (never raising into the
-    code that forked it)."""
-    code = 1
-    try:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(PRELOAD)
-        _forked_check(_Channel(read, write))
-        code = 0
-    except (EOFError, OSError, KeyboardInterrupt):
-        pass  # the process that forked it is gone, or the user stopped the check
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        with contextlib.suppress(BaseException):
-            sys.stderr.flush()
-        os._exit(code)
+def _forker_main(channel: Channel) -> None:
+    """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, check what
+    it is handed."""
+    with contextlib.suppress(ImportError):
+        importlib.import_module(PRELOAD)
+    _forked_check(channel)
 
 
-def _forked_check(channel: _Channel) -> None:
+def _forked_check(channel: Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
     root, environment, also_checked, mode = channel.receive()
@@ -614,28 +601,3 @@ def _forked_check(channel: _Channel) -> None:
         for i, task in candidates:
             channel.send([(i, _check_task(task, mode))])
     channel.send(None)
-
-
-class _Channel:
-    """One end of the forker's two pipes. Messages are pickled by one pickler, and read by one
-    unpickler, for the whole run: an object sent again (the configuration every task holds)
-    crosses as a reference to the first."""
-
-    def __init__(self, read: int, write: int) -> None:
-        self._in = os.fdopen(read, "rb")
-        self._out = os.fdopen(write, "wb")
-        self._pickler = pickle.Pickler(self._out, pickle.HIGHEST_PROTOCOL)
-        self._unpickler = pickle.Unpickler(self._in)
-
-    def send(self, message) -> None:
-        self._pickler.dump(message)
-        self._out.flush()
-
-    def receive(self):
-        """The next message; EOFError where the other end closed first."""
-        return self._unpickler.load()
-
-    def close(self) -> None:
-        for end in (self._out, self._in):
-            with contextlib.suppress(OSError):
-                end.close()

@@ -43,37 +43,89 @@ def run(
         pool.close()
 
 
-class _Worker:
-    """The parent's end of one worker: the item it is working on, and its two pipes."""
+class Channel:
+    """One end of a forked process's two pipes. Messages are pickled by one pickler, and read by
+    one unpickler, for the whole run: an object sent again (the configuration every task holds)
+    crosses as a reference to the first."""
 
-    def __init__(self, pid: int, down: int, up: int) -> None:
-        self.pid = pid
+    def __init__(self, read: int, write: int) -> None:
+        self._in = os.fdopen(read, "rb")
+        self._out = os.fdopen(write, "wb")
+        self._pickler = pickle.Pickler(self._out, pickle.HIGHEST_PROTOCOL)
+        self._unpickler = pickle.Unpickler(self._in)
+        self.fileno = read  # to wait on with a selector: one message is in flight at a time
+
+    def send(self, message) -> None:
+        self._pickler.dump(message)
+        self._out.flush()
+
+    def receive(self):
+        """The next message; EOFError where the other end closed first."""
+        return self._unpickler.load()
+
+    def close(self) -> None:
+        for end in (self._out, self._in):
+            with contextlib.suppress(OSError):
+                end.close()
+
+
+def fork_piped(child: Callable[[Channel], None]) -> tuple[int, Channel]:
+    """Fork a process joined to this one by two pipes, which runs ``child`` on its end of them and
+    exits (:func:`_life`); here: its pid and this process's end."""
+    down_r, down_w = os.pipe()  # this process -> the child
+    up_r, up_w = os.pipe()  # the child -> this process
+    pid = os.fork()
+    if pid == 0:
+        os.close(down_w)
+        os.close(up_r)
+        _life(lambda: child(Channel(down_r, up_w)))
+    os.close(down_r)
+    os.close(up_w)
+    return pid, Channel(up_r, down_w)
+
+
+def _life(body: Callable[[], None]) -> NoReturn:
+    """A forked process's life: ``body()``, then exit without returning into the code that forked
+    it — 0 where it ran to its end, 1 where the parent is gone, the user stopped the run, or it
+    failed (with its traceback on stderr)."""
+    code = 1
+    try:
+        body()
+        code = 0
+    except (EOFError, OSError, KeyboardInterrupt):
+        pass  # the parent is gone, or the user stopped the run
+    except BaseException:  # noqa: BLE001 - the parent reports the exit; this says why
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stderr.flush()
+        os._exit(code)
+
+
+class _Worker:
+    """The parent's end of one worker: its pid, the item it is working on, its channel."""
+
+    def __init__(self, pid: int, channel: Channel) -> None:
+        self.pid, self.channel = pid, channel
         self.item: int | None = None
-        self._down = os.fdopen(down, "wb")
-        self._up = os.fdopen(up, "rb")
-        self.fileno = up
 
     def hand(self, item: int | None) -> None:
         """Hand it ``item`` (None: it is done and exits)."""
         self.item = item
-        pickle.dump(item, self._down, pickle.HIGHEST_PROTOCOL)
-        self._down.flush()
+        self.channel.send(item)
 
     def take(self) -> tuple[int, Any]:
         """Its result for the item it was handed (OSError where it failed or exited)."""
         try:
-            kind, value = pickle.load(self._up)
+            kind, value = self.channel.receive()
         except (EOFError, pickle.UnpicklingError) as exc:
             raise OSError(f"worker process {self.pid} exited") from exc
         if kind == _FAILED:
             raise OSError(f"worker process {self.pid} failed: {value}")
         assert self.item is not None
         return self.item, value
-
-    def close(self) -> None:
-        for end in (self._down, self._up):
-            with contextlib.suppress(OSError):
-                end.close()
 
 
 class _Pool:
@@ -86,16 +138,16 @@ class _Pool:
             for _ in range(n):
                 worker = self._fork(start, work)
                 self.workers.append(worker)
-                self._selector.register(worker.fileno, selectors.EVENT_READ, worker)
+                self._selector.register(worker.channel.fileno, selectors.EVENT_READ, worker)
         except OSError:
             self.close()
             raise
 
     def _fork(self, start: Callable[[], None], work: Callable[[int], Any]) -> _Worker:
-        def serve(read: int, write: int) -> NoReturn:
+        def serve(channel: Channel) -> None:
             for other in self.workers:  # the ends of the workers forked before it are not its own
-                other.close()
-            _serve(read, write, start, work)
+                other.channel.close()
+            _serve(channel, start, work)
 
         return _Worker(*fork_piped(serve))
 
@@ -103,7 +155,7 @@ class _Pool:
         """Hand ``worker`` the next ``item``; None: it is done (and no longer waited on: it exits)."""
         worker.hand(item)
         if item is None:
-            self._selector.unregister(worker.fileno)
+            self._selector.unregister(worker.channel.fileno)
 
     def busy(self) -> bool:
         return any(worker.item is not None for worker in self.workers)
@@ -120,54 +172,24 @@ class _Pool:
             if worker.item is not None:
                 with contextlib.suppress(OSError):
                     os.kill(worker.pid, 9)
-            worker.close()
+            worker.channel.close()
             with contextlib.suppress(OSError, ChildProcessError):
                 os.waitpid(worker.pid, 0)
 
 
-def fork_piped(child: Callable[[int, int], NoReturn]) -> tuple[int, int, int]:
-    """Fork a process joined to this one by two pipes, which runs ``child(read, write)`` on its
-    ends and never returns; here: its pid, the end to write to it and the end to read from it."""
-    down_r, down_w = os.pipe()  # this process -> the child
-    up_r, up_w = os.pipe()  # the child -> this process
-    pid = os.fork()
-    if pid == 0:
-        os.close(down_w)
-        os.close(up_r)
-        child(down_r, up_w)
-    os.close(down_r)
-    os.close(up_w)
-    return pid, down_w, up_r
+def _serve(channel: Channel, start: Callable[[], None], work: Callable[[int], Any]) -> None:
+    """A worker's work: ``start()``, then each item it is handed until it is handed None; an item
+    whose work raises is answered with the error (the parent then checks its files itself)."""
+    start()
+    while (item := channel.receive()) is not None:
+        try:
+            message = ("done", work(item))
+        except Exception as exc:  # noqa: BLE001 - reported to the parent, which checks it itself
+            import traceback
+
+            traceback.print_exc()
+            message = (_FAILED, f"{type(exc).__name__}: {exc}")
+        channel.send(message)
 
 
-def _serve(read: int, write: int, start: Callable[[], None], work: Callable[[int], Any]) -> NoReturn:
-    """A worker's life: ``start()``, then the work on each item it is handed until it is handed
-    None; it exits without returning into the code that forked it."""
-    code = 1
-    try:
-        down, up = os.fdopen(read, "rb"), os.fdopen(write, "wb")
-        start()
-        while (item := pickle.load(down)) is not None:
-            try:
-                message = ("done", work(item))
-            except Exception as exc:  # noqa: BLE001 - reported to the parent, which checks it itself
-                import traceback
-
-                traceback.print_exc()
-                message = (_FAILED, f"{type(exc).__name__}: {exc}")
-            pickle.dump(message, up, pickle.HIGHEST_PROTOCOL)
-            up.flush()
-        code = 0
-    except (EOFError, OSError, KeyboardInterrupt):
-        pass  # the parent is gone, or the user stopped the check
-    except BaseException:  # noqa: BLE001 - the parent reports the worker's exit; this says why
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        with contextlib.suppress(BaseException):
-            sys.stderr.flush()
-        os._exit(code)
-
-
-__all__ = ["fork_piped", "run"]
+__all__ = ["Channel", "fork_piped", "run"]

@@ -111,10 +111,12 @@ def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, j
     assert cache.world.remembered() is not None  # every digest was read: the next run reuses the answers
 
 
-def test_neither_the_forker_nor_its_workers_read_the_requirements_this_process_read(tmp_path, monkeypatch):
-    """The Lightning version the project declares is read once, here (every file's cache key holds
-    it): the forker takes it before it forks (a worker would import ``packaging`` and read the
-    requirements again, ~30 ms at its start). Each process that reads them leaves a mark."""
+@pytest.mark.parametrize("cached", [True, False])
+def test_neither_the_forker_nor_its_workers_read_the_requirements(tmp_path, monkeypatch, cached):
+    """The Lightning version the project declares is read once, here (where the run keeps a cache,
+    every file's key holds it; without one, it is read for the files' settings before they are
+    handed): the forker takes it before it forks (a worker would import ``packaging`` and read the
+    requirements again, ~15–30 ms at its start). Each process that reads them leaves a mark."""
     from fabric_lsp import declared_version
 
     tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
@@ -127,7 +129,7 @@ def test_neither_the_forker_nor_its_workers_read_the_requirements_this_process_r
         return real(root)
 
     monkeypatch.setattr(declared_version, "read_declared", marked)
-    cache = Cache(str(tmp_path / "cache"), str(tmp_path), None)
+    cache = Cache(str(tmp_path / "cache"), str(tmp_path), None) if cached else None
     forker = Forker.start()
     assert forker is not None
     try:

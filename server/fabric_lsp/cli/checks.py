@@ -534,9 +534,7 @@ class Forker:
         import threading
 
         results: dict = {}
-        # the Lightning versions the project declares, read here already (each file's settings):
-        # neither the forker nor a worker reads the requirements again (:func:`_forked_check`)
-        self._hand((candidates, jobs, costs, declared_version.remembered()))
+        self._hand((candidates, jobs, costs, _declared_for([t for _, t in candidates])))
         thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
         if thread is not None:
             thread.start()
@@ -567,6 +565,16 @@ class Forker:
         self._channel.close()
         with contextlib.suppress(OSError, ChildProcessError):
             os.waitpid(self.pid, 0)
+
+
+def _declared_for(tasks: list[Task]) -> dict:
+    """The Lightning versions the project declares (:func:`declared_version.remembered`), read
+    here for the settings of ``tasks`` (each file's settings read those of its sub-project
+    already; the project's own are read here where no cache key asked for them): neither the
+    forker nor a worker reads the requirements again (:func:`_forked_check`)."""
+    for root in {t.config.declaring_root for t in tasks if not t.config.lightning_version}:
+        declared_version.declared_lightning_version(root)
+    return declared_version.remembered()
 
 
 def _forker_main(channel: Channel) -> None:

@@ -460,17 +460,11 @@ class Config:
         installed = installed_lightning_version(self.environment_path)
         if installed:
             return installed, f"installed ({self.environment_path or sys.prefix})"
-        declared = declared_lightning_version(self.declaring_root)
+        declared = declared_lightning_version(self.declared_folder or self.requirements_root)
         if declared is not None:
             folder = os.path.relpath(self.declared_folder, self.requirements_root) if self.declared_folder else ""
             return declared.version, f"declared ({os.path.join(folder, declared.where) if folder else declared.where})"
         return LATEST_LIGHTNING, "default"
-
-    @property
-    def declaring_root(self) -> str:
-        """The folder whose requirements give the declared Lightning version (where neither the
-        ``lightning-version`` setting nor an installed version decides)."""
-        return self.declared_folder or self.requirements_root
 
     @property
     def requirements_root(self) -> str:

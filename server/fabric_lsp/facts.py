@@ -1040,6 +1040,19 @@ _VERSION_CACHE: dict[str | None, tuple[float, str | None]] = {}
 VERSION_TTL = 5.0
 
 
+def remembered_installed() -> dict[str | None, tuple[float, str | None]]:
+    """The installed versions read so far, by environment, each with when it was read (for
+    :func:`recall_installed` in a process forked later: the monotonic clock is the machine's)."""
+    return dict(_VERSION_CACHE)
+
+
+def recall_installed(versions: dict[str | None, tuple[float, str | None]]) -> None:
+    """Take the installed versions another process read (:func:`remembered_installed`), each kept
+    as long as it would have been there."""
+    for environment, read in versions.items():
+        _VERSION_CACHE.setdefault(environment, read)
+
+
 #: the distributions whose version is "the Lightning version", first found first: the unified
 #: package, Fabric's standalone one, the Trainer's standalone one (``pytorch_lightning``, whose
 #: 1.x releases a Trainer project may still pin)

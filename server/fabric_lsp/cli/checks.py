@@ -534,7 +534,7 @@ class Forker:
         import threading
 
         results: dict = {}
-        self._hand((candidates, jobs, costs, _declared_for([t for _, t in candidates])))
+        self._hand((candidates, jobs, costs, _versions_for([t for _, t in candidates])))
         thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
         if thread is not None:
             thread.start()
@@ -567,14 +567,17 @@ class Forker:
             os.waitpid(self.pid, 0)
 
 
-def _declared_for(tasks: list[Task]) -> dict:
-    """The Lightning versions the project declares (:func:`declared_version.remembered`), read
-    here for the settings of ``tasks`` (each file's settings read those of its sub-project
-    already; the project's own are read here where no cache key asked for them): neither the
-    forker nor a worker reads the requirements again (:func:`_forked_check`)."""
-    for root in {t.config.declaring_root for t in tasks if not t.config.lightning_version}:
-        declared_version.declared_lightning_version(root)
-    return declared_version.remembered()
+def _versions_for(tasks: list[Task]) -> tuple[dict, dict]:
+    """The Lightning versions the settings of ``tasks`` take, worked out here: the versions the
+    project declares (:func:`declared_version.remembered`: each file's settings read those of
+    its sub-project already, the project's own are read here) and those installed in the
+    analysed environments (:func:`facts.remembered_installed`). Neither the forker nor a worker
+    reads the requirements or the packages' metadata again (:func:`_forked_check`)."""
+    from fabric_lsp import facts
+
+    for config in {id(t.config): t.config for t in tasks}.values():
+        _ = config.effective_lightning_version
+    return declared_version.remembered(), facts.remembered_installed()
 
 
 def _forker_main(channel: Channel) -> None:
@@ -588,6 +591,8 @@ def _forker_main(channel: Channel) -> None:
 def _forked_check(channel: Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
+    from fabric_lsp import facts
+
     root, environment, also_checked, mode = channel.receive()
     init_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
@@ -595,8 +600,9 @@ def _forked_check(channel: Channel) -> None:
     while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, declared)
         i, task = message
         done.append((i, _check_task(task, mode)))
-    candidates, jobs, costs, declared = message
+    candidates, jobs, costs, (declared, installed) = message
     declared_version.recall(declared)  # before the workers fork
+    facts.recall_installed(installed)
     channel.send(done)
     if jobs > 1:
         try:

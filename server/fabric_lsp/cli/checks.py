@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from fabric_lsp import declared_version
+from fabric_lsp import declared_version, facts
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
@@ -573,8 +573,6 @@ def _versions_for(tasks: list[Task]) -> tuple[dict, dict]:
     its sub-project already, the project's own are read here) and those installed in the
     analysed environments (:func:`facts.remembered_installed`). Neither the forker nor a worker
     reads the requirements or the packages' metadata again (:func:`_forked_check`)."""
-    from fabric_lsp import facts
-
     for config in {id(t.config): t.config for t in tasks}.values():
         _ = config.effective_lightning_version
     return declared_version.remembered(), facts.remembered_installed()
@@ -591,13 +589,11 @@ def _forker_main(channel: Channel) -> None:
 def _forked_check(channel: Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
-    from fabric_lsp import facts
-
     root, environment, also_checked, mode = channel.receive()
     init_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
     done = []
-    while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, declared)
+    while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, versions)
         i, task = message
         done.append((i, _check_task(task, mode)))
     candidates, jobs, costs, (declared, installed) = message

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
@@ -171,7 +172,7 @@ class _Pool:
         for worker in self.workers:
             if worker.item is not None:
                 with contextlib.suppress(OSError):
-                    os.kill(worker.pid, 9)
+                    os.kill(worker.pid, signal.SIGKILL)
             worker.channel.close()
             with contextlib.suppress(OSError, ChildProcessError):
                 os.waitpid(worker.pid, 0)

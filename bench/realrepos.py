@@ -26,6 +26,11 @@ of Lightning has, where jedi knows Lightning's types (the default is fabric-lsp'
 ``--without CODES`` also times the cold check with ``--ignore CODES``: what a family of rules costs
 a tree (the Trainer rules on a repository that does not use the Trainer should cost nothing).
 
+``--venv PATH`` runs fabric-lsp (and the parse floor) from another virtualenv with fabric-lsp
+installed (default: the project's ``.venv``), to compare interpreters: fabric-lsp is pure Python,
+and how the interpreter was built counts (the table's note names it). ruff is always the project
+venv's.
+
 ``--cpu`` also reports the CPU time (user + system, with every process the check waited for: the
 forker and its workers) of the cold check with the default ``--jobs`` and of one with ``--jobs 1``:
 what the workers do beyond one process's work is the first minus the second (each worker parses
@@ -55,9 +60,8 @@ import report  # noqa: E402  (the corpus loader and the snapshot unpacking)
 
 CACHE = ".fabric_lsp_cache"
 
-BIN = ROOT / ".venv" / "bin"
-FABRIC_LSP = str(BIN / "fabric-lsp")
-RUFF = str(BIN / "ruff")
+VENV = ROOT / ".venv"
+RUFF = str(VENV / "bin" / "ruff")
 #: the processes run as on a developer's machine: bytecode written and read (a session that sets
 #: PYTHONDONTWRITEBYTECODE would otherwise compile fabric-lsp's own modules again in every process)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONWARNINGS": "ignore"}
@@ -107,24 +111,41 @@ def cpu_timed(cmd: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[fl
     return seconds, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def cold_flags() -> list[str]:
+def fabric_lsp(venv: Path) -> str:
+    return str(venv / "bin" / "fabric-lsp")
+
+
+def interpreter(venv: Path) -> str:
+    """The Python that runs fabric-lsp from ``venv``: its version and where it is installed."""
+    code = "import sys; print(sys.version.split()[0], sys.base_prefix)"
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True).stdout.split()
+    return f"CPython {out[0]} ({out[1]})" if len(out) == 2 else "an interpreter that did not answer"
+
+
+def cold_flags(venv: Path) -> list[str]:
     """Whether this fabric-lsp keeps a cache (the first run starts without one, the second reads it)."""
-    out = subprocess.run([FABRIC_LSP, "check", "--help"], capture_output=True, text=True).stdout
+    out = subprocess.run([fabric_lsp(venv), "check", "--help"], capture_output=True, text=True).stdout
     return ["--no-cache"] if "--no-cache" in out else []
 
 
-def server_seconds(root: Path, environment: str | None) -> float:
+def server_seconds(root: Path, environment: str | None, venv: Path) -> float:
     """The server's ``workspace/diagnostic`` over the whole tree, from ``initialize`` to the report (cold)."""
     shutil.rmtree(root / CACHE, ignore_errors=True)
     t0 = time.perf_counter()
-    asyncio.run(parity.lsp_findings(root, environment))
+    asyncio.run(parity.lsp_findings(root, environment, str(venv / "bin" / "python")))
     return time.perf_counter() - t0
 
 
 def measure(
-    root: Path, runs: int, server: bool, without: str | None = None, environment: str | None = None, cpu: bool = False
+    root: Path,
+    runs: int,
+    server: bool,
+    without: str | None = None,
+    environment: str | None = None,
+    cpu: bool = False,
+    venv: Path = VENV,
 ) -> dict:
-    check = [FABRIC_LSP, "check", *(("--environment", environment) if environment else ())]
+    check = [fabric_lsp(venv), "check", *(("--environment", environment) if environment else ())]
     kinds = (
         *TIMES,
         *(("server",) if server else ()),
@@ -134,7 +155,7 @@ def measure(
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     files = 0
     for _ in range(runs):
-        seconds, out = timed([sys.executable, "-W", "ignore", "-c", PARSE_FLOOR], root)
+        seconds, out = timed([str(venv / "bin" / "python"), "-W", "ignore", "-c", PARSE_FLOOR], root)
         files = int(out.strip() or 0)
         samples["floor"].append(seconds)
         samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
@@ -148,7 +169,7 @@ def measure(
             samples["cpu_one"].append(cpu_timed([*check, "--jobs", "1", "."], root, ok=(0, 1))[1])
             shutil.rmtree(root / CACHE, ignore_errors=True)
         if server:
-            samples["server"].append(server_seconds(root, environment))
+            samples["server"].append(server_seconds(root, environment, venv))
         if without:
             shutil.rmtree(root / CACHE, ignore_errors=True)
             samples["without"].append(timed([*check, "--ignore", without, "."], root, ok=(0, 1))[0])
@@ -164,9 +185,9 @@ def mentions_fabric(path: Path) -> bool:
     return "Fabric" in text or "fabric" in text
 
 
-def slowest(root: Path, k: int, environment: str | None = None) -> list[tuple[float, str]]:
+def slowest(root: Path, k: int, environment: str | None = None, venv: Path = VENV) -> list[tuple[float, str]]:
     """Each file of the run that mentions Fabric, checked alone (``--jobs 1``): the ``k`` slowest."""
-    check = [FABRIC_LSP, "check", *(("--environment", environment) if environment else ())]
+    check = [fabric_lsp(venv), "check", *(("--environment", environment) if environment else ())]
     listed = timed([*check, "--show-files", "."], root)[1].splitlines()
     times = []
     for name in listed:
@@ -189,7 +210,12 @@ def row(name: str, m: dict) -> str:
 
 
 def table(
-    results: dict[str, dict], cold: list[str], runs: int, without: str | None = None, environment: str | None = None
+    results: dict[str, dict],
+    cold: list[str],
+    runs: int,
+    without: str | None = None,
+    environment: str | None = None,
+    python: str | None = None,
 ) -> str:
     second = "second run (cached)" if cold else "second run (no cache yet)"
     server = any("server" in m for m in results.values())
@@ -205,6 +231,8 @@ def table(
         + ("--:|" if cpu else "")
     )
     note = f"\nwall times, best of {runs} run(s); {os.cpu_count()} cores; fabric-lsp with the default --jobs"
+    if python:
+        note += f"; fabric-lsp on {python}"
     if environment:
         note += f"; analysed environment {environment}"
     return "\n".join([head, *(row(n, m) for n, m in results.items())]) + note
@@ -230,13 +258,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--environment", metavar="PATH", help="the interpreter or virtualenv every check analyses (e.g. one with Lightning installed)")
     p.add_argument("--without", metavar="CODES", help="also time the cold check with --ignore CODES (e.g. PL: what the Trainer rules cost)")
     p.add_argument("--cpu", action="store_true", help="also report the CPU time of the cold check, and of one with --jobs 1")
+    p.add_argument("--venv", default=str(VENV), metavar="PATH", help="the virtualenv fabric-lsp runs from (default: the project's .venv)")
     args = p.parse_args(argv)
     if not args.snapshots:
         p.error("--snapshots DIR (or $FABRIC_LSP_SNAPSHOTS) is needed: the folder the repositories were fetched into")
-    cold = cold_flags()
+    venv = Path(args.venv).resolve()
+    if not Path(fabric_lsp(venv)).is_file():
+        p.error(f"--venv {args.venv}: no bin/fabric-lsp there (install fabric-lsp into it first)")
+    cold = cold_flags(venv)
+    python = interpreter(venv)
     environment = str(Path(args.environment).resolve()) if args.environment else None
     # fabric-lsp's own bytecode written once, before the first timed run (as an install leaves it)
-    subprocess.run([str(BIN / "python"), "-m", "compileall", "-q", str(ROOT / "server" / "fabric_lsp")], env=ENV, check=False)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "compileall", "-q", str(ROOT / "server" / "fabric_lsp")], env=ENV, check=False)
     results: dict[str, dict] = {}
     for repo in select(args):
         git_dir = report.snapshot_dir(Path(args.snapshots), repo)
@@ -249,15 +282,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {e}", file=sys.stderr)
             continue
         load = os.getloadavg()
-        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without, environment, args.cpu)}
+        results[repo.name] = {"load": load, **measure(root, args.runs, args.server, args.without, environment, args.cpu, venv)}
         print(row(repo.name, results[repo.name]), file=sys.stderr, flush=True)
         if args.slowest:
-            results[repo.name]["slowest"] = top = slowest(root, args.slowest, environment)
+            results[repo.name]["slowest"] = top = slowest(root, args.slowest, environment, venv)
             print(f"\n{repo.name}: the {len(top)} slowest files checked alone (--jobs 1, start-up included)")
             print("\n".join(f"  {s:6.2f} s  {name}" for s, name in top))
-    print("\n" + table(results, cold, args.runs, args.without, environment))
+    print("\n" + table(results, cold, args.runs, args.without, environment, python))
     if args.json:
-        Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "environment": environment, "results": results}, indent=1))
+        Path(args.json).write_text(json.dumps({"runs": args.runs, "statistic": "min", "cold_flags": cold, "environment": environment, "python": python, "results": results}, indent=1))
     return 0
 
 

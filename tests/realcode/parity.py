@@ -46,7 +46,8 @@ def cli_findings(root: Path) -> set[tuple]:
     }
 
 
-async def lsp_findings(root: Path, environment: str | None = None) -> set[tuple]:
+async def lsp_findings(root: Path, environment: str | None = None, python: str = sys.executable) -> set[tuple]:
+    """The findings the server (run by ``python``) reports for ``root`` through ``workspace/diagnostic``."""
     client = LanguageClient("parity", "1")
 
     @client.feature(types.WINDOW_LOG_MESSAGE)
@@ -57,7 +58,7 @@ async def lsp_findings(root: Path, environment: str | None = None) -> set[tuple]
     def _refresh(params: None) -> None:
         pass
 
-    await client.start_io(sys.executable, "-m", "fabric_lsp")
+    await client.start_io(python, "-m", "fabric_lsp")
     caps = types.ClientCapabilities(
         text_document=types.TextDocumentClientCapabilities(
             diagnostic=types.DiagnosticClientCapabilities(related_document_support=True)

@@ -12,12 +12,11 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from fabric_lsp import declared_version, facts
 from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, answers, file_key
-from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
+from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost, recall_versions, versions_for
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
@@ -534,7 +533,7 @@ class Forker:
         import threading
 
         results: dict = {}
-        self._hand((candidates, jobs, costs, _versions_for([t for _, t in candidates])))
+        self._hand((candidates, jobs, costs, versions_for(t.config for _, t in candidates)))
         thread = threading.Thread(target=meanwhile, daemon=True) if meanwhile is not None else None
         if thread is not None:
             thread.start()
@@ -567,17 +566,6 @@ class Forker:
             os.waitpid(self.pid, 0)
 
 
-def _versions_for(tasks: list[Task]) -> tuple[dict, dict]:
-    """The Lightning versions the settings of ``tasks`` take, worked out here: the versions the
-    project declares (:func:`declared_version.remembered`: each file's settings read those of
-    its sub-project already, the project's own are read here) and those installed in the
-    analysed environments (:func:`facts.remembered_installed`). Neither the forker nor a worker
-    reads the requirements or the packages' metadata again (:func:`_forked_check`)."""
-    for config in {id(t.config): t.config for t in tasks}.values():
-        _ = config.effective_lightning_version
-    return declared_version.remembered(), facts.remembered_installed()
-
-
 def _forker_main(channel: Channel) -> None:
     """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, check what
     it is handed."""
@@ -596,9 +584,8 @@ def _forked_check(channel: Channel) -> None:
     while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, versions)
         i, task = message
         done.append((i, _check_task(task, mode)))
-    candidates, jobs, costs, (declared, installed) = message
-    declared_version.recall(declared)  # before the workers fork
-    facts.recall_installed(installed)
+    candidates, jobs, costs, versions = message
+    recall_versions(versions)  # before the workers fork: neither they nor this process read them again
     channel.send(done)
     if jobs > 1:
         try:

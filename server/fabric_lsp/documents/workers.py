@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents import check
-from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost
+from fabric_lsp.documents.pool import PRELOAD, Versions, chunks, expected_cost, recall_versions, versions_for
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
@@ -124,9 +124,10 @@ def prestart() -> None:
         forkserver.ensure_running()
 
 
-def _start(root: str | None, environment: str | None) -> None:
+def _start(root: str | None, environment: str | None, versions: Versions) -> None:
     from fabric_lsp.documents.analyzers import for_one_run
 
+    recall_versions(versions)  # worked out by the server: not read again in each worker
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # never a byte on the server's protocol stream
     os.close(devnull)
@@ -181,9 +182,10 @@ class Workers:
         if workers < 2 or len(jobs) < MIN_MODULES:
             return
         self.log(f"fabric-lsp: analysing {len(jobs)} modules in {workers} worker processes")
+        versions = versions_for(job.config for job in jobs)  # here, before the workers start
         try:
             self._pool = ProcessPoolExecutor(
-                workers, _forking(self.fork), initializer=_start, initargs=(self.root, self.environment)
+                workers, _forking(self.fork), initializer=_start, initargs=(self.root, self.environment, versions)
             )
         except OSError as exc:
             self.log(f"fabric-lsp: worker processes did not start ({exc}); analysing on one thread")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,26 @@ def pytest_runtest_makereport(item, call):
     if report.skipped and not hasattr(report, "wasxfail") and in_ci():
         report.outcome = "failed"
         report.longrepr = f"CI=true and the test skipped: {report.longrepr}"
+
+
+@pytest.fixture
+def version_reads(tmp_path, monkeypatch):
+    """A project (``tmp_path``) that declares its Lightning version, of which no process has read
+    the declared version or the installed one yet: each process that reads either leaves a mark.
+    Gives the marks left so far (``declared-read-by-PID``, ``installed-read-by-PID``), sorted."""
+    from fabric_lsp import declared_version, facts
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["lightning==2.1.0"]\n')
+    declared_version.forget()
+    monkeypatch.setattr(facts, "_VERSION_CACHE", {})
+
+    def marked(real, what: str):
+        def read(*args):
+            (tmp_path / f"{what}-read-by-{os.getpid()}").write_text(repr(args))
+            return real(*args)
+
+        return read
+
+    monkeypatch.setattr(declared_version, "read_declared", marked(declared_version.read_declared, "declared"))
+    monkeypatch.setattr(facts, "_read_lightning_version", marked(facts._read_lightning_version, "installed"))
+    return lambda: sorted(p.name for p in tmp_path.glob("*-read-by-*"))

@@ -112,30 +112,14 @@ def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, j
 
 
 @pytest.mark.parametrize("cached", [True, False])
-def test_neither_the_forker_nor_its_workers_read_the_lightning_versions(tmp_path, monkeypatch, cached):
+def test_neither_the_forker_nor_its_workers_read_the_lightning_versions(tmp_path, version_reads, cached):
     """The Lightning version the project declares, and the one installed in the analysed
     environment, are read once, here (where the run keeps a cache, every file's key holds them;
     without one, they are worked out for the files' settings before the files are handed): the
     forker takes them before it forks (a worker would import ``packaging`` and read the
     requirements again, and import ``importlib.metadata`` and read the packages' metadata again,
     ~15–30 ms each at its start). Each process that reads either leaves a mark."""
-    from fabric_lsp import declared_version, facts
-
     tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["lightning==2.1.0"]\n')
-    declared_version.forget()
-    monkeypatch.setattr(facts, "_VERSION_CACHE", {})  # nothing installed read before this run
-    here = os.getpid()
-
-    def marked(real, what: str):
-        def read(*args):
-            (tmp_path / f"{what}-read-by-{os.getpid()}").write_text(repr(args))
-            return real(*args)
-
-        return read
-
-    monkeypatch.setattr(declared_version, "read_declared", marked(declared_version.read_declared, "declared"))
-    monkeypatch.setattr(facts, "_read_lightning_version", marked(facts._read_lightning_version, "installed"))
     cache = Cache(str(tmp_path / "cache"), str(tmp_path), None) if cached else None
     forker = Forker.start()
     assert forker is not None
@@ -144,5 +128,5 @@ def test_neither_the_forker_nor_its_workers_read_the_lightning_versions(tmp_path
     finally:
         forker.close()
     assert sum(len(r.findings) for r in results) == len(range(0, 30, 4))
-    marks = sorted(p.name for p in tmp_path.glob("*-read-by-*"))
-    assert marks == [f"declared-read-by-{here}", f"installed-read-by-{here}"]
+    here = os.getpid()
+    assert version_reads() == [f"declared-read-by-{here}", f"installed-read-by-{here}"]

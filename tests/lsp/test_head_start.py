@@ -153,30 +153,15 @@ def test_a_head_start_forks_its_workers_from_the_server_process(tmp_path: Path):
     assert run.stdout.split() == ["2", "True", "True"]
 
 
-def test_a_head_start_works_out_the_lightning_versions_before_its_workers_start(tmp_path: Path, monkeypatch):
+def test_a_head_start_works_out_the_lightning_versions_before_its_workers_start(tmp_path: Path, version_reads):
     """The Lightning version the project declares, and the one installed in the analysed
     environment, are read once, in the server's process, before it forks the head start's workers
     (a worker would import ``packaging`` and read the requirements again, and read the packages'
     metadata again, ~15–30 ms each at its start). Each process that reads either leaves a mark."""
     import os
 
-    from fabric_lsp import declared_version, facts
-
     for i in range(30):
         (tmp_path / f"train_{i}.py").write_text(TRAIN)
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["lightning==2.1.0"]\n')
-    declared_version.forget()
-    monkeypatch.setattr(facts, "_VERSION_CACHE", {})  # nothing installed read before this head start
-
-    def marked(real, what: str):
-        def read(*args):
-            (tmp_path / f"{what}-read-by-{os.getpid()}").write_text(repr(args))
-            return real(*args)
-
-        return read
-
-    monkeypatch.setattr(declared_version, "read_declared", marked(declared_version.read_declared, "declared"))
-    monkeypatch.setattr(facts, "_read_lightning_version", marked(facts._read_lightning_version, "installed"))
     head = head_start.begin(io.BytesIO(framed(initialize(tmp_path))))
     try:
         assert head.workers is not None
@@ -184,5 +169,4 @@ def test_a_head_start_works_out_the_lightning_versions_before_its_workers_start(
     finally:
         head.drop()
     assert all(done is not None and "FAB001" in {f.code for f in done.findings} for done in found)
-    marks = sorted(p.name for p in tmp_path.glob("*-read-by-*"))
-    assert marks == [f"declared-read-by-{os.getpid()}", f"installed-read-by-{os.getpid()}"]
+    assert version_reads() == [f"declared-read-by-{os.getpid()}", f"installed-read-by-{os.getpid()}"]

@@ -118,8 +118,8 @@ def fabric_lsp(venv: Path) -> str:
 def interpreter(venv: Path) -> str:
     """The Python that runs fabric-lsp from ``venv``: its version and where it is installed."""
     code = "import sys; print(sys.version.split()[0], sys.base_prefix)"
-    out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True).stdout.split()
-    return f"CPython {out[0]} ({out[1]})" if len(out) == 2 else "an interpreter that did not answer"
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True).stdout.split(maxsplit=1)
+    return f"CPython {out[0]} ({out[1].strip()})" if len(out) == 2 else "an interpreter that did not answer"
 
 
 def cold_flags(venv: Path) -> list[str]:

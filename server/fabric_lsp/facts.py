@@ -1042,7 +1042,8 @@ VERSION_TTL = 5.0
 
 def remembered_installed() -> dict[str | None, tuple[float, str | None]]:
     """The installed versions read so far, by environment, each with when it was read (for
-    :func:`recall_installed` in a process forked later: the monotonic clock is the machine's)."""
+    :func:`recall_installed` in another process on this machine, forked or started later: the
+    monotonic clock is the machine's)."""
     return dict(_VERSION_CACHE)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -158,8 +159,6 @@ def test_a_head_start_works_out_the_lightning_versions_before_its_workers_start(
     environment, are read once, in the server's process, before it forks the head start's workers
     (a worker would import ``packaging`` and read the requirements again, and read the packages'
     metadata again, ~15–30 ms each at its start). Each process that reads either leaves a mark."""
-    import os
-
     for i in range(30):
         (tmp_path / f"train_{i}.py").write_text(TRAIN)
     head = head_start.begin(io.BytesIO(framed(initialize(tmp_path))))

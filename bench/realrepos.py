@@ -115,10 +115,14 @@ def fabric_lsp(venv: Path) -> str:
     return str(venv / "bin" / "fabric-lsp")
 
 
+def venv_python(venv: Path) -> str:
+    return str(venv / "bin" / "python")
+
+
 def interpreter(venv: Path) -> str:
     """The Python that runs fabric-lsp from ``venv``: its version and where it is installed."""
     code = "import sys; print(sys.version.split()[0], sys.base_prefix)"
-    out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True).stdout.split(maxsplit=1)
+    out = subprocess.run([venv_python(venv), "-c", code], capture_output=True, text=True).stdout.split(maxsplit=1)
     return f"CPython {out[0]} ({out[1].strip()})" if len(out) == 2 else "an interpreter that did not answer"
 
 
@@ -132,7 +136,7 @@ def server_seconds(root: Path, environment: str | None, venv: Path) -> float:
     """The server's ``workspace/diagnostic`` over the whole tree, from ``initialize`` to the report (cold)."""
     shutil.rmtree(root / CACHE, ignore_errors=True)
     t0 = time.perf_counter()
-    asyncio.run(parity.lsp_findings(root, environment, str(venv / "bin" / "python")))
+    asyncio.run(parity.lsp_findings(root, environment, venv_python(venv)))
     return time.perf_counter() - t0
 
 
@@ -155,7 +159,7 @@ def measure(
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     files = 0
     for _ in range(runs):
-        seconds, out = timed([str(venv / "bin" / "python"), "-W", "ignore", "-c", PARSE_FLOOR], root)
+        seconds, out = timed([venv_python(venv), "-W", "ignore", "-c", PARSE_FLOOR], root)
         files = int(out.strip() or 0)
         samples["floor"].append(seconds)
         samples["ruff"].append(timed([RUFF, "check", "--select", "ALL", "--no-cache", "--exit-zero", "."], root)[0])
@@ -269,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     python = interpreter(venv)
     environment = str(Path(args.environment).resolve()) if args.environment else None
     # fabric-lsp's own bytecode written once, before the first timed run (as an install leaves it)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "compileall", "-q", str(ROOT / "server" / "fabric_lsp")], env=ENV, check=False)
+    subprocess.run([venv_python(venv), "-m", "compileall", "-q", str(ROOT / "server" / "fabric_lsp")], env=ENV, check=False)
     results: dict[str, dict] = {}
     for repo in select(args):
         git_dir = report.snapshot_dir(Path(args.snapshots), repo)

@@ -16,7 +16,7 @@ from fabric_lsp.engine.program.constructions import (
     constructions,
     workspace_file_exists,
 )
-from fabric_lsp.engine.program.infer import Inference
+from fabric_lsp.engine.program.infer import Inference, is_plain
 from fabric_lsp.engine.program.lightning_modules import (
     EntryPoint,
     Hook,
@@ -135,6 +135,12 @@ class SemanticModel:
         look-ups the evaluation made are recorded again for every site that asks (the verdict
         being computed depends on them, as if it had evaluated ``expr`` itself)."""
         return list(self.asked_once(("values", id(expr)), lambda: self.inference.evaluate(expr, self.module)))
+
+    def plain(self, expr: ast.AST) -> bool:
+        """Whether every alternative :meth:`values` gives ``expr`` is plain (a constant, a number, a
+        string or not known: never a dict, a sequence, a function or an object), read from the
+        syntax alone (:func:`~fabric_lsp.engine.program.infer.is_plain`): nothing is evaluated."""
+        return is_plain(expr, self.module)
 
     def fabrics(self, expr: ast.AST, *, by_type: bool = True) -> tuple[list[FabricInst], list[Unknown]]:
         """The Lightning Fabrics ``expr`` may be, and the alternatives that are not known. An

@@ -78,6 +78,8 @@ def is_path(model: SemanticModel, expr: ast.expr) -> bool:
 def is_state(model: SemanticModel, expr: ast.expr) -> bool:
     if is_state_literal(expr):
         return True
+    if model.plain(expr):
+        return False
     values = model.values(expr)
     return bool(values) and all(isinstance(v, DictVal) for v in values)
 
@@ -132,6 +134,8 @@ def dict_display(model: SemanticModel, expr: ast.expr | None) -> ast.Dict | None
         return None
     if isinstance(expr, ast.Dict):
         return expr
+    if model.plain(expr):  # `checkpoint_dir / "hparams.yaml"`: no dict, whatever the directory is
+        return None
     values = model.values(expr)
     if len(values) == 1 and isinstance(values[0], DictVal) and values[0].ctx.module is model.module:
         return values[0].node

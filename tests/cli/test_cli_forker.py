@@ -130,3 +130,25 @@ def test_neither_the_forker_nor_its_workers_read_the_lightning_versions(tmp_path
     assert sum(len(r.findings) for r in results) == len(range(0, 30, 4))
     here = os.getpid()
     assert version_reads() == [f"declared-read-by-{here}", f"installed-read-by-{here}"]
+
+
+def test_where_nothing_forks_the_workers_are_spawned_and_give_the_same_results(tmp_path, capsys, monkeypatch):
+    # macOS and Windows: no forker, and the pool's workers are spawned (``checks._spawned``), each
+    # a fresh interpreter that imports the engine and takes this run's state from its initializer
+    tasks = _project(tmp_path, 30)
+    alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
+    spawned: list[int] = []
+    real = checks._spawned
+
+    def spy(tasks, mode, jobs, order, state, thread=None):
+        spawned.append(jobs)
+        yield from real(tasks, mode, jobs, order, state, thread)
+
+    monkeypatch.setattr(checks, "_spawned", spy)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    pooled = run_tasks(tasks, Mode(), str(tmp_path), None, 2)
+    monkeypatch.undo()
+    assert spawned == [2]
+    assert "parallel check failed" not in capsys.readouterr().err
+    assert _findings(pooled) == _findings(alone)
+    assert sum(len(r.findings) for r in pooled) == len(range(0, 30, 4))

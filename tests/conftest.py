@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -56,24 +55,56 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"CI=true and the test skipped: {report.longrepr}"
 
 
+#: how a process marks its reads of a Lightning version (``{marks}``: the folder of the marks)
+_MARKER = """\
+import os
+
+def _marked(real, what):
+    def read(*args):
+        with open(os.path.join({marks!r}, f"{{what}}-read-by-{{os.getpid()}}"), "w") as fh:
+            fh.write(repr(args))
+        return real(*args)
+    return read
+"""
+#: what a fresh interpreter (a spawned worker) loads at its start from ``version_reads``' site
+#: folder: it marks its reads as the fixture marks this process's (it takes no monkeypatch from here)
+_MARKING_SITE = (
+    _MARKER
+    + """
+from fabric_lsp import declared_version, facts
+
+declared_version.read_declared = _marked(declared_version.read_declared, "declared")
+facts._read_lightning_version = _marked(facts._read_lightning_version, "installed")
+"""
+)
+
+
+class VersionReads:
+    """The marks left by the processes that read a Lightning version (``declared-read-by-PID``,
+    ``installed-read-by-PID``), sorted, when called; ``site``: a folder whose ``sitecustomize``
+    makes a fresh interpreter started with it on its ``PYTHONPATH`` leave them too."""
+
+    def __init__(self, marks: Path, site: Path) -> None:
+        self.marks, self.site = marks, site  # the site out of the project: no file of it is checked
+        (self.site / "sitecustomize.py").write_text(_MARKING_SITE.format(marks=str(marks)))
+
+    def __call__(self) -> list[str]:
+        return sorted(p.name for p in self.marks.glob("*-read-by-*"))
+
+
 @pytest.fixture
-def version_reads(tmp_path, monkeypatch):
+def version_reads(tmp_path, tmp_path_factory, monkeypatch) -> VersionReads:
     """A project (``tmp_path``) that declares its Lightning version, of which no process has read
-    the declared version or the installed one yet: each process that reads either leaves a mark.
-    Gives the marks left so far (``declared-read-by-PID``, ``installed-read-by-PID``), sorted."""
+    the declared version or the installed one yet: each process that reads either leaves a mark
+    (:class:`VersionReads`)."""
     from fabric_lsp import declared_version, facts
 
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["lightning==2.1.0"]\n')
     declared_version.forget()
     monkeypatch.setattr(facts, "_VERSION_CACHE", {})
-
-    def marked(real, what: str):
-        def read(*args):
-            (tmp_path / f"{what}-read-by-{os.getpid()}").write_text(repr(args))
-            return real(*args)
-
-        return read
-
+    marker: dict = {}
+    exec(_MARKER.format(marks=str(tmp_path)), marker)  # noqa: S102 - the same marking as a spawned worker's
+    marked = marker["_marked"]
     monkeypatch.setattr(declared_version, "read_declared", marked(declared_version.read_declared, "declared"))
     monkeypatch.setattr(facts, "_read_lightning_version", marked(facts._read_lightning_version, "installed"))
-    return lambda: sorted(p.name for p in tmp_path.glob("*-read-by-*"))
+    return VersionReads(tmp_path, tmp_path_factory.mktemp("marking-site"))

@@ -152,3 +152,18 @@ def test_where_nothing_forks_the_workers_are_spawned_and_give_the_same_results(t
     assert "parallel check failed" not in capsys.readouterr().err
     assert _findings(pooled) == _findings(alone)
     assert sum(len(r.findings) for r in pooled) == len(range(0, 30, 4))
+
+
+def test_spawned_workers_take_the_lightning_versions_this_process_worked_out(tmp_path, monkeypatch, version_reads):
+    """As the forker's workers and the server's: the versions are read once, here, and handed to
+    each spawned worker's initializer (each would import ``packaging`` and read the requirements
+    and the packages' metadata again at its start)."""
+    tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
+    site = [str(version_reads.site), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(site))  # the spawned workers mark their reads too
+    monkeypatch.setattr(sys, "platform", "darwin")
+    pooled = run_tasks(tasks, Mode(), str(tmp_path), None, 2)
+    monkeypatch.undo()
+    assert sum(len(r.findings) for r in pooled) == len(range(0, 30, 4))
+    here = os.getpid()
+    assert version_reads() == [f"declared-read-by-{here}", f"installed-read-by-{here}"]

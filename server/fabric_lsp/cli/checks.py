@@ -16,7 +16,7 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, answers, file_key
-from fabric_lsp.documents.pool import PRELOAD, chunks, expected_cost, recall_versions, versions_for
+from fabric_lsp.documents.pool import PRELOAD, Versions, chunks, expected_cost, recall_versions, versions_for
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
@@ -474,9 +474,13 @@ def _spawned(tasks: list[Task], mode: Mode, jobs: int, order: list[range], state
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    versions = versions_for(t.config for t in tasks)  # here, once: not read again in each worker
     try:
         with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"), initializer=init_state, initargs=state
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_spawned_start,
+            initargs=(state, versions),
         ) as pool:
             chunks_done = pool.map(_check_chunk, [(tasks[part.start : part.stop], mode) for part in order])
             if thread is not None:
@@ -484,6 +488,13 @@ def _spawned(tasks: list[Task], mode: Mode, jobs: int, order: list[range], state
             yield from zip(order, chunks_done)
     except BrokenProcessPool as exc:
         raise OSError(str(exc)) from exc
+
+
+def _spawned_start(state: tuple, versions: Versions) -> None:
+    """A spawned worker's start: the Lightning versions the process that started it worked out
+    (as the forker's workers and the server's have them), then the run's state (:func:`init_state`)."""
+    recall_versions(versions)
+    init_state(*state)
 
 
 class Forker:

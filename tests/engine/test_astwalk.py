@@ -1,14 +1,16 @@
 """``astwalk`` gives the nodes :func:`ast.walk` and :func:`ast.iter_child_nodes` give, in their
 order (the analyses depend on the order: "the first assignment", "in the order ast.walk meets
-them"), on every module of fabric-lsp itself and of the bundled corpus, and on every node of them."""
+them"), on every module of fabric-lsp itself, of the bundled corpus and of a sample of the
+standard library, and on every node of them."""
 
 from __future__ import annotations
 
 import ast
+import sysconfig
 from pathlib import Path
 
 import pytest
-from fabric_lsp.engine.python.astwalk import children, walk
+from fabric_lsp.engine.python.astwalk import NODE_FIELDS, children, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "server" / "fabric_lsp").rglob("*.py"), *(ROOT / "tests" / "corpus").rglob("*.py")])
@@ -27,6 +29,61 @@ def test_the_same_nodes_in_the_same_order(path):
         assert [id(c) for c in children(node)] == [id(c) for c in ast.iter_child_nodes(node)]
         if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.expr)):
             assert [id(n) for n in walk(node)] == [id(n) for n in ast.walk(node)]
+
+
+#: a sample of the running interpreter's standard library: every construct of its grammar
+#: (type comments, ``match``, and the type parameters of Python 3.12 on), on what :data:`NODE_FIELDS`
+#: leaves out of each node
+STDLIB = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+
+
+@pytest.mark.parametrize("path", STDLIB[::4], ids=lambda p: p.name)
+def test_the_same_nodes_on_the_standard_library(path):
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), type_comments=True)
+    except (SyntaxError, UnicodeDecodeError):
+        return
+    assert [id(n) for n in walk(tree)] == [id(n) for n in ast.walk(tree)]
+    for node in ast.walk(tree):
+        assert [id(c) for c in children(node)] == [id(c) for c in ast.iter_child_nodes(node)]
+
+
+def test_the_fields_that_hold_nodes():
+    assert NODE_FIELDS[ast.Name] == ("ctx",) and NODE_FIELDS[ast.Attribute] == ("value", "ctx")
+    assert NODE_FIELDS[ast.Constant] == () and NODE_FIELDS[ast.Global] == ()
+    assert NODE_FIELDS[ast.ImportFrom] == ("names",) and NODE_FIELDS[ast.keyword] == ("value",)
+    assert "name" not in NODE_FIELDS[ast.FunctionDef] and "body" in NODE_FIELDS[ast.FunctionDef]
+
+
+def test_a_node_of_a_class_made_after_the_walker():
+    class Block(ast.Module):
+        pass
+
+    inner = ast.Expr(ast.Call(ast.Name("f", ast.Load()), [ast.Constant(1)], []))
+    block = Block(body=[inner], type_ignores=[])
+    assert [id(n) for n in walk(block)] == [id(n) for n in ast.walk(block)] and children(block) == [inner]
+
+
+@pytest.mark.parametrize("path", [*SOURCES[3::9], *STDLIB[1::9]], ids=lambda p: p.name)
+def test_a_module_s_statement_walk_finds_every_parent_call_load_and_class(path):
+    from fabric_lsp.engine.python.modules import ModuleInfo
+
+    m = ModuleInfo(path.read_text(encoding="utf-8"))
+    if m.tree is None:
+        return
+    for top in m.tree.body:
+        m._walk_top(top)
+    nodes = [n for top in m.tree.body for n in ast.walk(top)]
+    for node in nodes:
+        for child in ast.iter_child_nodes(node):
+            if child._fields or child.__dict__:  # a context or an operator is one node shared by all
+                assert m._parents[child] is node
+    calls = {id(n) for n in nodes if isinstance(n, ast.Call)}
+    loads = {id(n) for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    classes = {id(n) for n in nodes if isinstance(n, ast.ClassDef)}
+    assert {id(c) for found in m._top_calls.values() for c in found} == calls
+    assert {id(n) for found in m._top_loads.values() for n in found} == loads
+    assert {id(n) for found in m._top_class_nodes.values() for n in found} == classes
 
 
 def test_a_lone_node_and_a_node_without_children():

@@ -15,7 +15,7 @@ def caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
     """Whether ``node`` is in the body of a ``try`` of its function whose handlers catch
     ``exception`` (by name, ``Exception``, ``BaseException`` or a bare ``except``): the code
     expects the failure (a 1.x/2.x compatibility shim)."""
-    prev, cur = node, model.module.parents.get(node)
+    prev, cur = node, model.module.parent_of(node)
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
         if isinstance(cur, ast.Try) and prev in cur.body and any(_catches(h.type, exception) for h in cur.handlers):
             return True
@@ -25,7 +25,7 @@ def caught(model: SemanticModel, node: ast.AST, exception: str) -> bool:
             and any(_expects(i.context_expr, exception) for i in cur.items)
         ):
             return True
-        prev, cur = cur, model.module.parents.get(cur)
+        prev, cur = cur, model.module.parent_of(cur)
     return False
 
 

@@ -215,7 +215,7 @@ def _may_log(cls: ClassRef) -> bool:
 def _not_a_module_log(attr: ast.Attribute, cls: ClassRef) -> bool:
     """A ``.log``/``.log_dict`` that cannot be the LightningModule's: not called with a key and a
     value (a tensor's ``x.log()``), or on a logger, an experiment, a tracking or math library."""
-    call = cls.module.parents.get(attr)
+    call = cls.module.parent_of(attr)
     if not (isinstance(call, ast.Call) and call.func is attr):
         return False  # the method handed on: may be anything
     given = len(call.args) + len(call.keywords)

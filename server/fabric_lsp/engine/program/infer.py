@@ -529,7 +529,7 @@ class Inference:
                 found.append(Binding("unknown", parent))
                 return found, True, ()
             if isinstance(parent, ast.ExceptHandler) or type(parent).__name__ == "match_case":
-                parent = m.parents.get(parent)
+                parent = m.parent_of(parent)
             cur = parent
         return found, False, tuple(narrow)
 
@@ -551,7 +551,7 @@ class Inference:
 
     def _ev_binding(self, b: Binding, name: str, ctx: Ctx) -> list[Value]:
         m = ctx.module
-        in_class = isinstance(m.parents.get(b.node), ast.ClassDef)
+        in_class = isinstance(m.parent_of(b.node), ast.ClassDef)
         if b.kind in ("assign", "annotation") and in_class and isinstance(b.node, ast.AnnAssign):
             # a class field with a Literal[...] type (dataclass configs filled from a CLI)
             literal = cli_sources.literal_values(self, b.node.annotation, ctx, f"field `{name}`")

@@ -175,7 +175,7 @@ def in_overridden_run(model: SemanticModel, call: ast.Call) -> bool:
     return (
         isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
         and func.name == "run"
-        and isinstance(model.module.parents.get(func), ast.ClassDef)
+        and isinstance(model.module.parent_of(func), ast.ClassDef)
         and isinstance(receiver, ast.Name)
         and receiver.id == "self"
     )

@@ -272,11 +272,11 @@ def _calls_given(m: ModuleInfo, name: str) -> list[ast.Call]:
     """The calls of ``m`` whose first argument (or ``model_class=``) reads ``name``."""
     out = []
     for load in m.name_loads.get(name, []):
-        parent = m.parents.get(load)
+        parent = m.parent_of(load)
         if isinstance(parent, ast.Attribute):
-            load, parent = parent, m.parents.get(parent)
+            load, parent = parent, m.parent_of(parent)
         if isinstance(parent, ast.keyword) and parent.arg == "model_class":
-            parent = m.parents.get(parent)
+            parent = m.parent_of(parent)
         elif not (isinstance(parent, ast.Call) and parent.args and parent.args[0] is load):
             continue
         if isinstance(parent, ast.Call):
@@ -577,9 +577,9 @@ def declared_type(inference: Inference, node: ast.expr, m: ModuleInfo) -> list[C
     (Lightning's own class, a union, a string)."""
     if not isinstance(node, ast.Name):
         return None
-    scope = m.parents.get(node)
+    scope = m.parent_of(node)
     while scope is not None and not isinstance(scope, (*FUNC_TYPES, ast.Module, ast.ClassDef, ast.Lambda)):
-        scope = m.parents.get(scope)
+        scope = m.parent_of(scope)
     if scope is None:
         return None
     annotation: ast.expr | None = None
@@ -627,11 +627,11 @@ def may_run(inference: Inference, run: RunModel, cls: ClassRef) -> bool:
 def _conditional(m: ModuleInfo, node: ast.AST) -> bool:
     """Whether ``node`` is under a branch, a loop body that may not run, or a ``try`` of its
     function (or of the module)."""
-    prev, cur = node, m.parents.get(node)
+    prev, cur = node, m.parent_of(node)
     while cur is not None and not isinstance(cur, (*FUNC_TYPES, ast.Module, ast.Lambda)):
         if isinstance(cur, _BRANCHES) and not _first_part(cur, prev):
             return True
-        prev, cur = cur, m.parents.get(cur)
+        prev, cur = cur, m.parent_of(cur)
     return False
 
 
@@ -909,10 +909,10 @@ def _is_super_call(call: ast.Call) -> bool:
 
 def _is_receiver(m: ModuleInfo, node: ast.Name) -> bool:
     """``self`` as the receiver of an attribute (``self.x``, ``self.log(...)``), not handed on."""
-    parent = m.parents.get(node)
+    parent = m.parent_of(node)
     if not (isinstance(parent, ast.Attribute) and parent.value is node):
         return False
-    grand = m.parents.get(parent)
+    grand = m.parent_of(parent)
     return parent.attr not in facts.LOG_METHODS or (isinstance(grand, ast.Call) and grand.func is parent)
 
 

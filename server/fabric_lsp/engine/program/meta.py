@@ -83,14 +83,14 @@ def meta_context(module: ModuleInfo, node: ast.AST) -> MetaContext | None:
     parameters: ``X.init_module(empty_init=E)`` with ``E`` not literally false (Fabric's FSDP and
     ModelParallel strategies enter ``torch.device("meta")`` when it is true, 2.6.6
     ``strategies/fsdp.py:342``, ``strategies/model_parallel.py:201``), or ``torch.device("meta")``."""
-    cur = module.parents.get(node)
+    cur = module.parent_of(node)
     while cur is not None and not isinstance(cur, (*FUNC_TYPES, ast.Lambda, ast.ClassDef)):
         if isinstance(cur, (ast.With, ast.AsyncWith)):
             for item in cur.items:
                 found = _meta_item(item.context_expr)
                 if found is not None:
                     return found
-        cur = module.parents.get(cur)
+        cur = module.parent_of(cur)
     return None
 
 
@@ -144,11 +144,11 @@ def _assignments(module: ModuleInfo, name: str, before: ast.AST) -> list[ast.stm
 
 def _unconditional(module: ModuleInfo, stmt: ast.stmt, scope: ast.AST) -> bool:
     """Only ``with`` blocks lie between ``stmt`` and its scope (no branch, loop or ``try``)."""
-    cur = module.parents.get(stmt)
+    cur = module.parent_of(stmt)
     while cur is not None and cur is not scope:
         if not isinstance(cur, (ast.With, ast.AsyncWith)):
             return False
-        cur = module.parents.get(cur)
+        cur = module.parent_of(cur)
     return True
 
 

@@ -374,11 +374,11 @@ def _self_attr_values(inference: Inference, cls: ClassRef, attr: str) -> list[tu
 def _conditional(m: ModuleInfo, node: ast.AST, func: ast.AST) -> bool:
     """Whether ``node`` runs only on some paths through ``func``: under a branch, or after an
     early ``return``/``raise``."""
-    prev, cur = node, m.parents.get(node)
+    prev, cur = node, m.parent_of(node)
     while cur is not None and cur is not func:
         if isinstance(cur, _BRANCHES) and not _on_every_path(cur, prev):
             return True
-        prev, cur = cur, m.parents.get(cur)
+        prev, cur = cur, m.parent_of(cur)
     line = getattr(node, "lineno", 0)
     return any(isinstance(n, (ast.Return, ast.Raise)) and n.lineno < line for n in own_nodes(func))
 

@@ -104,7 +104,7 @@ def rank_guard(
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == facts.RANK_ZERO_FIRST
         ):
-            return RankGuard("rank_zero_first", call, module.parents.get(item) or call, module)
+            return RankGuard("rank_zero_first", call, module.parent_of(item) or call, module)
     func = enclosing_function(module, node)
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
@@ -134,7 +134,7 @@ def _guarded_callers(module: ModuleInfo, func: ast.AST, workspace: Workspace | N
         return None
     guards = []
     for ref in refs:
-        call = module.parents.get(ref)
+        call = module.parent_of(ref)
         assert isinstance(call, ast.Call)
         guard = rank_guard(module, call, workspace, depth + 1)
         if guard is None:
@@ -153,16 +153,16 @@ def _references(module: ModuleInfo, func: ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _inside(module: ModuleInfo, node: ast.AST, container: ast.AST) -> bool:
-    cur = module.parents.get(node)
+    cur = module.parent_of(node)
     while cur is not None:
         if cur is container:
             return True
-        cur = module.parents.get(cur)
+        cur = module.parent_of(cur)
     return False
 
 
 def _is_called(module: ModuleInfo, ref: ast.AST) -> bool:
-    parent = module.parents.get(ref)
+    parent = module.parent_of(ref)
     return isinstance(parent, ast.Call) and parent.func is ref
 
 

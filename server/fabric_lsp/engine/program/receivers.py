@@ -126,7 +126,7 @@ def _binds_no_fabric(ev: Inference, module: ModuleInfo, binder: ast.AST, name: s
 def _bound_value(module: ModuleInfo, target: ast.AST) -> ast.AST | None:
     """The expression a plain ``name = value``, ``(name := value)`` or ``with value as name``
     binds to the name ``target``; None for any other binding (a parameter, a loop, unpacking)."""
-    parent = module.parents.get(target)
+    parent = module.parent_of(target)
     if isinstance(parent, ast.Assign) and target in parent.targets:
         return parent.value
     if isinstance(parent, (ast.AnnAssign, ast.NamedExpr)) and parent.target is target:

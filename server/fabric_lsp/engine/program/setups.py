@@ -580,9 +580,9 @@ def under_if(m: ModuleInfo, node: ast.AST) -> bool:
     """Whether ``node`` runs only on some paths through its function (under an ``if``, ``try``,
     ``match``)."""
     scope = m.scope_of(node)
-    cur = m.parents.get(node)
+    cur = m.parent_of(node)
     while cur is not None and cur is not scope:
         if isinstance(cur, _BRANCHES):
             return True
-        cur = m.parents.get(cur)
+        cur = m.parent_of(cur)
     return False

@@ -152,7 +152,7 @@ def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:
     if isinstance(func, ast.Lambda):
         return True
     for use in m.name_loads.get(func.name, []):
-        parent = m.parents.get(use)
+        parent = m.parent_of(use)
         if isinstance(parent, ast.Call) and parent.func is use:
             continue
         if _launched(m, use):
@@ -164,11 +164,11 @@ def escapes(ev: Evaluator, func: ast.AST, m: ModuleInfo) -> bool:
 def _launched(m: ModuleInfo, use: ast.AST) -> bool:
     """Whether ``use`` is the function a ``<fabric>.launch(...)`` call runs: its first argument
     (or ``function=``), directly or through ``functools.partial(fn, ...)``."""
-    parent = m.parents.get(use)
+    parent = m.parent_of(use)
     if isinstance(parent, ast.Call) and callee_name(parent) == "partial" and parent.args and parent.args[0] is use:
-        use, parent = parent, m.parents.get(parent)
+        use, parent = parent, m.parent_of(parent)
     if isinstance(parent, ast.keyword) and parent.arg == "function":
-        use, parent = parent, m.parents.get(parent)
+        use, parent = parent, m.parent_of(parent)
         return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "launch"
     return (
         isinstance(parent, ast.Call)
@@ -190,7 +190,7 @@ def class_escapes(ev: Evaluator, cls: ClassRef) -> bool:
 
 def _used_as_value(m: ModuleInfo, name: str) -> bool:
     for use in m.name_loads.get(name, []):
-        parent = m.parents.get(use)
+        parent = m.parent_of(use)
         if isinstance(parent, ast.Call) and parent.func is use:
             continue
         if isinstance(parent, ast.ClassDef) or (

@@ -324,7 +324,7 @@ def _pattern_test(subject: ast.expr, pattern: ast.pattern) -> ast.expr | None:
 
 def _case_conditions(m: ModuleInfo, case: ast.match_case) -> list[Condition]:
     """A ``case`` body is reached when its pattern (and guard) matches and no earlier case did."""
-    match = m.parents.get(case)
+    match = m.parent_of(case)
     if type(match).__name__ != "Match":
         return []
     out: list[Condition] = []
@@ -376,7 +376,7 @@ def conditions_of(m: ModuleInfo, stmt: ast.AST | None) -> tuple[Condition, ...]:
         if is_case:
             out += _case_conditions(m, parent)  # type: ignore[arg-type]
         if is_case or isinstance(parent, ast.ExceptHandler):
-            parent = m.parents.get(parent)
+            parent = m.parent_of(parent)
             if parent is None:
                 break
         cur = parent

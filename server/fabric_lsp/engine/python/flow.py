@@ -63,7 +63,7 @@ def expression_conditions(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | No
     """Conditions from conditional expressions and short-circuit operators around ``node`` inside its
     statement ``stmt`` (the first of :func:`conditions_at`)."""
     child = node
-    parent = module.parents.get(child)
+    parent = module.parent_of(child)
     while parent is not None and parent is not stmt and not isinstance(parent, _BOUNDARIES):
         if isinstance(parent, ast.IfExp) and child is not parent.test:
             yield Condition(parent.test, child is parent.body, parent, "expression")
@@ -73,7 +73,7 @@ def expression_conditions(module: ModuleInfo, node: ast.AST, stmt: ast.stmt | No
                 if value is child:
                     break
                 yield Condition(value, truth, parent, "expression")
-        child, parent = parent, module.parents.get(parent)
+        child, parent = parent, module.parent_of(parent)
 
 
 def _earlier_exits(block: list, idx: int) -> Iterator[Condition]:
@@ -109,7 +109,7 @@ def conditions_here(module: ModuleInfo, stmt: ast.AST) -> tuple[list[Condition],
     if isinstance(parent, ast.If):
         here.append(Condition(parent.test, any(stmt is s for s in parent.body), parent, "branch"))
     if isinstance(parent, ast.ExceptHandler):
-        parent = module.parents.get(parent)
+        parent = module.parent_of(parent)
     return here, parent
 
 
@@ -122,20 +122,20 @@ def conditions(module: ModuleInfo, node: ast.AST) -> Iterator[tuple[ast.AST, boo
 
 def enclosing_function(module: ModuleInfo, node: ast.AST) -> ast.AST | None:
     """The innermost ``def`` (or lambda) holding ``node``; None at module level or in a class body."""
-    cur = module.parents.get(node)
+    cur = module.parent_of(node)
     while cur is not None:
         if isinstance(cur, (*FUNC_TYPES, ast.Lambda)):
             return cur
         if isinstance(cur, ast.ClassDef):
             return None
-        cur = module.parents.get(cur)
+        cur = module.parent_of(cur)
     return None
 
 
 def enclosing_withs(module: ModuleInfo, node: ast.AST) -> Iterator[ast.withitem]:
     """The ``with`` items whose body holds ``node``, innermost first, within its function."""
-    child, parent = node, module.parents.get(node)
+    child, parent = node, module.parent_of(node)
     while parent is not None and not isinstance(parent, _BOUNDARIES):
         if isinstance(parent, (ast.With, ast.AsyncWith)) and any(child is s for s in parent.body):
             yield from parent.items
-        child, parent = parent, module.parents.get(parent)
+        child, parent = parent, module.parent_of(parent)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from fabric_lsp.engine.findings import Span
-from fabric_lsp.engine.python.astwalk import block_children, children, statements, walk
+from fabric_lsp.engine.python.astwalk import NODE_FIELDS, block_children, children, statements, walk
 from fabric_lsp.engine.python.parse import Parsed, parse
 from fabric_lsp.engine.python.text import identifiers as identifiers_in
 
@@ -122,7 +122,8 @@ class ModuleInfo:
         classes: list[ast.ClassDef] = []
         stack: list[ast.AST] = [top]
         pop, push = stack.pop, stack.append
-        # ast.iter_child_nodes, inlined (the walk of every statement an analysis reads: a
+        fields = NODE_FIELDS
+        # astwalk.children, inlined (the walk of every statement an analysis reads: a
         # generator per node made it the largest cost of a keystroke). A name's only child is
         # its context (Load/Store), which needs no parent.
         while stack:
@@ -136,14 +137,14 @@ class ModuleInfo:
                 if type(node.ctx) is ast.Load:
                     loads.append(node)
                 continue
-            for field in node._fields:
+            for field in fields[kind]:
                 value = getattr(node, field, None)
                 if type(value) is list:
                     for child in value:
-                        if isinstance(child, ast.AST):
+                        if child is not None:
                             parents[child] = node
                             push(child)
-                elif isinstance(value, ast.AST):
+                elif value is not None:
                     parents[value] = node
                     push(value)
         self._top_calls[id(top)] = calls
@@ -432,7 +433,22 @@ class ModuleInfo:
 
     @property
     def parents(self) -> _Parents:
+        """The parent of any node, as a mapping (for code that takes one)."""
         return _Parents(self)  # not kept: the module would be in a reference cycle with it
+
+    def parent_of(self, node: ast.AST, default=None):
+        """The parent of ``node``, found by walking only the top-level statement that holds it."""
+        parent = self._parents.get(node)
+        if parent is not None:
+            return parent
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or self.tree is None:
+            return default
+        top = self.top_for_line(lineno)
+        if top is None or id(top) in self._walked:
+            return default
+        self._walk_top(top)
+        return self._parents.get(node, default)
 
     # -- navigation --------------------------------------------------------------------------
     def scope_of(self, node: ast.AST) -> ast.AST:
@@ -444,9 +460,8 @@ class ModuleInfo:
         return scope
 
     def _scope_of(self, node: ast.AST) -> ast.AST:
-        parents = self.parents
         child = node
-        cur = parents.get(node)
+        cur = self.parent_of(node)
         while cur is not None:
             if isinstance(cur, SCOPE_TYPES):
                 # a function's decorators, defaults and annotations belong to the outer scope
@@ -465,19 +480,19 @@ class ModuleInfo:
                 else:
                     return cur
             child = cur
-            cur = parents.get(cur)
+            cur = self.parent_of(cur)
         assert self.tree is not None  # a node was found, so the module parsed
         return self.tree
 
     def stmt_of(self, node: ast.AST) -> ast.stmt | None:
         cur: ast.AST | None = node
         while cur is not None and not isinstance(cur, ast.stmt):
-            cur = self.parents.get(cur)
+            cur = self.parent_of(cur)
         return cur
 
     def block_of(self, stmt: ast.AST) -> tuple[ast.AST | None, list, int]:
         """(parent node, the statement list holding ``stmt``, its index)."""
-        parent = self.parents.get(stmt)
+        parent = self.parent_of(stmt)
         if parent is None:
             return None, [], -1
         for field in _BLOCK_FIELDS:
@@ -490,10 +505,10 @@ class ModuleInfo:
 
     def ancestors(self, node: ast.AST, upto: ast.AST) -> Iterator[ast.AST]:
         """The nodes enclosing ``node``, innermost first, up to (not including) ``upto``."""
-        cur = self.parents.get(node)
+        cur = self.parent_of(node)
         while cur is not None and cur is not upto:
             yield cur
-            cur = self.parents.get(cur)
+            cur = self.parent_of(cur)
 
     def looped(self, node: ast.AST, scope: ast.AST, around: ast.AST | None = None) -> bool:
         """Whether a loop of ``scope`` may run ``node`` again (a loop that does not also hold ``around``)."""
@@ -502,7 +517,7 @@ class ModuleInfo:
         )
 
     def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
-        parent = self.parents.get(func)
+        parent = self.parent_of(func)
         return parent if isinstance(parent, ast.ClassDef) else None
 
     def local_names(self, scope: ast.AST) -> set[str]:
@@ -731,18 +746,7 @@ class _Parents:
         self.module = module
 
     def get(self, node: ast.AST, default=None):
-        parents = self.module._parents
-        parent = parents.get(node)
-        if parent is not None:
-            return parent
-        lineno = getattr(node, "lineno", None)
-        if lineno is None or self.module.tree is None:
-            return default
-        top = self.module.top_for_line(lineno)
-        if top is None or id(top) in self.module._walked:
-            return default
-        self.module._walk_top(top)
-        return parents.get(node, default)
+        return self.module.parent_of(node, default)
 
     def __getitem__(self, node: ast.AST) -> ast.AST:
         parent = self.get(node)

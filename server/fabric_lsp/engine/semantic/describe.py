@@ -165,7 +165,7 @@ def _target(model: SemanticModel, node: ast.AST) -> ast.AST | None:
     the class name in it), a name or attribute chain (``fabric``, ``self.fabric``; the receiver of
     ``fabric.launch``)."""
     constructions = model.fabric_constructions() + model.trainer_constructions()
-    parent = model.module.parents.get(node)
+    parent = model.module.parent_of(node)
     if isinstance(parent, ast.Call) and parent.func is node and parent in constructions:
         return parent
     if node in constructions:

@@ -68,7 +68,7 @@ def explain_choices(fabrics: list[FabricInst], choices: list[StrategyChoice | No
 
 
 def _target(model: SemanticModel, node: ast.AST) -> ast.AST:
-    parent = model.module.parents.get(node)
+    parent = model.module.parent_of(node)
     if isinstance(node, ast.Attribute) and node.attr in FABRIC_METHODS:
         return node.value
     if isinstance(parent, ast.Call) and parent.func is node and not isinstance(node, ast.Attribute):

@@ -32,7 +32,7 @@ def mark_fix(
 def _insertion(module: ModuleInfo, call: ast.Call, setup: SetupCall, name: str) -> tuple[Edit | None, str]:
     if setup.module is not module:
         return None, "the model is set up in another module"
-    stmt = module.parents.get(setup.call)
+    stmt = module.parent_of(setup.call)
     if not (isinstance(stmt, ast.Assign) and stmt.value is setup.call and len(stmt.targets) == 1):
         return None, "the result of `fabric.setup` is not assigned by a plain statement"
     target = stmt.targets[0]

@@ -186,7 +186,7 @@ def _setup_targets(model: SemanticModel) -> set[str]:
     Fabric is the verdict's question)."""
     out: set[str] = set()
     for call in (c for name in facts.MODEL_SETUP_METHODS for c in model.method_calls(name)):
-        stmt = model.module.parents.get(call)
+        stmt = model.module.parent_of(call)
         targets = (
             stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
         )

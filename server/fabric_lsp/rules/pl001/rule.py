@@ -196,7 +196,7 @@ def _run_points(model: SemanticModel, node: ast.AST) -> list[tuple[int, str | No
     func = enclosing_function(model.module, node)
     if (
         not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
-        or model.module.parents.get(func) is not model.module.tree
+        or model.module.parent_of(func) is not model.module.tree
     ):
         return here
     params = [p.arg for p in (*func.args.posonlyargs, *func.args.args)]

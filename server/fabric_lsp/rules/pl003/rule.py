@@ -66,7 +66,7 @@ class PL003(Rule):
         assert isinstance(site, FUNC_TYPES)
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None  # Lightning 1.x optimised several optimizers itself, with `optimizer_idx`
-        owner = model.module.parents.get(site)
+        owner = model.module.parent_of(site)
         assert isinstance(owner, ast.ClassDef)
         cls = ClassRef(owner, model.module)
         if site.name == "training_step":

@@ -77,7 +77,7 @@ def load_fix(model: SemanticModel, call: ast.Call, cls: ClassRef) -> Fix | None:
     text = model.segment(receiver)
     owner = cls.name if _class_name_certain(model, cls) else f"type({text})"
     edits = [Edit(model.span(receiver), owner)]
-    stmt = model.module.parents.get(call)
+    stmt = model.module.parent_of(call)
     if isinstance(stmt, ast.Expr):
         edits.insert(0, Edit(Span(model.span(stmt).start, model.span(stmt).start), f"{text} = "))
     title = f"Call `{owner}.load_from_checkpoint(...)`" + (

@@ -86,7 +86,7 @@ class PL004(Rule):
     ) -> Verdict | None:
         if not facts.has_feature("removed_1x_api", ctx.lightning_version):
             return None
-        owner = model.module.parents.get(func)
+        owner = model.module.parent_of(func)
         if not isinstance(owner, ast.ClassDef):
             return None
         cls = ClassRef(owner, model.module)
@@ -211,9 +211,9 @@ def _receiver_parameter(model: SemanticModel, call: ast.Call) -> str | None:
     receiver = call.func.value
     if not isinstance(receiver, ast.Name):
         return None
-    func = model.module.parents.get(call)
+    func = model.module.parent_of(call)
     while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        func = model.module.parents.get(func)
+        func = model.module.parent_of(func)
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     params = [a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)]
@@ -267,10 +267,10 @@ def _is_module_or_datamodule(model: SemanticModel, cls: ClassRef) -> bool:
 
 def _owner_class(model: SemanticModel, node: ast.AST) -> ast.ClassDef | None:
     """The class whose method holds ``node`` (its ``self`` being the first parameter)."""
-    cur = model.module.parents.get(node)
+    cur = model.module.parent_of(node)
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        cur = model.module.parents.get(cur)
-    owner = model.module.parents.get(cur) if cur is not None else None
+        cur = model.module.parent_of(cur)
+    owner = model.module.parent_of(cur) if cur is not None else None
     return owner if isinstance(owner, ast.ClassDef) else None
 
 

@@ -64,7 +64,7 @@ def _fresh(model: SemanticModel, site: ast.Call) -> bool:
             and isinstance(node.ctx, ast.Store)
             and m.scope_of(node) is scope
         ):
-            parent = m.parents.get(node)
+            parent = m.parent_of(node)
             if not (isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Call)):
                 return False
     return True
@@ -113,7 +113,7 @@ def _dominates(model: SemanticModel, call: ast.Call, site: ast.Call) -> bool:
     while cur is not None:
         if any(s is cur for s in block[index + 1 :]):
             return True
-        cur = m.parents.get(cur)
+        cur = m.parent_of(cur)
     return False
 
 

@@ -45,7 +45,7 @@ def _held_in(m: ModuleInfo, expr: ast.expr, trainer: ast.Call) -> set[str] | Non
     goes anywhere else than ``trainer``'s arguments or an attribute read."""
     node: ast.AST = expr
     while True:
-        parent = m.parents.get(node)
+        parent = m.parent_of(node)
         if isinstance(parent, (*_CONTAINERS, ast.keyword)) or (
             isinstance(parent, ast.Dict) and any(v is node for v in parent.values)
         ):

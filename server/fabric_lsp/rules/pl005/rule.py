@@ -245,7 +245,7 @@ def _may_be_shared(model: SemanticModel, inst: TrainerInst, cbs: Callbacks) -> b
         return False
     origin = inst.origin
     m = model.module
-    if origin is None or origin.path != m.path or m.parents.get(first.call) is None:
+    if origin is None or origin.path != m.path or m.parent_of(first.call) is None:
         return True
     span = m.span(first.call)
     if origin.span.start <= span.start and span.end <= origin.span.end:

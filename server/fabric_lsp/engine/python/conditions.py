@@ -196,12 +196,12 @@ def _compare(ev: Evaluator, test: ast.Compare, ctx: Ctx, subst: Subst, operands:
     if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE:
         return _undecided(test, ctx)
     op = test.ops[0]
-    lefts = [(a, _plain(ev, a)) for a in _operand(ev, test.left, ctx, subst, operands)]
-    rights = [(b, _plain(ev, b)) for b in _operand(ev, test.comparators[0], ctx, subst, operands)]
+    lefts = [(a, _plain(ev, a), paths.path_of(a)) for a in _operand(ev, test.left, ctx, subst, operands)]
+    rights = [(b, _plain(ev, b), paths.path_of(b)) for b in _operand(ev, test.comparators[0], ctx, subst, operands)]
     out: Outcomes = []
-    for a, pa in lefts:
-        for b, pb in rights:
-            p = paths.merge(paths.path_of(a), paths.path_of(b))
+    for a, pa, path_a in lefts:
+        for b, pb, path_b in rights:
+            p = paths.merge(path_a, path_b)
             if p is None:
                 continue
             result = _compare_pair(op, a, pa, b, pb)

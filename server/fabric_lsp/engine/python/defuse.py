@@ -6,7 +6,8 @@ Shared by the fixes of FAB001 (separate → joint setup) and FAB009 (joint → s
 from __future__ import annotations
 
 import ast
-from typing import Any, cast
+from collections.abc import Callable
+from typing import cast
 
 from fabric_lsp.engine.python.astwalk import children, walk
 from fabric_lsp.engine.python.modules import FUNC_TYPES
@@ -87,16 +88,18 @@ def prefix_of(store: ast.AST, expr: ast.AST) -> bool:
             return False
 
 
-def parameter_uses(root: ast.AST, target: ast.AST, parents: Any) -> tuple[list[ast.expr], list[ast.expr]]:
+def parameter_uses(
+    root: ast.AST, target: ast.AST, parent_of: Callable[[ast.AST], ast.AST | None]
+) -> tuple[list[ast.expr], list[ast.expr]]:
     """Loads of ``target`` under ``root``: (uses via ``.parameters()``-like calls, other uses).
-    ``parents`` maps a node to its parent (``ModuleInfo.parents``)."""
+    ``parent_of`` gives a node's parent (``ModuleInfo.parent_of``)."""
     wanted = key(target)
     ok: list[ast.expr] = []
     bad: list[ast.expr] = []
     for n in walk(root):
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and key(n) == wanted:
-            parent = parents.get(n)
-            grand = parents.get(parent) if parent is not None else None
+            parent = parent_of(n)
+            grand = parent_of(parent) if parent is not None else None
             if (
                 isinstance(parent, ast.Attribute)
                 and parent.attr in PARAMETER_METHODS

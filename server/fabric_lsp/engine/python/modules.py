@@ -431,11 +431,6 @@ class ModuleInfo:
     def name_loads(self) -> _ByName:
         return _ByName(self.loads_of)
 
-    @property
-    def parents(self) -> _Parents:
-        """The parent of any node, as a mapping (for code that takes one)."""
-        return _Parents(self)  # not kept: the module would be in a reference cycle with it
-
     def parent_of(self, node: ast.AST, default=None):
         """The parent of ``node``, found by walking only the top-level statement that holds it."""
         parent = self._parents.get(node)
@@ -737,19 +732,3 @@ class _ByName:
     def get(self, name: str, default=None):
         found = self.fn(name)
         return found if found else (default if default is not None else [])
-
-
-class _Parents:
-    """The parent of any node, found by walking only the top-level statement that holds it."""
-
-    def __init__(self, module: ModuleInfo) -> None:
-        self.module = module
-
-    def get(self, node: ast.AST, default=None):
-        return self.module.parent_of(node, default)
-
-    def __getitem__(self, node: ast.AST) -> ast.AST:
-        parent = self.get(node)
-        if parent is None:
-            raise KeyError(node)
-        return parent

@@ -448,7 +448,7 @@ def _check_between(site: _Site) -> list[ast.expr]:
         _check_moved_statement(site, stmt)
     param_uses: list[ast.expr] = []
     for root in [*site.between, *site.call.args]:
-        ok, bad = _uses(root, site.t_m, site.module.parents)
+        ok, bad = _uses(root, site.t_m, site.module.parent_of)
         if bad:
             raise NoFix(
                 f"the set-up model `{site.module.segment(site.t_m)}` is used between the two calls; "

@@ -93,7 +93,7 @@ def _construction(module: ModuleInfo, call: ast.Call, b_stmt: ast.stmt) -> tuple
         raise NoFix(
             f"the optimizer `{o.id}` is built in another block; move its construction below `setup_module` by hand"
         )
-    ok, bad = parameter_uses(value, m, module.parents)
+    ok, bad = parameter_uses(value, m, module.parent_of)
     if not ok or bad:
         raise NoFix(
             f"the optimizer is not built from `{m.id}.parameters()` alone (parameter groups, submodules or another model)"
@@ -159,7 +159,7 @@ def _value_text(module: ModuleInfo, value: ast.expr, m: ast.expr, tm_src: str) -
     lines = module.lines
     text = module.segment(value)
     base = lines.offset(lines.node_start(value))
-    uses, _ = parameter_uses(value, m, module.parents)
+    uses, _ = parameter_uses(value, m, module.parent_of)
     for n in sorted(uses, key=lambda n: (n.lineno, n.col_offset), reverse=True):
         s, e = lines.offset(lines.node_start(n)) - base, lines.offset(lines.node_end(n)) - base
         text = text[:s] + tm_src + text[e:]

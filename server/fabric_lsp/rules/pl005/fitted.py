@@ -151,13 +151,13 @@ def _kept(model: SemanticModel, site: ast.Call) -> bool:
         return False
     tree = model.module.tree
     assert tree is not None
-    parents = model.module.parents
+    parent_of = model.module.parent_of
     for n in ast.walk(tree):
         if (
             isinstance(n, ast.Name)
             and n.id == receiver.id
             and isinstance(n.ctx, ast.Load)
-            and not isinstance(parents.get(n), ast.Attribute)
+            and not isinstance(parent_of(n), ast.Attribute)
         ):
             return False
     return True

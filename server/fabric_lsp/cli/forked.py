@@ -85,23 +85,6 @@ def fork_piped(child: Callable[[Channel], None]) -> tuple[int, Channel]:
     return pid, Channel(up_r, down_w)
 
 
-def keep_heap() -> None:
-    """Keep this process's heap (and its children's, which inherit the setting) for the rest of
-    its life: a check's processes are short-lived, and glibc giving back the top of the heap after
-    each burst of frees (its default above 128 KiB) made the next burst fault the same pages in
-    again: ~6,500 of a litgpt worker's ~28,000 page faults. Nothing where the C library is not
-    glibc (``mallopt`` absent or refused)."""
-    import ctypes  # ~2 ms; only here
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).mallopt(_M_TRIM_THRESHOLD, _NEVER_TRIM)
-
-
-#: glibc's ``mallopt`` parameter for the free space at the heap's top it gives back, and a value
-#: no check reaches (1 GiB)
-_M_TRIM_THRESHOLD, _NEVER_TRIM = -1, 1 << 30
-
-
 def _life(body: Callable[[], None]) -> NoReturn:
     """A forked process's life: ``body()``, then exit without returning into the code that forked
     it — 0 where it ran to its end, 1 where the parent is gone, the user stopped the run, or it

@@ -1,0 +1,31 @@
+"""The worker processes' heap (``fabric_lsp.documents.pool.keep_heap``), in a fresh interpreter
+each: the CLI's forker and the server's workers call it as they start."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+_TRIMMED = """
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.sbrk.restype = ctypes.c_void_p
+if sys.argv[1] == "keep":
+    from fabric_lsp.documents.pool import keep_heap
+    keep_heap()
+blocks = [bytearray(2000) for _ in range(20000)]  # 40 MB through malloc (not Python's small-object allocator)
+top = libc.sbrk(0)
+del blocks
+print(libc.sbrk(0) == top)
+"""
+
+
+@pytest.mark.parametrize(("how", "kept"), [("keep", "True"), ("default", "False")])
+def test_a_kept_heap_is_not_given_back_after_a_burst_of_frees(how, kept):
+    """``keep_heap`` (the forker calls it before its workers fork): glibc no longer gives the top
+    of the heap back after frees — by default it does (the second case), and the next burst of
+    allocations faults the same pages in again."""
+    out = subprocess.run([sys.executable, "-c", _TRIMMED, how], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == kept

@@ -212,11 +212,20 @@ class FAB007(Rule):
         if around.only_if is not None:
             return self._launched_on_several_only(model, call, mine, unknown, around)
         late = around.later
+        judgement = None
         if late is None:
+            # A lone Fabric is judged first: one that no configuration needs launched is not looked
+            # for among every module's launch calls. (With several, leaving some out can change
+            # how the others' scenarios group, so the search comes first: ``certainty.judge``.)
+            if len(mine) == 1:
+                judgement = judge_fabrics(model, mine, unknown, by_outcome(_requires_launch))
+                if judgement.failure is None:
+                    return None
             mine = [f for f in mine if _never_launched(model, f)]
             if not mine:
                 return None
-        judgement = judge_fabrics(model, mine, unknown, by_outcome(_requires_launch))
+        if judgement is None:
+            judgement = judge_fabrics(model, mine, unknown, by_outcome(_requires_launch))
         certainty = judgement.failure
         if certainty is None:
             return None

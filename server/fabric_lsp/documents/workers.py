@@ -136,7 +136,6 @@ def _start(root: str | None, environment: str | None, versions: Versions) -> Non
     from fabric_lsp.documents.analyzers import for_one_run
 
     keep_heap()  # a worker lives for one run: its heap is not given back between analyses
-
     recall_versions(versions)  # worked out by the server: not read again in each worker
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # never a byte on the server's protocol stream

@@ -432,3 +432,23 @@ def test_a_cli_command_does_not_cover_a_tpu_path_the_cli_cannot_launch(tmp_path)
     [finding] = _findings(tmp_path, {"train.py": text})
     assert finding.severity.name == "WARNING" and "XLAStrategy" in finding.message
     assert _findings(tmp_path, {"train.py": text.replace("XLAStrategy() if a.tpu else ", "")}) == []
+
+
+def test_a_lone_fabric_is_searched_for_its_launch_only_where_a_configuration_needs_one(tmp_path, monkeypatch):
+    """FAB007 judges a lone Fabric before it looks through the workspace's launch calls for one
+    that may launch it: a one-device Fabric needs none, and the search (every module mentioning
+    ``launch`` parsed, each receiver evaluated) is not made; a two-process one is searched for."""
+    searched: list[str] = []
+    original = launch.may_be_launched
+
+    def spy(model, fabric):
+        searched.append(fabric.origin.text)
+        return original(model, fabric)
+
+    monkeypatch.setattr(launch, "may_be_launched", spy)
+    one = 'from lightning.fabric import Fabric\nfabric = Fabric(accelerator="cpu", devices=1)\nmodel = fabric.setup(model)\n'
+    runner = "def go(app):\n    app.launch()\n"  # may launch any Fabric: the search would find it
+    assert _findings(tmp_path / "one", {"train.py": one, "runner.py": runner}) == [] and searched == []
+    [finding] = _findings(tmp_path / "two", {"train.py": NEVER_LAUNCHED})
+    assert finding.code == "FAB007" and len(searched) == 1
+    assert _findings(tmp_path / "three", {"train.py": NEVER_LAUNCHED, "runner.py": runner}) == []

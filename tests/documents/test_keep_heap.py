@@ -29,3 +29,18 @@ def test_a_kept_heap_is_not_given_back_after_a_burst_of_frees(how, kept):
     allocations faults the same pages in again."""
     out = subprocess.run([sys.executable, "-c", _TRIMMED, how], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == kept
+
+
+def test_off_linux_the_heap_is_left_alone(monkeypatch):
+    """Elsewhere there is no glibc to ask (``ctypes.CDLL(None)`` raises on Windows): nothing is
+    loaded, nothing raises — a spawned worker starts as before."""
+    import ctypes
+
+    from fabric_lsp.documents.pool import keep_heap
+
+    def refused(*args, **kwargs):
+        raise AssertionError("no C library is loaded off Linux")
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(ctypes, "CDLL", refused)
+    keep_heap()

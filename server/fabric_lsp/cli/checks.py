@@ -16,15 +16,7 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, answers, file_key
-from fabric_lsp.documents.pool import (
-    PRELOAD,
-    Versions,
-    chunks,
-    expected_cost,
-    keep_heap,
-    recall_versions,
-    versions_for,
-)
+from fabric_lsp.documents.pool import PRELOAD, Versions, chunks, expected_cost, recall_versions, versions_for
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
@@ -588,6 +580,8 @@ class Forker:
 def _forker_main(channel: Channel) -> None:
     """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, check what
     it is handed."""
+    from fabric_lsp.documents.pool import keep_heap
+
     keep_heap()  # before the import: it and every worker forked from here keep their heap
     with contextlib.suppress(ImportError):
         importlib.import_module(PRELOAD)

@@ -40,15 +40,7 @@ from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents import check
-from fabric_lsp.documents.pool import (
-    PRELOAD,
-    Versions,
-    chunks,
-    expected_cost,
-    keep_heap,
-    recall_versions,
-    versions_for,
-)
+from fabric_lsp.documents.pool import PRELOAD, Versions, chunks, expected_cost, recall_versions, versions_for
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
@@ -134,6 +126,7 @@ def prestart() -> None:
 
 def _start(root: str | None, environment: str | None, versions: Versions) -> None:
     from fabric_lsp.documents.analyzers import for_one_run
+    from fabric_lsp.documents.pool import keep_heap
 
     keep_heap()  # a worker lives for one run: its heap is not given back between analyses
     recall_versions(versions)  # worked out by the server: not read again in each worker

@@ -22,6 +22,7 @@ print(libc.sbrk(0) == top)
 """
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's heap: Linux only")
 @pytest.mark.parametrize(("how", "kept"), [("keep", "True"), ("default", "False")])
 def test_a_kept_heap_is_not_given_back_after_a_burst_of_frees(how, kept):
     """``keep_heap`` (the forker calls it before its workers fork): glibc no longer gives the top

@@ -1,5 +1,6 @@
-"""The worker processes' heap (``fabric_lsp.documents.pool.keep_heap``), in a fresh interpreter
-each: the CLI's forker and the server's workers call it as they start."""
+"""The heap of a process that makes one run (``fabric_lsp.documents.analyzers.keep_heap``), in a
+fresh interpreter each: every such process (``for_one_run``: the CLI's, its workers, the
+server's workers) calls it as it makes its analyzers."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import ctypes, sys
 libc = ctypes.CDLL(None)
 libc.sbrk.restype = ctypes.c_void_p
 if sys.argv[1] == "keep":
-    from fabric_lsp.documents.pool import keep_heap
+    from fabric_lsp.documents.analyzers import keep_heap
     keep_heap()
 blocks = [bytearray(2000) for _ in range(20000)]  # 40 MB through malloc (not Python's small-object allocator)
 top = libc.sbrk(0)
@@ -25,7 +26,7 @@ print(libc.sbrk(0) == top)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's heap: Linux only")
 @pytest.mark.parametrize(("how", "kept"), [("keep", "True"), ("default", "False")])
 def test_a_kept_heap_is_not_given_back_after_a_burst_of_frees(how, kept):
-    """``keep_heap`` (the forker calls it before its workers fork): glibc no longer gives the top
+    """``keep_heap`` (``for_one_run`` calls it): glibc no longer gives the top
     of the heap back after frees — by default it does (the second case), and the next burst of
     allocations faults the same pages in again."""
     out = subprocess.run([sys.executable, "-c", _TRIMMED, how], capture_output=True, text=True, check=True)
@@ -34,10 +35,10 @@ def test_a_kept_heap_is_not_given_back_after_a_burst_of_frees(how, kept):
 
 def test_off_linux_the_heap_is_left_alone(monkeypatch):
     """Elsewhere there is no glibc to ask (``ctypes.CDLL(None)`` raises on Windows): nothing is
-    loaded, nothing raises — a spawned worker starts as before."""
+    loaded, nothing raises — a spawned worker makes its analyzers as before."""
     import ctypes
 
-    from fabric_lsp.documents.pool import keep_heap
+    from fabric_lsp.documents.analyzers import keep_heap
 
     def refused(*args, **kwargs):
         raise AssertionError("no C library is loaded off Linux")

@@ -580,9 +580,6 @@ class Forker:
 def _forker_main(channel: Channel) -> None:
     """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, check what
     it is handed."""
-    from fabric_lsp.documents.pool import keep_heap
-
-    keep_heap()  # before the import: it and every worker forked from here keep their heap
     with contextlib.suppress(ImportError):
         importlib.import_module(PRELOAD)
     _forked_check(channel)

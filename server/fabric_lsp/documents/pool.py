@@ -6,8 +6,6 @@ workers have nothing to do)."""
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -65,32 +63,4 @@ def recall_versions(versions: Versions) -> None:
     facts.recall_installed(installed)
 
 
-def keep_heap() -> None:
-    """Keep this process's heap (and its children's, which inherit the setting) for the rest of
-    its life: a worker (and the CLI's forker) lives for one run, and glibc giving back the top of
-    the heap after each burst of frees (its default above 128 KiB) made the next burst fault the
-    same pages in again: ~6,500 of a litgpt worker's ~28,000 page faults. Nothing off Linux, nor
-    where the C library is not glibc (``mallopt`` absent or refused)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes  # ~2 ms; only here
-
-    with contextlib.suppress(OSError, AttributeError, TypeError):
-        ctypes.CDLL(None).mallopt(_M_TRIM_THRESHOLD, _NEVER_TRIM)
-
-
-#: glibc's ``mallopt`` parameter for the free space at the heap's top it gives back, and a value
-#: no check reaches (1 GiB)
-_M_TRIM_THRESHOLD, _NEVER_TRIM = -1, 1 << 30
-
-
-__all__ = [
-    "MAX_CHUNK",
-    "PRELOAD",
-    "Versions",
-    "chunks",
-    "expected_cost",
-    "keep_heap",
-    "recall_versions",
-    "versions_for",
-]
+__all__ = ["MAX_CHUNK", "PRELOAD", "Versions", "chunks", "expected_cost", "recall_versions", "versions_for"]

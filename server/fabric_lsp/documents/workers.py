@@ -126,9 +126,7 @@ def prestart() -> None:
 
 def _start(root: str | None, environment: str | None, versions: Versions) -> None:
     from fabric_lsp.documents.analyzers import for_one_run
-    from fabric_lsp.documents.pool import keep_heap
 
-    keep_heap()  # a worker lives for one run: its heap is not given back between analyses
     recall_versions(versions)  # worked out by the server: not read again in each worker
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # never a byte on the server's protocol stream

@@ -57,7 +57,7 @@ def for_one_run(root: str | None, environment: str | None, log: Callable[[str], 
     running interpreter's modules up without jedi's subprocess and keeps every module jedi
     parsed (see :class:`~fabric_lsp.engine.workspace.workspace.Workspace`'s ``one_run``), the
     garbage collector stops scanning what each analysis leaves for the next
-    (:func:`~fabric_lsp.engine.analyzer.gc_paused`), and the heap is kept (:func:`keep_heap`)."""
+    (:func:`~fabric_lsp.engine.collector.gc_paused`), and the heap is kept (:func:`keep_heap`)."""
     gc.freeze()  # what the process holds now (the engine, imported) is never scanned by the collector
     keep_heap()
     return Analyzers(Workspace(root, environment, one_run=True), log, one_run=True)

@@ -6,10 +6,12 @@ workers have nothing to do)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from fabric_lsp import declared_version, facts
+from fabric_lsp.engine.collector import gc_paused
 
 if TYPE_CHECKING:
     from fabric_lsp.config import Config
@@ -22,6 +24,14 @@ MAX_CHUNK = 16
 #: what a worker process imports before its first analysis (forked from a process that has
 #: imported it, a worker starts without importing anything)
 PRELOAD = "fabric_lsp.documents.preload"
+
+
+def import_preload() -> None:
+    """Import :data:`PRELOAD` with the garbage collector paused (:func:`gc_paused`): in a process
+    forked from another, each collection would also write to (and so copy) the pages it shares
+    with its parent. ImportError where the engine cannot be imported (each analysis says why)."""
+    with gc_paused():
+        importlib.import_module(PRELOAD)
 
 
 def expected_cost(text: str) -> int:
@@ -63,4 +73,13 @@ def recall_versions(versions: Versions) -> None:
     facts.recall_installed(installed)
 
 
-__all__ = ["MAX_CHUNK", "PRELOAD", "Versions", "chunks", "expected_cost", "recall_versions", "versions_for"]
+__all__ = [
+    "MAX_CHUNK",
+    "PRELOAD",
+    "Versions",
+    "chunks",
+    "expected_cost",
+    "import_preload",
+    "recall_versions",
+    "versions_for",
+]

@@ -26,7 +26,7 @@ standard output is closed, as the server's own carries the protocol.
 
 from __future__ import annotations
 
-import importlib
+import gc
 import multiprocessing
 import os
 import sys
@@ -40,7 +40,15 @@ from typing import TYPE_CHECKING, Callable
 
 from fabric_lsp.config import Config
 from fabric_lsp.documents import check
-from fabric_lsp.documents.pool import PRELOAD, Versions, chunks, expected_cost, recall_versions, versions_for
+from fabric_lsp.documents.pool import (
+    PRELOAD,
+    Versions,
+    chunks,
+    expected_cost,
+    import_preload,
+    recall_versions,
+    versions_for,
+)
 from fabric_lsp.engine.findings import Finding
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
@@ -109,7 +117,8 @@ def _forking(fork: bool) -> BaseContext:
     (the head start, before the protocol) — forking from it, once it has imported
     :data:`PRELOAD`: the workers start at once, not once a fork server has imported the engine."""
     if fork and sys.platform.startswith("linux") and threading.active_count() == 1:
-        importlib.import_module(PRELOAD)  # each worker starts with it
+        import_preload()  # each worker starts with it
+        gc.freeze()  # never scanned again, here nor in a worker (each would copy the pages it scans)
         return multiprocessing.get_context("fork")
     return context()
 

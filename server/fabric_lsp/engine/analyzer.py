@@ -9,13 +9,12 @@ once per document version: diagnostics, code actions and hover all read it.
 from __future__ import annotations
 
 import ast
-import contextlib
-import gc
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Callable, TypeVar
 
+from fabric_lsp.engine.collector import gc_paused
 from fabric_lsp.engine.explanation import render
 from fabric_lsp.engine.findings import Certainty, Finding, Pos, Verdict
 from fabric_lsp.engine.python.modules import ModuleInfo
@@ -247,25 +246,6 @@ def _without_fix(verdict: Verdict) -> Verdict:
     if finding is None or finding.fix is None:
         return verdict
     return replace(verdict, finding=replace(finding, fix=None, message=f"{finding.message} {NO_FIX_WHILE_BROKEN}"))
-
-
-@contextlib.contextmanager
-def gc_paused(freeze: bool = False):
-    """Pause the cyclic garbage collector for one analysis. Parsing a big file allocates ~100 AST
-    objects a line and triggers many collections that find nothing to free (the analysis makes
-    no cycles that must be collected before it returns): 40-55 % of a large parse. ``freeze``
-    (a process that makes one run): what outlives the analysis — the workspace's parsed modules
-    and what is known of them — stays to the end of the run, and the collector stops scanning it
-    (``gc.freeze``): 15-20 % of a check, spent scanning them again and again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if freeze:
-            gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 T = TypeVar("T")

@@ -50,15 +50,12 @@ def test_the_engine_is_imported_with_the_collector_paused():
 def unfrozen():
     gc.unfreeze()
     yield
-    gc.unfreeze()  # the rest of the test session forks nothing
+    gc.unfreeze()  # the rest of the test session imports nothing for workers
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forker is Linux's (it forks)")
-def test_a_check_freezes_what_it_holds_before_it_forks_its_forker(unfrozen):
-    from fabric_lsp.cli.checks import Forker
-
+def test_what_a_process_holds_once_it_imported_the_engine_is_frozen(unfrozen):
+    """Each caller of ``import_preload`` forks workers next (the check's forker, the server's head
+    start): the engine, and what was there before it, leave the generations the collector scans."""
     assert gc.get_freeze_count() == 0
-    forker = Forker.start()
-    assert forker is not None
-    forker.close()
-    assert gc.get_freeze_count() > 0
+    pool.import_preload()
+    assert gc.get_freeze_count() > 0 and gc.isenabled()

@@ -517,14 +517,8 @@ class Forker:
     def start(cls) -> Forker | None:
         if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
             return None
-        import gc
-
         from fabric_lsp.cli.forked import fork_piped
 
-        # what this process holds now is never scanned by the collector again, here nor in the
-        # forker: a collection there would write to (and copy) each page it shares with this
-        # process, while it imports the engine (~7 ms of it on litgpt)
-        gc.freeze()
         return cls(*fork_piped(_forker_main))
 
     def begin(self, mode: Mode) -> None:

@@ -27,10 +27,12 @@ PRELOAD = "fabric_lsp.documents.preload"
 
 
 def import_preload() -> None:
-    """Import :data:`PRELOAD` with the garbage collector paused (:func:`gc_paused`): in a process
-    forked from another, each collection would also write to (and so copy) the pages it shares
-    with its parent. ImportError where the engine cannot be imported (each analysis says why)."""
-    with gc_paused():
+    """Import :data:`PRELOAD` with the garbage collector paused, then freeze what the process holds
+    (:func:`gc_paused`): each of its callers forks workers next, and neither it nor they scan those
+    objects again (in a process forked from another, a collection would also write to, and so copy,
+    each page it shares with its parent). ImportError where the engine cannot be imported (each
+    analysis says why)."""
+    with gc_paused(freeze=True):
         importlib.import_module(PRELOAD)
 
 

@@ -26,7 +26,6 @@ standard output is closed, as the server's own carries the protocol.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import sys
@@ -118,7 +117,6 @@ def _forking(fork: bool) -> BaseContext:
     :data:`PRELOAD`: the workers start at once, not once a fork server has imported the engine."""
     if fork and sys.platform.startswith("linux") and threading.active_count() == 1:
         import_preload()  # each worker starts with it
-        gc.freeze()  # never scanned again, here nor in a worker (each would copy the pages it scans)
         return multiprocessing.get_context("fork")
     return context()
 

@@ -17,9 +17,10 @@ def gc_paused(freeze: bool = False):
     allocates ~100 AST objects a line and triggers many collections that find nothing to free (the
     analysis makes no cycles that must be collected before it returns): 40-55 % of a large parse.
     Importing the engine makes ~17,000 objects that live as long as the process, and no garbage.
-    ``freeze`` (a process that makes one run): what outlives the analysis — the workspace's parsed
-    modules and what is known of them — stays to the end of the run, and the collector stops
-    scanning it (``gc.freeze``): 15-20 % of a check, spent scanning them again and again."""
+    ``freeze`` (a process that makes one run, or forks next): what outlives the block — the
+    workspace's parsed modules and what is known of them, the engine — stays to the end of the
+    run, and the collector stops scanning it (``gc.freeze``): 15-20 % of a check, spent scanning
+    them again and again."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -367,35 +367,57 @@ TRAINER_MODULES = {
 }
 #: The version whose ``Trainer.__init__`` signature is :data:`TRAINER_PARAMETERS`, as (major, minor)
 TRAINER_PARAMETERS_VERSION = (2, 6)
-#: Trainer flags of 1.x removed in 2.0.0 → what replaced them
-REMOVED_TRAINER_ARGUMENTS: dict[str, str] = {
-    "gpus": '`accelerator="gpu", devices=N`',
-    "tpu_cores": '`accelerator="tpu", devices=N`',
-    "ipus": "the `lightning-graphcore` package",
-    "num_processes": '`accelerator="cpu", devices=N`',
-    "auto_select_gpus": '`devices="auto"` (or `lightning.pytorch.accelerators.find_usable_cuda_devices`)',
-    "resume_from_checkpoint": "`trainer.fit(model, ckpt_path=...)`",
-    "progress_bar_refresh_rate": "`callbacks=[TQDMProgressBar(refresh_rate=N)]`",
-    "weights_summary": "`callbacks=[ModelSummary(max_depth=N)]` (or `enable_model_summary=False`)",
-    "checkpoint_callback": "`enable_checkpointing=`",
-    "flush_logs_every_n_steps": "the logger's own `flush_logs_every_n_steps`",
-    "stochastic_weight_avg": "`callbacks=[StochasticWeightAveraging(...)]`",
-    "prepare_data_per_node": "the `prepare_data_per_node` attribute of the LightningModule or DataModule",
-    "process_position": "`callbacks=[TQDMProgressBar(process_position=N)]`",
-    "terminate_on_nan": "`detect_anomaly=True`",
-    "track_grad_norm": "`lightning.pytorch.utilities.grad_norm` in `on_before_optimizer_step`",
-    "replace_sampler_ddp": "`use_distributed_sampler=`",
-    "auto_lr_find": "`lightning.pytorch.tuner.Tuner(trainer).lr_find(model)`",
-    "auto_scale_batch_size": "`lightning.pytorch.tuner.Tuner(trainer).scale_batch_size(model)`",
-    "amp_backend": "`precision=` (native AMP only)",
-    "amp_level": "`precision=` (native AMP only)",
-    "move_metrics_to_cpu": "nothing (removed)",
-    "multiple_trainloader_mode": "`lightning.pytorch.utilities.CombinedLoader(..., mode=...)`",
-    "reload_dataloaders_every_epoch": "`reload_dataloaders_every_n_epochs=1`",
-    "weights_save_path": "`default_root_dir=` or `ModelCheckpoint(dirpath=...)`",
-    "log_gpu_memory": "`callbacks=[DeviceStatsMonitor()]`",
-    "truncated_bptt_steps": "manual optimization over the sequence in `training_step`",
-    "distributed_backend": "`strategy=`",
+
+
+class RemovedArgument(NamedTuple):
+    """A ``Trainer(...)`` flag of 1.x that a release removed: the first release without it
+    (``since``, (major, minor)) and what replaced it (``instead``)."""
+
+    since: tuple[int, int]
+    instead: str
+
+
+#: Trainer flags of 1.x that a release removed → that release and what replaced them. The release
+#: is the first whose ``Trainer.__init__`` lacks the flag, read in the pytorch-lightning wheels
+#: 1.4.9, 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.9.5 and 2.0.0 (as the CHANGELOG says: ``truncated_bptt_steps``
+#: and ``distributed_backend`` in 1.5.0, ``reload_dataloaders_every_epoch`` in 1.6.0, eight
+#: deprecated flags in 1.7.0, ``weights_save_path`` in 1.8.0, the rest in 2.0.0)
+REMOVED_TRAINER_ARGUMENTS: dict[str, RemovedArgument] = {
+    "gpus": RemovedArgument((2, 0), '`accelerator="gpu", devices=N`'),
+    "tpu_cores": RemovedArgument((2, 0), '`accelerator="tpu", devices=N`'),
+    "ipus": RemovedArgument((2, 0), "the `lightning-graphcore` package"),
+    "num_processes": RemovedArgument((2, 0), '`accelerator="cpu", devices=N`'),
+    "auto_select_gpus": RemovedArgument(
+        (2, 0), '`devices="auto"` (or `lightning.pytorch.accelerators.find_usable_cuda_devices`)'
+    ),
+    "resume_from_checkpoint": RemovedArgument((2, 0), "`trainer.fit(model, ckpt_path=...)`"),
+    "progress_bar_refresh_rate": RemovedArgument((1, 7), "`callbacks=[TQDMProgressBar(refresh_rate=N)]`"),
+    "weights_summary": RemovedArgument(
+        (1, 7), "`callbacks=[ModelSummary(max_depth=N)]` (or `enable_model_summary=False`)"
+    ),
+    "checkpoint_callback": RemovedArgument((1, 7), "`enable_checkpointing=`"),
+    "flush_logs_every_n_steps": RemovedArgument((1, 7), "the logger's own `flush_logs_every_n_steps`"),
+    "stochastic_weight_avg": RemovedArgument((1, 7), "`callbacks=[StochasticWeightAveraging(...)]`"),
+    "prepare_data_per_node": RemovedArgument(
+        (1, 7), "the `prepare_data_per_node` attribute of the LightningModule or DataModule"
+    ),
+    "process_position": RemovedArgument((1, 7), "`callbacks=[TQDMProgressBar(process_position=N)]`"),
+    "terminate_on_nan": RemovedArgument((1, 7), "`detect_anomaly=True`"),
+    "track_grad_norm": RemovedArgument((2, 0), "`lightning.pytorch.utilities.grad_norm` in `on_before_optimizer_step`"),
+    "replace_sampler_ddp": RemovedArgument((2, 0), "`use_distributed_sampler=`"),
+    "auto_lr_find": RemovedArgument((2, 0), "`lightning.pytorch.tuner.Tuner(trainer).lr_find(model)`"),
+    "auto_scale_batch_size": RemovedArgument(
+        (2, 0), "`lightning.pytorch.tuner.Tuner(trainer).scale_batch_size(model)`"
+    ),
+    "amp_backend": RemovedArgument((2, 0), "`precision=` (native AMP only)"),
+    "amp_level": RemovedArgument((2, 0), "`precision=` (native AMP only)"),
+    "move_metrics_to_cpu": RemovedArgument((2, 0), "nothing (removed)"),
+    "multiple_trainloader_mode": RemovedArgument((2, 0), "`lightning.pytorch.utilities.CombinedLoader(..., mode=...)`"),
+    "reload_dataloaders_every_epoch": RemovedArgument((1, 6), "`reload_dataloaders_every_n_epochs=1`"),
+    "weights_save_path": RemovedArgument((1, 8), "`default_root_dir=` or `ModelCheckpoint(dirpath=...)`"),
+    "log_gpu_memory": RemovedArgument((1, 7), "`callbacks=[DeviceStatsMonitor()]`"),
+    "truncated_bptt_steps": RemovedArgument((1, 5), "manual optimization over the sequence in `training_step`"),
+    "distributed_backend": RemovedArgument((1, 5), "`strategy=`"),
 }
 
 
@@ -988,7 +1010,8 @@ SINCE: dict[str, tuple[int, ...]] = {
     "forward_redirection_error": (2, 2),
     # DeepSpeedPrecision accepts "bf16-true" (and "16-true")
     "deepspeed_bf16_true": (2, 1),
-    # the epoch-end hooks and the 1.x Trainer flags are removed (PL004; CHANGELOG 2.0.0)
+    # the epoch-end hooks and the last 1.x Trainer flags are removed (PL004; CHANGELOG 2.0.0; the
+    # flags removed before: `REMOVED_TRAINER_ARGUMENTS`)
     "removed_1x_api": (2, 0),
     # PL002's three eras of the monitors (read in the 1.2.0, 1.2.10, 1.3.8, 1.4.9 and 1.9.0 wheels):
     # `EarlyStopping(strict=True)` raises at the end of a validation (not the sanity check) where its

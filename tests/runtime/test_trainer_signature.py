@@ -1,16 +1,24 @@
 """`facts.TRAINER_PARAMETERS` (PL004: every other `Trainer(...)` keyword is a TypeError) is the
-installed Lightning's `Trainer.__init__` signature, keyword-only, with no `**kwargs`; and the
-removed 1.x flags PL004 names are refused with a TypeError."""
+installed Lightning's `Trainer.__init__` signature, keyword-only, with no `**kwargs`; the
+removed 1.x flags PL004 names are refused with a TypeError; and each was removed in the release
+`facts.REMOVED_TRAINER_ARGUMENTS` names (read in pytorch-lightning's wheels of the releases on
+either side)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import pytest
+from ci_env import in_ci
 from fabric_lsp import facts
 
 pytestmark = pytest.mark.runtime
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import inspect, json
@@ -45,3 +53,58 @@ def test_trainer_parameters_are_the_installed_signature(runtime_python, runtime_
     assert out["kinds"] == ["KEYWORD_ONLY"]  # no **kwargs: any other keyword is a TypeError
     assert out["refused"] == removed
     assert not set(removed) & set(facts.TRAINER_PARAMETERS)
+
+
+#: (the last release with a flag, the first without it) for each release ``RemovedArgument.since`` names
+_BOUNDARIES = {
+    (1, 5): ("1.4.9", "1.5.0"),
+    (1, 6): ("1.5.10", "1.6.0"),
+    (1, 7): ("1.6.5", "1.7.0"),
+    (1, 8): ("1.7.7", "1.8.0"),
+    (2, 0): ("1.9.5", "2.0.0"),
+}
+WHEELS = ROOT / "tests" / ".artifacts" / "pytorch-lightning-wheels"
+
+
+def _trainer_keywords(version: str) -> set[str]:
+    """The keywords of ``Trainer.__init__`` in the pytorch-lightning wheel of ``version`` (downloaded
+    from PyPI once, read with :mod:`ast`, never installed)."""
+    wheel = WHEELS / f"pytorch_lightning-{version}-py3-none-any.whl"
+    if not wheel.exists():
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                f"pytorch-lightning=={version}",
+                "-d",
+                str(WHEELS),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if proc.returncode != 0 or not wheel.exists():
+            message = f"pytorch-lightning {version} could not be downloaded from PyPI: {proc.stderr[-2000:]}"
+            if in_ci():
+                pytest.fail(message)
+            pytest.skip(message)
+    tree = ast.parse(zipfile.ZipFile(wheel).read("pytorch_lightning/trainer/trainer.py"))
+    trainer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Trainer")
+    init = next(f for f in trainer.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+    assert init.args.kwarg is None  # no **kwargs: any other keyword is a TypeError
+    return {a.arg for a in (*init.args.args, *init.args.kwonlyargs)}
+
+
+@pytest.mark.parametrize("since", sorted(_BOUNDARIES))
+def test_each_removed_flag_is_gone_from_the_release_it_names(since):
+    flags = sorted(name for name, removed in facts.REMOVED_TRAINER_ARGUMENTS.items() if removed.since == since)
+    before, first = (_trainer_keywords(v) for v in _BOUNDARIES[since])
+    assert flags and [f for f in flags if f in before and f not in first] == flags
+
+
+def test_every_removed_flag_names_a_release_read_here():
+    assert {removed.since for removed in facts.REMOVED_TRAINER_ARGUMENTS.values()} <= set(_BOUNDARIES)

@@ -78,6 +78,39 @@ def test_lightning_1_accepts_the_1x_api(version):
     assert pl004(src, version=version) == []
 
 
+#: flag → the first release without it (read in the wheels: tests/runtime/test_trainer_signature.py)
+_REMOVED_IN = {
+    "distributed_backend": "1.5",
+    "reload_dataloaders_every_epoch": "1.6",
+    "progress_bar_refresh_rate": "1.7",
+    "weights_save_path": "1.8",
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "rejected"),
+    [
+        ("1.4.9", []),
+        ("1.5.10", ["distributed_backend"]),
+        ("1.6.5", ["distributed_backend", "reload_dataloaders_every_epoch"]),
+        ("1.7.7", ["distributed_backend", "reload_dataloaders_every_epoch", "progress_bar_refresh_rate"]),
+        ("1.9.5", list(_REMOVED_IN)),
+    ],
+)
+def test_a_1x_release_rejects_the_flags_removed_by_then(version, rejected):
+    flags = ", ".join(f"{name}=1" for name in ["gpus", *_REMOVED_IN])
+    found = pl004(f"import pytorch_lightning as pl\npl.Trainer({flags})\n", version=version)
+    assert [f.severity for f in found] == [Severity.ERROR] * bool(rejected)
+    message = found[0].message if found else ""
+    named = [name for name in _REMOVED_IN if f"`{name}` (removed in {_REMOVED_IN[name]}; use" in message]
+    assert named == rejected
+    assert "`gpus`" not in message  # every 1.x release takes `gpus`
+    if found:  # the 1.x Trainer of that release is cited (its keywords are not keyword-only)
+        line = {"1.5.10": 118, "1.6.5": 129, "1.7.7": 137, "1.9.5": 120}[version]
+        assert found[0].lightning == f"pytorch_lightning/trainer/trainer.py:{line} ({version[:3]})"
+        assert "keyword-only" not in message
+
+
 def test_load_from_checkpoint_on_an_instance_is_fine_before_2_1():
     src = "import lightning as L\nclass M(L.LightningModule):\n    pass\nm = M()\nm.load_from_checkpoint('x')\n"
     assert pl004(src, version="2.0.9") == []
@@ -95,7 +128,7 @@ def test_2_0_reports_only_the_flags_it_removed():
 def test_an_unknown_keyword_is_a_type_error_and_every_one_is_named():
     (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(weights_summary=None, max_epoch=3)\n")
     assert finding.severity is Severity.ERROR
-    assert "`weights_summary` (removed in 2.0; use" in finding.message and "`max_epoch`" in finding.message
+    assert "`weights_summary` (removed in 1.7; use" in finding.message and "`max_epoch`" in finding.message
 
 
 def test_a_keyword_the_known_signature_lacks_is_a_warning_a_later_release_may_take_it():

@@ -32,8 +32,11 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   `if __name__ == "__main__":` is what runs when the script is run;
 - a `Trainer(...)` keyword that `Trainer.__init__` does not take — it is keyword-only and has no
   `**kwargs`, so `gpus=`, `tpu_cores=`, `resume_from_checkpoint=`, `progress_bar_refresh_rate=`,
-  `weights_summary=` and the other 1.x flags are a `TypeError`; the message names what replaced
-  each one. An **error** for a flag removed in 2.0 (a **warning** for any other keyword the
+  `weights_summary=` and the other 1.x flags are a `TypeError`; the message names the release that
+  removed each one (most in 2.0.0; `progress_bar_refresh_rate=`, `weights_summary=`,
+  `checkpoint_callback=` and six others in 1.7.0, `weights_save_path=` in 1.8.0,
+  `reload_dataloaders_every_epoch=` in 1.6.0, `distributed_backend=` and
+  `truncated_bptt_steps=` in 1.5.0) and what replaced it. An **error** for a removed flag (a **warning** for any other keyword the
   2.6 signature lacks: a later release may take it; none where the Trainer source the code runs —
   the project's own Lightning tree, as in Lightning's repository, or the analysed environment's
   install — takes it), only where the callee is certainly Lightning's `Trainer` (any import
@@ -58,8 +61,9 @@ Where the analysed Lightning is older — the `lightning-version` setting, else 
 in the analysed environment, else the newest release the project's requirements allow
 (`requirements*.txt`, `pyproject.toml`, `setup.py`/`setup.cfg`, a conda environment file: a
 project pinning `pytorch-lightning==1.9.5` is judged as 1.9.5) —
-only what that version rejects is reported: nothing before 2.0 for the hooks and the flags,
-nothing before 2.1 for `load_from_checkpoint`.
+only what that version rejects is reported: nothing before 2.0 for the hooks, the flags removed by
+that release for the `Trainer(...)` keywords (a 1.8 project's `progress_bar_refresh_rate=` is a
+`TypeError` there; its `gpus=` is not), nothing before 2.1 for `load_from_checkpoint`.
 
 ## Why is this bad?
 These are the most common failures of code written for Lightning 1.x (tutorials, papers'

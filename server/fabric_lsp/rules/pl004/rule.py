@@ -29,6 +29,9 @@ from fabric_lsp.rules.prefilters import PREFILTERS
 _VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
 _HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89", "test_epoch_end": ":108-116"}
 _TRAINER_INIT = "lightning/pytorch/trainer/trainer.py:91"
+#: ``Trainer.__init__`` of the last patch release of each 1.x minor release that removed a flag
+#: (behind ``@_defaults_from_env_vars``, which passes every keyword on: no ``**kwargs`` either)
+_TRAINER_INIT_1X: dict[tuple[int, ...], int] = {(1, 5): 118, (1, 6): 129, (1, 7): 137, (1, 8): 119, (1, 9): 120}
 _LOAD_WHERE = "lightning/pytorch/utilities/model_helpers.py:126"
 _HPARAMS_WHERE = "lightning/pytorch/core/mixins/hparams_mixin.py:166-167"
 _CHECKED_BY = {
@@ -127,20 +130,18 @@ class PL004(Rule):
         if not rejected:
             return None
         names = [k.arg for k in rejected if k.arg]
-        parts = []
-        for name in names:
-            instead = facts.REMOVED_TRAINER_ARGUMENTS.get(name)
-            parts.append(f"`{name}` (removed in 2.0; use {instead})" if instead else f"`{name}`")
-        # a flag 2.0 removed fails on every release since; another keyword only up to the release
-        # whose signature the rules know (a later Lightning may take it: its own repository's tests do)
+        parts = [_rejected_part(name) for name in names]
+        # a removed flag fails on every release since its removal; another keyword only up to the
+        # release whose signature the rules know (a later Lightning may take it: its own repository's tests do)
         removed = any(n in facts.REMOVED_TRAINER_ARGUMENTS for n in names)
         verb = "raises" if removed else f"raises (Lightning {_known_signature()}; a later release may take it)"
         head = f"`{model.segment(call.func)}(...)` {verb} TypeError: `Trainer.__init__` takes no keyword {', '.join(parts)}"
-        message = f"{head} ({_TRAINER_INIT}: keyword-only, no `**kwargs`)."
+        where, how = _trainer_init(ctx.lightning_version)
+        message = f"{head} ({where}: {how})."
         fix = gpus_fix(model, call) if "gpus" in names else None
         span = model.span(rejected[0])
         certainty = Certainty.CERTAIN if removed else Certainty.POSSIBLE
-        finding = self.finding(certainty, message, span, (), fix, _TRAINER_INIT)
+        finding = self.finding(certainty, message, span, (), fix, where)
         return Verdict(self.code, model.span(call), finding, _explain(message))
 
     # -- load_from_checkpoint on an instance ---------------------------------------------------------
@@ -323,18 +324,43 @@ def _known_signature() -> str:
     return ".".join(str(n) for n in facts.TRAINER_PARAMETERS_VERSION)
 
 
+def _trainer_init(version: str) -> tuple[str, str]:
+    """Where ``Trainer.__init__`` of ``version`` is, and why it takes no other keyword."""
+    release = facts.version_tuple(version or facts.LATEST_LIGHTNING)[:2]
+    line = _TRAINER_INIT_1X.get(release)
+    if line is None:
+        return _TRAINER_INIT, "keyword-only, no `**kwargs`"
+    return (
+        f"pytorch_lightning/trainer/trainer.py:{line} ({release[0]}.{release[1]})",
+        "no such parameter, no `**kwargs`",
+    )
+
+
+def _rejected_part(name: str) -> str:
+    """```gpus` (removed in 2.0; use ...)`` for a removed flag, ```name``` for another keyword."""
+    removed = facts.REMOVED_TRAINER_ARGUMENTS.get(name)
+    if removed is None:
+        return f"`{name}`"
+    release = ".".join(str(n) for n in removed.since)
+    return f"`{name}` (removed in {release}; use {removed.instead})"
+
+
 def _rejected_keywords(call: ast.Call, version: str) -> list[ast.keyword]:
     """The keywords of ``call`` that ``Trainer.__init__`` of ``version`` does not take, as far as
-    this rule knows the signature: all of 2.6's other keywords, the flags removed in 2.0 for 2.0–2.5."""
-    if not facts.has_feature("removed_1x_api", version):
-        return []
-    latest = facts.version_tuple(version)[:2] >= facts.TRAINER_PARAMETERS_VERSION
+    this rule knows the signature: all of 2.6's other keywords; for an older release, the flags
+    removed in it or before (``facts.REMOVED_TRAINER_ARGUMENTS``: a 1.8 project's
+    ``progress_bar_refresh_rate``, removed in 1.7)."""
+    release = facts.version_tuple(version or facts.LATEST_LIGHTNING)[:2]
+    latest = release >= facts.TRAINER_PARAMETERS_VERSION
     known = set(facts.TRAINER_PARAMETERS)
-    return [
-        k
-        for k in call.keywords
-        if k.arg is not None and k.arg not in known and (latest or k.arg in facts.REMOVED_TRAINER_ARGUMENTS)
-    ]
+    out = []
+    for k in call.keywords:
+        if k.arg is None or k.arg in known:
+            continue
+        removed = facts.REMOVED_TRAINER_ARGUMENTS.get(k.arg)
+        if latest or (removed is not None and release >= removed.since):
+            out.append(k)
+    return out
 
 
 def _not_taken_by_source(model: SemanticModel, call: ast.Call, rejected: list[ast.keyword]) -> list[ast.keyword]:

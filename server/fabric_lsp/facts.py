@@ -625,6 +625,10 @@ PRECISION_INPUTS: tuple[object, ...] = (
 )
 #: Legacy spellings and what they mean (``_PRECISION_INPUT_STR_ALIAS_CONVERSION``).
 PRECISION_ALIASES = {"64": "64-true", "32": "32-true", "16": "16-mixed", "bf16": "bf16-mixed"}
+#: the precision of Lightning's only 8-bit floating point training (FP8 through NVIDIA Transformer
+#: Engine, ``TransformerEnginePrecision``): what a value that names 8 bits (``"8-mixed"``, ``"fp8"``)
+#: asks for, where the closest spelling would be a 16-bit one
+FP8_PRECISION = "transformer-engine"
 #: Precisions each precision plugin accepts (its constructor raises otherwise), and its message name.
 PRECISION_PLUGIN_ACCEPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "DeepSpeedPrecision": ("DeepSpeed", ("32-true", "16-true", "bf16-true", "16-mixed", "bf16-mixed")),

@@ -234,6 +234,20 @@ def test_value_written_elsewhere_is_reported_at_the_keyword_with_related_informa
     assert f.fix is None  # names: a suggestion only
 
 
+@pytest.mark.parametrize("value", ["8-mixed", "fp8", "8-true"])
+def test_a_precision_that_names_8_bits_suggests_transformer_engine(value):
+    # difflib's closest spelling of "8-mixed" is "16-mixed": not what an FP8 run asks for
+    (f,) = findings(f'from lightning.fabric import Fabric\nf = Fabric(precision="{value}")\n')
+    assert f.severity is Severity.ERROR and "Precision '" in f.message
+    assert "Did you mean `precision='transformer-engine'` (FP8 through NVIDIA Transformer Engine)?" in f.message
+    assert f.fix is None
+
+
+def test_a_precision_close_to_another_spelling_suggests_it():
+    (f,) = findings('from lightning.fabric import Fabric\nf = Fabric(precision="16-mix")\n')
+    assert "Did you mean `precision='16-mixed'`?" in f.message
+
+
 def test_precision_fix_needs_every_configuration_to_agree():
     (f,) = findings(
         'from lightning.fabric import Fabric\nf = Fabric(accelerator="cpu" if x else "cuda", precision=16)\n'

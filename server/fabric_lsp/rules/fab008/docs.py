@@ -91,6 +91,8 @@ Two fixes, both **safe** because they write what Lightning itself uses: the lega
 in the `Fabric(...)` call and every configuration the code can choose turns it into the same
 precision. An unknown name gets a suggestion in the message ("did you mean"), never a fix: the
 closest spelling is not necessarily what the code means (`"ddp_sharded"` was removed, it is no typo).
+A precision that names 8 bits (`"8-mixed"`, `"fp8"`) gets `"transformer-engine"`, Lightning's FP8
+precision, rather than the closest spelling (`"16-mixed"`).
 Nothing else is rewritten: which of two conflicting arguments the code means is the author's choice.
 
 ## Which strategies

@@ -186,6 +186,8 @@ _NAME_CANDIDATES = {
     "accelerator": (*facts.ACCELERATOR_EXTRA_NAMES, *facts.ACCELERATOR_REGISTRY),
     "precision": tuple(p for p in facts.PRECISION_INPUTS if isinstance(p, str) and p not in facts.PRECISION_ALIASES),
 }
+#: a precision value that names 8 bits (``"8-mixed"``, ``"fp8"``; not ``"128"``)
+_EIGHT_BITS = re.compile(r"(?<![0-9])8(?![0-9])")
 _INVALID_NAME = re.compile(r"(You selected an invalid (strategy|accelerator) name|Precision .* is invalid)")
 
 
@@ -196,6 +198,8 @@ def _suggestion(problem: Problem, place: _Place) -> str:
     value = getattr(problem.scenario.args, place.argument, None)
     if not isinstance(value, str):
         return ""
+    if place.argument == "precision" and _EIGHT_BITS.search(value):
+        return f" Did you mean `precision={facts.FP8_PRECISION!r}` (FP8 through NVIDIA Transformer Engine)?"
     close = difflib.get_close_matches(value.lower(), _NAME_CANDIDATES.get(place.argument, ()), n=1, cutoff=0.6)
     if not close:
         return ""

@@ -29,8 +29,9 @@ from fabric_lsp.rules.prefilters import PREFILTERS
 _VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
 _HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89", "test_epoch_end": ":108-116"}
 _TRAINER_INIT = "lightning/pytorch/trainer/trainer.py:91"
-#: ``Trainer.__init__`` of the last patch release of each 1.x minor release that removed a flag
-#: (behind ``@_defaults_from_env_vars``, which passes every keyword on: no ``**kwargs`` either)
+#: the line of ``Trainer.__init__`` in the last patch release of each 1.x minor release since the
+#: first that lacks one of the flags (1.5), in pytorch-lightning's wheels (behind
+#: ``@_defaults_from_env_vars``, which passes every keyword on: no ``**kwargs`` either)
 _TRAINER_INIT_1X: dict[tuple[int, ...], int] = {(1, 5): 118, (1, 6): 129, (1, 7): 137, (1, 8): 119, (1, 9): 120}
 _LOAD_WHERE = "lightning/pytorch/utilities/model_helpers.py:126"
 _HPARAMS_WHERE = "lightning/pytorch/core/mixins/hparams_mixin.py:166-167"

@@ -66,9 +66,9 @@ _BOUNDARIES = {
 WHEELS = ROOT / "tests" / ".artifacts" / "pytorch-lightning-wheels"
 
 
-def _trainer_keywords(version: str) -> set[str]:
-    """The keywords of ``Trainer.__init__`` in the pytorch-lightning wheel of ``version`` (downloaded
-    from PyPI once, read with :mod:`ast`, never installed)."""
+def _trainer_init(version: str) -> ast.FunctionDef:
+    """``Trainer.__init__`` in the pytorch-lightning wheel of ``version`` (downloaded from PyPI
+    once, read with :mod:`ast`, never installed)."""
     wheel = WHEELS / f"pytorch_lightning-{version}-py3-none-any.whl"
     if not wheel.exists():
         proc = subprocess.run(
@@ -94,7 +94,11 @@ def _trainer_keywords(version: str) -> set[str]:
             pytest.skip(message)
     tree = ast.parse(zipfile.ZipFile(wheel).read("pytorch_lightning/trainer/trainer.py"))
     trainer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Trainer")
-    init = next(f for f in trainer.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+    return next(f for f in trainer.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+
+
+def _trainer_keywords(version: str) -> set[str]:
+    init = _trainer_init(version)
     assert init.args.kwarg is None  # no **kwargs: any other keyword is a TypeError
     return {a.arg for a in (*init.args.args, *init.args.kwonlyargs)}
 
@@ -108,3 +112,10 @@ def test_each_removed_flag_is_gone_from_the_release_it_names(since):
 
 def test_every_removed_flag_names_a_release_read_here():
     assert {removed.since for removed in facts.REMOVED_TRAINER_ARGUMENTS.values()} <= set(_BOUNDARIES)
+
+
+@pytest.mark.parametrize(("release", "last_patch"), [((1, 5), 10), ((1, 6), 5), ((1, 7), 7), ((1, 8), 6), ((1, 9), 5)])
+def test_the_1x_trainer_init_lines_pl004_cites(release, last_patch):
+    from fabric_lsp.rules.pl004.rule import _TRAINER_INIT_1X
+
+    assert _trainer_init(f"{release[0]}.{release[1]}.{last_patch}").lineno == _TRAINER_INIT_1X[release]

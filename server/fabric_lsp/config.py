@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
-from fabric_lsp.declared_version import declared_lightning_version, declaring_folder
+from fabric_lsp.declared_version import Declared, declared_lightning_version, declaring_folder, notebook_declared
 from fabric_lsp.engine.findings import Finding, Severity, resolve_severity
 from fabric_lsp.facts import LATEST_LIGHTNING, installed_lightning_version
 
@@ -352,6 +352,9 @@ class Config:
     #: For the file this configuration was made for (:meth:`for_file`): the folder under the root,
     #: nearest the file, whose requirement files name Lightning (a sub-project's); None for none.
     declared_folder: str | None = None
+    #: For a notebook this configuration was made for: the Lightning release its own cells install
+    #: (``!pip install pytorch-lightning==1.5.2``); None for none.
+    declared_in_file: Declared | None = None
 
     @classmethod
     def build(cls, layers: Iterable[Layer], source: str | None = None, project_root: str | None = None) -> Config:
@@ -390,8 +393,9 @@ class Config:
         return [r for r in ALL_RULES if self.is_enabled(r.code)]
 
     def for_file(self, path: str | None) -> Config:
-        """This configuration for ``path``: ``per-file-ignores`` applied, and the sub-project folder
-        whose requirements declare its Lightning version (see :attr:`declared_folder`)."""
+        """This configuration for ``path``: ``per-file-ignores`` applied, the sub-project folder
+        whose requirements declare its Lightning version (see :attr:`declared_folder`), and for a
+        notebook the release its own cells install (:attr:`declared_in_file`)."""
         if not path:
             return self
         path = os.path.abspath(path)
@@ -399,8 +403,11 @@ class Config:
         ignored = self._ignored_for(path)
         if ignored:
             out = replace(out, file_ignores=frozenset(ignored))
-        folder = declaring_folder(os.path.dirname(path), self.requirements_root) if not self.lightning_version else None
-        return replace(out, declared_folder=folder) if folder else out
+        if self.lightning_version:
+            return out
+        folder = declaring_folder(os.path.dirname(path), self.requirements_root)
+        own = notebook_declared(path) if path.endswith(".ipynb") else None
+        return replace(out, declared_folder=folder, declared_in_file=own) if folder or own else out
 
     def _ignored_for(self, path: str) -> set[str]:
         ignored: set[str] = set()
@@ -460,6 +467,8 @@ class Config:
         installed = installed_lightning_version(self.environment_path)
         if installed:
             return installed, f"installed ({self.environment_path or sys.prefix})"
+        if self.declared_in_file is not None:
+            return self.declared_in_file.version, f"declared ({self.declared_in_file.where})"
         declared = declared_lightning_version(self.declared_folder or self.requirements_root)
         if declared is not None:
             folder = os.path.relpath(self.declared_folder, self.requirements_root) if self.declared_folder else ""

@@ -8,11 +8,14 @@ files, in this order: ``pyproject.toml`` (``[project] dependencies`` and
 list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requires``),
 ``environment.yml``/``environment.yaml`` and other conda files at the root (``env*.yml``, ``conda*.yml``,
 ``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
-``pip:`` section). Where none of them names Lightning, the README's install instructions
+``pip:`` section), ``Pipfile`` and ``Pipfile.lock`` (pipenv). Where none of them names Lightning, the README's install instructions
 (``pip install pytorch-lightning==1.7.2``, or a requirement alone on its line, as in a list of
 requirements in a code block; not one named in a sentence) or, failing those, the release its prose names first
 ("requires PyTorch Lightning 1.4.4"). The distributions: ``lightning``, ``pytorch-lightning``,
 ``lightning-fabric``.
+
+A notebook that installs Lightning in its own cells (``!pip install pytorch-lightning==1.5.2``)
+declares the version of its cells (:func:`notebook_declared`), before the project's files.
 
 The declared version is the newest release the specifiers allow, as a fresh ``pip install``
 would pick today (an unpinned requirement: the newest the rules know). When several requirements
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import json
 import math
 import os
 import re
@@ -403,6 +407,35 @@ _README_REQUIREMENT = re.compile(
 _README_RELEASE = re.compile(r"pytorch[ _-]lightning\s*(?:version\s*)?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
+def from_pipfile(root: str) -> Iterator[Found]:
+    """A pipenv project's ``Pipfile`` (``[packages]``, ``[dev-packages]``: ``"==1.0.7"``, ``"*"``,
+    ``{version = "..."}``) and its ``Pipfile.lock`` (``default``, ``develop``: the ``version``
+    ``pipenv install`` installs)."""
+    text = _read(os.path.join(root, "Pipfile"))
+    try:
+        data = tomllib.loads(text) if text else {}
+    except (tomllib.TOMLDecodeError, ValueError):
+        data = {}
+    for section in ("packages", "dev-packages"):
+        yield from _pipenv_entries(data.get(section), "Pipfile")
+    text = _read(os.path.join(root, "Pipfile.lock"))
+    try:
+        lock = json.loads(text) if text else {}
+    except ValueError:
+        lock = {}
+    for section in ("default", "develop"):
+        yield from _pipenv_entries(lock.get(section) if isinstance(lock, dict) else None, "Pipfile.lock")
+
+
+def _pipenv_entries(entries: object, file: str) -> Iterator[Found]:
+    for name, value in entries.items() if isinstance(entries, dict) else ():
+        spec = value.get("version", "*") if isinstance(value, dict) else value
+        if isinstance(name, str) and isinstance(spec, str):
+            found = lightning_requirement(name + ("" if spec.strip() == "*" else spec.strip()), file)
+            if found is not None:
+                yield Found(file, f'{name} = "{spec}"', found.specifier)
+
+
 def from_readme(root: str) -> Iterator[Found]:
     """The requirements a README's install instructions write, else the release its prose names."""
     for name in _READMES:
@@ -447,7 +480,7 @@ def _release(version: str) -> str:
     return version if version.count(".") >= 2 else version + ".*"
 
 
-SOURCES = (from_pyproject, from_requirements, from_setup_py, from_setup_cfg, from_environment_yml)
+SOURCES = (from_pyproject, from_requirements, from_setup_py, from_setup_cfg, from_environment_yml, from_pipfile)
 
 
 def read_declared(root: str) -> Declared | None:
@@ -474,11 +507,61 @@ DECLARATION_GLOBS = (
     "**/pyproject.toml",
     "**/setup.py",
     "**/setup.cfg",
+    "**/Pipfile",
+    "**/Pipfile.lock",
     "**/requirements*.txt",
     "**/requirements/*.txt",
     *(f"**/{pattern}" for pattern in _CONDA_FILES),
     *(f"**/{name}" for name in _READMES),
 )
+
+
+#: a notebook's line that installs: a shell line (``!pip install ...``), a magic (``%pip install``),
+#: or the bare ``pip install ...`` IPython runs as the ``%pip`` magic (automagic)
+_NOTEBOOK_INSTALL = re.compile(r"^\s*[!%]{0,2}\s*(?:python3?\s+-m\s+)?(?:pip3?|conda|mamba|uv\s+pip)\s+install\b")
+_NOTEBOOKS: dict[str, tuple[tuple[int, int], Declared | None]] = {}
+
+
+def notebook_declared(path: str) -> Declared | None:
+    """The Lightning release a notebook installs in its own code cells (``!pip install
+    pytorch-lightning==1.5.2``, ``%pip install ...``, a bare ``pip install ...``): what its cells
+    run on, whatever the project's files declare. Read again when the file's modification time or
+    size changes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    with _LOCK:
+        cached = _NOTEBOOKS.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    declared = decide(list(_notebook_requirements(path)))
+    with _LOCK:
+        _NOTEBOOKS[path] = (stamp, declared)
+    return declared
+
+
+def _notebook_requirements(path: str) -> Iterator[Found]:
+    text = _read(path) or ""
+    if "install" not in text or "ightning" not in text:  # most notebooks: no JSON to parse
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return
+    cells = data.get("cells") if isinstance(data, dict) else None
+    for cell in cells if isinstance(cells, list) else ():
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        text = "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
+        for line in text.splitlines():
+            if _NOTEBOOK_INSTALL.match(line):
+                for m in _README_REQUIREMENT.finditer(line):
+                    found = lightning_requirement(m.group(0).replace(" ", ""), os.path.basename(path))
+                    if found is not None:
+                        yield found
 
 
 def is_declaration(path: str) -> bool:
@@ -492,6 +575,11 @@ def forget() -> None:
     with _LOCK:
         _CACHE.clear()
         _FOLDERS.clear()
+        _NOTEBOOKS.clear()
+
+
+#: the files at a root the declared version is read from, besides requirements and conda files
+_NAMED_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "Pipfile.lock")
 
 
 def _stamps(root: str) -> tuple:
@@ -499,7 +587,7 @@ def _stamps(root: str) -> tuple:
     include, wherever they are), with their modification times and sizes."""
     names = _listing(root)
     present = set(names)
-    named = [os.path.join(root, n) for n in ("pyproject.toml", "setup.py", "setup.cfg", *_READMES) if n in present]
+    named = [os.path.join(root, n) for n in (*_NAMED_FILES, *_READMES) if n in present]
     out = []
     for path in [*named, *_with_includes(requirement_files(root, names)), *conda_files(root, names)]:
         try:

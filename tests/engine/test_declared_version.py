@@ -175,6 +175,42 @@ def test_other_conda_files_at_the_root(tmp_path, name):
     assert declared(tmp_path) == "1.3.8"
 
 
+@pytest.mark.parametrize(
+    ("files", "version", "where"),
+    [
+        ({"Pipfile": '[packages]\npytorch-lightning = "==1.0.7"\n'}, "1.0.7", 'Pipfile: pytorch-lightning = "==1.0.7"'),
+        ({"Pipfile": '[dev-packages]\nlightning = {version = "~=2.1.0"}\n'}, "2.1.4", None),
+        ({"Pipfile": '[packages]\npytorch-lightning = "*"\n'}, LATEST_LIGHTNING, None),
+        # `pipenv install` installs what the lock pins (uncertify: "*" in the Pipfile, 1.0.7 locked)
+        (
+            {
+                "Pipfile": '[packages]\npytorch-lightning = "*"\n',
+                "Pipfile.lock": json.dumps({"default": {"pytorch-lightning": {"version": "==1.0.7"}}}),
+            },
+            "1.0.7",
+            'Pipfile.lock: pytorch-lightning = "==1.0.7"',
+        ),
+        ({"Pipfile": "[packages\n", "Pipfile.lock": "{not json"}, None, None),
+    ],
+)
+def test_pipfile_and_its_lock(tmp_path, files, version, where):
+    write(tmp_path, files)
+    found = read_declared(str(tmp_path))
+    assert (found.version if found else None) == version
+    if where:
+        assert found is not None and found.where == where
+
+
+def test_a_pipfile_change_is_seen(tmp_path, monkeypatch):
+    monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
+    write(tmp_path, {"Pipfile": '[packages]\npytorch-lightning = "==1.5.10"\n'})
+    assert declared_lightning_version(str(tmp_path)).version == "1.5.10"
+    (tmp_path / "Pipfile").write_text('[packages]\npytorch-lightning = "==1.9.0"\n')
+    os.utime(tmp_path / "Pipfile", ns=(1, 1))
+    assert declared_lightning_version(str(tmp_path)).version == "1.9.0"
+    assert declared_version.is_declaration("sub/Pipfile") and declared_version.is_declaration("Pipfile.lock")
+
+
 def test_a_requirement_whose_marker_is_false_is_left_out(tmp_path):
     write(
         tmp_path,
@@ -493,3 +529,61 @@ def test_the_command_line_checks_each_sub_project_with_its_version(tmp_path):
     assert sorted((f["code"], Path(f["filename"]).parent.name) for f in json.loads(proc.stdout)) == [
         ("PL004", "new")
     ], proc.stdout
+
+
+# -- a notebook's own install cells ------------------------------------------------------------------
+
+
+def notebook(cells: list[str]) -> str:
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "source": c.splitlines(True), "metadata": {}, "outputs": []} for c in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+TRAINER_CELL = "import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=1, progress_bar_refresh_rate=20)\n"
+
+
+@pytest.mark.parametrize(
+    ("install", "version"),
+    [
+        ("!pip install pytorch-lightning==1.5.2 --quiet", "1.5.2"),
+        ("%pip install -q 'lightning==2.0.0' torchvision", "2.0.0"),
+        ("pip install pytorch-lightning==1.5.2", "1.5.2"),  # IPython's automagic runs it as %pip
+        ("%%capture\n!python -m pip install pytorch-lightning==1.6.5", "1.6.5"),
+        ("!pip install pytorch-lightning", None),  # unpinned: the project's files decide
+        ("# pip install pytorch-lightning==1.5.2", None),  # a comment installs nothing
+        ("print('pip install pytorch-lightning==1.5.2')", None),
+    ],
+)
+def test_a_notebook_declares_what_its_cells_install(tmp_path, install, version):
+    write(tmp_path, {"nb.ipynb": notebook([install, TRAINER_CELL])})
+    found = declared_version.notebook_declared(str(tmp_path / "nb.ipynb"))
+    assert (found.version if found else None) == version
+
+
+def test_a_notebooks_own_pin_comes_before_the_projects(tmp_path):
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "lightning>=2.1\n",
+            "old.ipynb": notebook(["!pip install pytorch-lightning==1.5.2 --quiet", TRAINER_CELL]),
+            "new.ipynb": notebook([TRAINER_CELL]),
+        },
+    )
+    empty = str(_empty_venv(tmp_path / ".venv"))
+    resolver = Resolver([{"environment-path": empty}], project_root=str(tmp_path))
+    assert resolver.for_file(str(tmp_path / "old.ipynb")).lightning_version_and_source == (
+        "1.5.2",
+        "declared (old.ipynb: pytorch-lightning==1.5.2)",
+    )
+    assert resolver.for_file(str(tmp_path / "new.ipynb")).lightning_version_and_source[0] == LATEST_LIGHTNING
+    # Packt's book notebooks: the flags 1.5 still takes are not reported there
+    proc = check(tmp_path, "--environment", empty, "--format", "json", ".")
+    assert sorted((f["code"], f["filename"]) for f in json.loads(proc.stdout)) == [("PL004", "new.ipynb")]

@@ -353,7 +353,8 @@ class Config:
     #: nearest the file, whose requirement files name Lightning (a sub-project's); None for none.
     declared_folder: str | None = None
     #: For a notebook this configuration was made for: the Lightning release its own cells install
-    #: (``!pip install pytorch-lightning==1.5.2``); None for none.
+    #: (``!pip install pytorch-lightning==1.5.2``), which its later cells run on whatever the
+    #: analysed environment has installed; None for none.
     declared_in_file: Declared | None = None
 
     @classmethod
@@ -455,8 +456,9 @@ class Config:
     @property
     def effective_lightning_version(self) -> str:
         """The Lightning version whose facts apply: the ``lightning-version`` setting, else the
-        version installed in the analysed environment, else the version the project's
-        requirements declare, else the newest the rules know."""
+        release a notebook installs in its own cells, else the version installed in the analysed
+        environment, else the version the project's requirements declare, else the newest the
+        rules know."""
         return self.lightning_version_and_source[0]
 
     @property
@@ -464,11 +466,11 @@ class Config:
         """:attr:`effective_lightning_version` and where it comes from (``--show-settings``)."""
         if self.lightning_version:
             return self.lightning_version, "setting"
+        if self.declared_in_file is not None:  # a notebook's own install cell runs before its other cells
+            return self.declared_in_file.version, f"declared ({self.declared_in_file.where})"
         installed = installed_lightning_version(self.environment_path)
         if installed:
             return installed, f"installed ({self.environment_path or sys.prefix})"
-        if self.declared_in_file is not None:
-            return self.declared_in_file.version, f"declared ({self.declared_in_file.where})"
         declared = declared_lightning_version(self.declared_folder or self.requirements_root)
         if declared is not None:
             folder = os.path.relpath(self.declared_folder, self.requirements_root) if self.declared_folder else ""

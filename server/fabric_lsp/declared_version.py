@@ -15,7 +15,8 @@ requirements in a code block; not one named in a sentence) or, failing those, th
 ``lightning-fabric``.
 
 A notebook that installs Lightning in its own cells (``!pip install pytorch-lightning==1.5.2``)
-declares the version of its cells (:func:`notebook_declared`), before the project's files.
+declares the version of its cells (:func:`notebook_declared`), before the project's files and
+before what the analysed environment has installed (the cell installs over it).
 
 The declared version is the newest release the specifiers allow, as a fresh ``pip install``
 would pick today (an unpinned requirement: the newest the rules know). When several requirements

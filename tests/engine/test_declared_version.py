@@ -587,3 +587,13 @@ def test_a_notebooks_own_pin_comes_before_the_projects(tmp_path):
     # Packt's book notebooks: the flags 1.5 still takes are not reported there
     proc = check(tmp_path, "--environment", empty, "--format", "json", ".")
     assert sorted((f["code"], f["filename"]) for f in json.loads(proc.stdout)) == [("PL004", "new.ipynb")]
+    # its install cell runs over what the environment has: before the installed version, after the setting
+    installed = str(_venv(tmp_path / "venv", "2.3.1"))
+    config = Resolver([{"environment-path": installed}], project_root=str(tmp_path)).for_file(
+        str(tmp_path / "old.ipynb")
+    )
+    assert config.lightning_version_and_source[0] == "1.5.2"
+    setting = Resolver([{"lightning-version": "2.6.6"}], project_root=str(tmp_path)).for_file(
+        str(tmp_path / "old.ipynb")
+    )
+    assert setting.lightning_version_and_source == ("2.6.6", "setting")

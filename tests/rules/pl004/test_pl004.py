@@ -128,7 +128,15 @@ def test_2_0_reports_only_the_flags_it_removed():
 def test_an_unknown_keyword_is_a_type_error_and_every_one_is_named():
     (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(weights_summary=None, max_epoch=3)\n")
     assert finding.severity is Severity.ERROR
-    assert "`weights_summary` (removed in 1.7; use" in finding.message and "`max_epoch`" in finding.message
+    assert "`weights_summary` (removed in 1.7; use" in finding.message
+    assert "`max_epoch` (did you mean `max_epochs`?)" in finding.message
+
+
+def test_a_misspelt_removed_flag_is_named_with_its_replacement():
+    # rasbt/deeplearning-models: `Trainer(gpu=1)`, a keyword no release took
+    (finding,) = pl004("from lightning.pytorch import Trainer\nTrainer(gpu=1)\n")
+    assert finding.fix is None  # a suggestion only
+    assert '`gpu` (did you mean `gpus`, removed in 2.0; use `accelerator="gpu", devices=N`?)' in finding.message
 
 
 def test_a_keyword_the_known_signature_lacks_is_a_warning_a_later_release_may_take_it():

@@ -36,7 +36,8 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   removed each one (most in 2.0.0; `progress_bar_refresh_rate=`, `weights_summary=`,
   `checkpoint_callback=` and six others in 1.7.0, `weights_save_path=` in 1.8.0,
   `reload_dataloaders_every_epoch=` in 1.6.0, `distributed_backend=` and
-  `truncated_bptt_steps=` in 1.5.0) and what replaced it. An **error** for a removed flag (a **warning** for any other keyword the
+  `truncated_bptt_steps=` in 1.5.0) and what replaced it; a keyword spelt close to a parameter or
+  a removed flag gets a suggestion (`max_epoch=`: "did you mean `max_epochs`?"), never a fix. An **error** for a removed flag (a **warning** for any other keyword the
   2.6 signature lacks: a later release may take it; none where the Trainer source the code runs —
   the project's own Lightning tree, as in Lightning's repository, or the analysed environment's
   install — takes it), only where the callee is certainly Lightning's `Trainer` (any import

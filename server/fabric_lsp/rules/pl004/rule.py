@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 
 from fabric_lsp import facts
@@ -338,12 +339,21 @@ def _trainer_init(version: str) -> tuple[str, str]:
 
 
 def _rejected_part(name: str) -> str:
-    """```gpus` (removed in 2.0; use ...)`` for a removed flag, ```name``` for another keyword."""
+    """```gpus` (removed in 2.0; use ...)`` for a removed flag; for another keyword, the
+    parameter or removed flag its spelling is closest to (```max_epoch` (did you mean
+    `max_epochs`?)``: a suggestion, never a fix)."""
     removed = facts.REMOVED_TRAINER_ARGUMENTS.get(name)
-    if removed is None:
+    if removed is not None:
+        return f"`{name}` ({_removed(removed)})"
+    close = difflib.get_close_matches(name, [*facts.TRAINER_PARAMETERS, *facts.REMOVED_TRAINER_ARGUMENTS], 1, 0.8)
+    if not close:
         return f"`{name}`"
-    release = ".".join(str(n) for n in removed.since)
-    return f"`{name}` (removed in {release}; use {removed.instead})"
+    meant = facts.REMOVED_TRAINER_ARGUMENTS.get(close[0])
+    return f"`{name}` (did you mean `{close[0]}`{f', {_removed(meant)}' if meant else ''}?)"
+
+
+def _removed(removed: facts.RemovedArgument) -> str:
+    return f"removed in {'.'.join(str(n) for n in removed.since)}; use {removed.instead}"
 
 
 def _rejected_keywords(call: ast.Call, version: str) -> list[ast.keyword]:

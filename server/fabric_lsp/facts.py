@@ -369,6 +369,17 @@ TRAINER_MODULES = {
 TRAINER_PARAMETERS_VERSION = (2, 6)
 
 
+#: The ``Trainer`` classmethods of 1.x's argparse helpers that 2.0 removed (CHANGELOG 2.0.0, "Removed
+#: class methods from Trainer"): ``Trainer.add_argparse_args(parser)`` is an AttributeError since
+REMOVED_TRAINER_CLASSMETHODS = (
+    "add_argparse_args",
+    "from_argparse_args",
+    "parse_argparser",
+    "default_attributes",
+    "match_env_arguments",
+)
+
+
 class RemovedArgument(NamedTuple):
     """A ``Trainer(...)`` flag of 1.x that a release removed: the first release without it
     (``since``, (major, minor)) and what replaced it (``instead``)."""

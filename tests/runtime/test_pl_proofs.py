@@ -216,6 +216,12 @@ CASES = [
     ),
     Case(
         "PL004",
+        "argparse_classmethods",
+        _exact("AttributeError: type object 'Trainer' has no attribute 'add_argparse_args'"),
+        "Python's: trainer/trainer.py:89 (the 2.x class has none of 1.x's argparse classmethods)",
+    ),
+    Case(
+        "PL004",
         "hparams_assignment",
         _exact("AttributeError: property 'hparams' of 'Model' object has no setter"),
         "Python's, core/mixins/hparams_mixin.py:166-167 (a property without a setter)",

@@ -444,3 +444,43 @@ def test_a_hook_of_a_class_outside_the_declared_type_of_every_model_run_is_not_r
     ws = Workspace(str(tmp_path))
     (finding,) = pl004(MODEL, str(tmp_path / "model.py"), ws)
     assert finding.severity is Severity.WARNING and "no such call on it is seen" in finding.message
+
+
+ARGPARSE = """
+from argparse import ArgumentParser
+import pytorch_lightning as pl
+from lightning.pytorch import Trainer
+
+class MyTrainer(Trainer):
+    pass
+
+class Own(Trainer):
+    @classmethod
+    def add_argparse_args(cls, parser):
+        return parser
+
+parser = pl.Trainer.add_argparse_args(ArgumentParser())
+trainer = Trainer.from_argparse_args(parser.parse_args(), max_epochs=1)
+MyTrainer.parse_argparser(parser)
+Own.add_argparse_args(parser)
+try:
+    Trainer.add_argparse_args(parser)
+except AttributeError:
+    pass
+make().add_argparse_args(parser)
+"""
+
+
+def test_the_argparse_classmethods_2_0_removed():
+    found = pl004(ARGPARSE)
+    assert [(f.span.start.line + 1, f.severity) for f in found] == [
+        (13, Severity.ERROR),
+        (14, Severity.ERROR),
+        (15, Severity.ERROR),
+    ]  # not `Own`'s own method, not under `except AttributeError`, not an unknown receiver
+    assert found[0].message.startswith(
+        "`pl.Trainer.add_argparse_args(...)` raises AttributeError: `Trainer.add_argparse_args` was removed in"
+        " Lightning 2.0"
+    )
+    assert found[0].lightning == "lightning/pytorch/trainer/trainer.py:89" and found[0].fix is None
+    assert pl004(ARGPARSE, version="1.9.5") == []

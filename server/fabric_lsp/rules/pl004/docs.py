@@ -5,7 +5,7 @@ from __future__ import annotations
 from fabric_lsp.engine.findings import Severity
 from fabric_lsp.engine.rule import Example
 
-SUMMARY = "Lightning 1.x API that Lightning 2.x removed: epoch-end hooks, removed `Trainer` flags, `load_from_checkpoint` on an instance, `self.hparams = ...`"
+SUMMARY = "Lightning 1.x API that Lightning 2.x removed: epoch-end hooks, removed `Trainer` flags and argparse classmethods, `load_from_checkpoint` on an instance, `self.hparams = ...`"
 
 DOC = """
 ## What it does
@@ -44,6 +44,10 @@ Flags the Lightning 1.x API that the Trainer of Lightning 2.x rejects at run tim
   path: `lightning`, `lightning.pytorch`, `pytorch_lightning`) or a subclass whose `__init__`
   passes its `**kwargs` on to `super().__init__`, called by a name that says so (`Trainer`,
   `pl.Trainer`, `MyTrainer`; an alias such as `import Trainer as T` is not looked at);
+- `Trainer.add_argparse_args(parser)`, `Trainer.from_argparse_args(args)` and the other argparse
+  classmethods 2.0 removed (`parse_argparser`, `default_attributes`, `match_env_arguments`): an
+  **error**, an `AttributeError` wherever the call runs, on Lightning's `Trainer` or a subclass that
+  does not define the method itself (nothing on a receiver that may be something else);
 - `model.load_from_checkpoint(...)` on an instance of a LightningModule or LightningDataModule
   (a `TypeError` since 2.1.0): an **error** where the receiver is certainly an instance, a
   **warning** where it may be. A receiver that is a parameter of the enclosing function is
@@ -62,7 +66,8 @@ Where the analysed Lightning is older — the `lightning-version` setting, else 
 in the analysed environment, else the newest release the project's requirements allow
 (`requirements*.txt`, `pyproject.toml`, `setup.py`/`setup.cfg`, a conda environment file: a
 project pinning `pytorch-lightning==1.9.5` is judged as 1.9.5) —
-only what that version rejects is reported: nothing before 2.0 for the hooks, the flags removed by
+only what that version rejects is reported: nothing before 2.0 for the hooks and the argparse
+classmethods, the flags removed by
 that release for the `Trainer(...)` keywords (a 1.8 project's `progress_bar_refresh_rate=` is a
 `TypeError` there; its `gpus=` is not), nothing before 2.1 for `load_from_checkpoint`.
 
@@ -218,6 +223,21 @@ class Model(L.LightningModule):
         self.save_hyperparameters()
 """,
     ),
+    Example(
+        "a Trainer subclass with its own add_argparse_args",
+        """
+from argparse import ArgumentParser
+import lightning as L
+
+class MyTrainer(L.Trainer):
+    @classmethod
+    def add_argparse_args(cls, parser):
+        parser.add_argument("--max_epochs", type=int, default=10)
+        return parser
+
+parser = MyTrainer.add_argparse_args(ArgumentParser())
+""",
+    ),
 ]
 
 INVALID = [
@@ -319,6 +339,17 @@ class Model(L.LightningModule):
     def __init__(self, hparams):
         super().__init__()
         self.hparams = hparams
+""",
+        severity=Severity.ERROR,
+    ),
+    Example(
+        "Trainer.add_argparse_args, removed in 2.0",
+        """
+from argparse import ArgumentParser
+from pytorch_lightning import Trainer
+
+parser = Trainer.add_argparse_args(ArgumentParser())
+args = parser.parse_args()
 """,
         severity=Severity.ERROR,
     ),

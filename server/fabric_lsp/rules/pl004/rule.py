@@ -30,6 +30,7 @@ from fabric_lsp.rules.prefilters import PREFILTERS
 _VALIDATOR = "lightning/pytorch/trainer/configuration_validator.py"
 _HOOK_LINES = {"training_epoch_end": ":76-82", "validation_epoch_end": ":83-89", "test_epoch_end": ":108-116"}
 _TRAINER_INIT = "lightning/pytorch/trainer/trainer.py:91"
+_TRAINER_CLASS = "lightning/pytorch/trainer/trainer.py:89"
 #: the line of ``Trainer.__init__`` in the last patch release of each 1.x minor release since the
 #: first that lacks one of the flags (1.5), in pytorch-lightning's wheels (behind
 #: ``@_defaults_from_env_vars``, which passes every keyword on: no ``**kwargs`` either)
@@ -56,6 +57,7 @@ class PL004(Rule):
             *self._hook_sites(model),
             *_trainer_calls(model),
             *model.method_calls("load_from_checkpoint"),
+            *(c for name in facts.REMOVED_TRAINER_CLASSMETHODS for c in model.method_calls(name)),
         ]
         found += _hparams_assignments(model)
         found.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
@@ -83,6 +85,8 @@ class PL004(Rule):
         assert isinstance(site, ast.Call)
         if isinstance(site.func, ast.Attribute) and site.func.attr == "load_from_checkpoint":
             return self._load(model, site, ctx)
+        if isinstance(site.func, ast.Attribute) and site.func.attr in facts.REMOVED_TRAINER_CLASSMETHODS:
+            return self._classmethod(model, site, ctx)
         return self._trainer(model, site, ctx)
 
     # -- the epoch-end hooks -----------------------------------------------------------------------
@@ -144,6 +148,24 @@ class PL004(Rule):
         span = model.span(rejected[0])
         certainty = Certainty.CERTAIN if removed else Certainty.POSSIBLE
         finding = self.finding(certainty, message, span, (), fix, where)
+        return Verdict(self.code, model.span(call), finding, _explain(message))
+
+    # -- Trainer.add_argparse_args and the other argparse classmethods ------------------------------
+    def _classmethod(self, model: SemanticModel, call: ast.Call, ctx: RuleContext) -> Verdict | None:
+        assert isinstance(call.func, ast.Attribute)
+        name = call.func.attr
+        if not facts.has_feature("removed_1x_api", ctx.lightning_version) or caught(model, call, "AttributeError"):
+            return None
+        receivers = model.values(call.func.value)
+        if not receivers or not all(_lightning_trainer_class(model, v, name) for v in receivers):
+            return None
+        receiver = model.segment(call.func.value)
+        message = (
+            f"`{receiver}.{name}(...)` raises AttributeError: `Trainer.{name}` was removed in Lightning 2.0 "
+            f"({_TRAINER_CLASS}: the class has no such attribute). Use `LightningCLI`, or add the arguments to "
+            "the parser yourself and pass them to `Trainer(...)`."
+        )
+        finding = self.finding(Certainty.CERTAIN, message, model.span(call.func), (), None, _TRAINER_CLASS)
         return Verdict(self.code, model.span(call), finding, _explain(message))
 
     # -- load_from_checkpoint on an instance ---------------------------------------------------------
@@ -385,6 +407,17 @@ def _not_taken_by_source(model: SemanticModel, call: ast.Call, rejected: list[as
     for package in sorted(packages):
         taken |= model.trainer_keywords(package) or set()
     return [k for k in rejected if k.arg not in taken]
+
+
+def _lightning_trainer_class(model: SemanticModel, v: object, name: str) -> bool:
+    """``v`` is Lightning's ``Trainer`` class, or a user subclass of it that does not define ``name``."""
+    if isinstance(v, QualRef):
+        return facts.is_trainer_class(v.qualname)
+    return (
+        isinstance(v, ClassRef)
+        and pytorch_class_of(model.inference, v) == facts.TRAINER_CLASS
+        and not model.defines_attribute(v, name)
+    )
 
 
 def _certainly_trainer(model: SemanticModel, call: ast.Call, keywords: set[str]) -> bool:

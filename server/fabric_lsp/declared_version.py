@@ -556,8 +556,8 @@ def _notebook_requirements(path: str) -> Iterator[Found]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source")
-        text = "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
-        for line in text.splitlines():
+        code = "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
+        for line in code.splitlines():
             if _NOTEBOOK_INSTALL.match(line):
                 for m in _README_REQUIREMENT.finditer(line):
                     found = lightning_requirement(m.group(0).replace(" ", ""), os.path.basename(path))

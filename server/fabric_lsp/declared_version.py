@@ -443,12 +443,7 @@ def from_readme(root: str) -> Iterator[Found]:
         text = _read(os.path.join(root, name))
         if not text:
             continue
-        written = [
-            lightning_requirement(m.group(0).replace(" ", ""), name)
-            for line in _install_lines(text)
-            for m in _README_REQUIREMENT.finditer(line)
-        ]
-        found = [f for f in written if f is not None]
+        found = [f for line in _install_lines(text) for f in _written(line, name)]
         if not found:
             releases = [m.group(1) for m in _README_RELEASE.finditer(text)]
             found = [
@@ -458,6 +453,14 @@ def from_readme(root: str) -> Iterator[Found]:
             ]
         yield from found
         return
+
+
+def _written(line: str, file: str) -> Iterator[Found]:
+    """The Lightning requirements an install line writes (``pip install pytorch-lightning==1.7.2``)."""
+    for m in _README_REQUIREMENT.finditer(line):
+        found = lightning_requirement(m.group(0).replace(" ", ""), file)
+        if found is not None:
+            yield found
 
 
 #: a README line that installs: ``pip install …``, ``conda install …``
@@ -559,10 +562,7 @@ def _notebook_requirements(path: str) -> Iterator[Found]:
         code = "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
         for line in code.splitlines():
             if _NOTEBOOK_INSTALL.match(line):
-                for m in _README_REQUIREMENT.finditer(line):
-                    found = lightning_requirement(m.group(0).replace(" ", ""), os.path.basename(path))
-                    if found is not None:
-                        yield found
+                yield from _written(line, os.path.basename(path))
 
 
 def is_declaration(path: str) -> bool:

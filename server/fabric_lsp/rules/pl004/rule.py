@@ -409,28 +409,23 @@ def _not_taken_by_source(model: SemanticModel, call: ast.Call, rejected: list[as
     return [k for k in rejected if k.arg not in taken]
 
 
-def _lightning_trainer_class(model: SemanticModel, v: object, name: str) -> bool:
-    """``v`` is Lightning's ``Trainer`` class, or a user subclass of it that does not define ``name``."""
+def _trainer_class(model: SemanticModel, v: object) -> bool:
+    """``v`` is Lightning's ``Trainer`` class (any import path) or a user subclass of it."""
     if isinstance(v, QualRef):
         return facts.is_trainer_class(v.qualname)
-    return (
-        isinstance(v, ClassRef)
-        and pytorch_class_of(model.inference, v) == facts.TRAINER_CLASS
-        and not model.defines_attribute(v, name)
-    )
+    return isinstance(v, ClassRef) and pytorch_class_of(model.inference, v) == facts.TRAINER_CLASS
+
+
+def _lightning_trainer_class(model: SemanticModel, v: object, name: str) -> bool:
+    """``v`` is Lightning's ``Trainer`` class, or a user subclass of it that does not define ``name``."""
+    return _trainer_class(model, v) and not (isinstance(v, ClassRef) and model.defines_attribute(v, name))
 
 
 def _certainly_trainer(model: SemanticModel, call: ast.Call, keywords: set[str]) -> bool:
     """Every alternative of the callee is Lightning's Trainer, or a user subclass whose keywords
     reach ``Trainer.__init__`` unchanged (and that takes none of ``keywords`` itself)."""
     callees = model.values(call.func)
-    if not callees:
-        return False
-    for v in callees:
-        if isinstance(v, QualRef) and facts.is_trainer_class(v.qualname):
-            continue
-        if not (isinstance(v, ClassRef) and pytorch_class_of(model.inference, v) == facts.TRAINER_CLASS):
-            return False
-        if model.trainer_init_forwards(v, keywords) is not True:
-            return False
-    return True
+    return bool(callees) and all(
+        _trainer_class(model, v) and (not isinstance(v, ClassRef) or model.trainer_init_forwards(v, keywords) is True)
+        for v in callees
+    )

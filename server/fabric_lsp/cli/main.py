@@ -185,6 +185,9 @@ def _serve(args) -> int:
     elif several:  # the workers' fork server imports the engine while this process imports the protocol
         with contextlib.suppress(OSError):
             workers.prestart()
+    from fabric_lsp.lsp import protocol_import
+
+    protocol_import.import_types()  # attrs' code for the protocol's classes, cached as bytecode is
     from fabric_lsp.lsp.server import run
 
     if tcp:

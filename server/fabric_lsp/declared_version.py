@@ -8,7 +8,9 @@ files, in this order: ``pyproject.toml`` (``[project] dependencies`` and
 list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requires``),
 ``environment.yml``/``environment.yaml`` and other conda files at the root (``env*.yml``, ``conda*.yml``,
 ``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
-``pip:`` section), ``Pipfile`` and ``Pipfile.lock`` (pipenv). Where none of them names Lightning, the README's install instructions
+``pip:`` section), ``Pipfile`` and ``Pipfile.lock`` (pipenv), the ``pip install`` lines of the
+project's Dockerfiles (``Dockerfile*``, ``*.Dockerfile`` at the root and in ``docker/``: the image
+it runs in). Where none of them names Lightning, the README's install instructions
 (``pip install pytorch-lightning==1.7.2``, or a requirement alone on its line, as in a list of
 requirements in a code block; not one named in a sentence) or, failing those, the release its prose names first
 ("requires PyTorch Lightning 1.4.4"). The distributions: ``lightning``, ``pytorch-lightning``,
@@ -437,6 +439,29 @@ def _pipenv_entries(entries: object, file: str) -> Iterator[Found]:
                 yield Found(file, f'{name} = "{spec}"', found.specifier)
 
 
+#: the Dockerfiles read, at the root and in its ``docker/`` folder
+_DOCKERFILES = ("Dockerfile*", "*.Dockerfile", "*.dockerfile")
+_DOCKER_FOLDER = "docker"
+
+
+def dockerfiles(root: str, names: list[str] | None = None) -> list[str]:
+    """The Dockerfiles at the root, then those in ``docker/``, each sorted by name."""
+    names = _listing(root) if names is None else names
+    below = sorted(_matching(os.path.join(root, _DOCKER_FOLDER), _DOCKERFILES)) if _DOCKER_FOLDER in names else []
+    return [p for p in sorted(_matching(root, _DOCKERFILES, names)) + below if os.path.isfile(p)]
+
+
+def from_dockerfiles(root: str) -> Iterator[Found]:
+    """The Lightning requirements the install commands of the project's Dockerfiles write
+    (``RUN pip install pytorch-lightning==1.9.4``, continued lines joined): the image the project
+    runs in installs them."""
+    for path in dockerfiles(root):
+        text = re.sub(r"\\[ \t]*\r?\n", " ", _read(path) or "")  # a line continued with a backslash
+        for line in text.splitlines():
+            if _INSTALLS.search(line) and not line.lstrip().startswith("#"):
+                yield from _written(line, _rel(root, path))
+
+
 def from_readme(root: str) -> Iterator[Found]:
     """The requirements a README's install instructions write, else the release its prose names."""
     for name in _READMES:
@@ -484,7 +509,15 @@ def _release(version: str) -> str:
     return version if version.count(".") >= 2 else version + ".*"
 
 
-SOURCES = (from_pyproject, from_requirements, from_setup_py, from_setup_cfg, from_environment_yml, from_pipfile)
+SOURCES = (
+    from_pyproject,
+    from_requirements,
+    from_setup_py,
+    from_setup_cfg,
+    from_environment_yml,
+    from_pipfile,
+    from_dockerfiles,
+)
 
 
 def read_declared(root: str) -> Declared | None:
@@ -516,6 +549,7 @@ DECLARATION_GLOBS = (
     "**/requirements*.txt",
     "**/requirements/*.txt",
     *(f"**/{pattern}" for pattern in _CONDA_FILES),
+    *(f"**/{pattern}" for pattern in _DOCKERFILES),
     *(f"**/{name}" for name in _READMES),
 )
 
@@ -590,7 +624,12 @@ def _stamps(root: str) -> tuple:
     present = set(names)
     named = [os.path.join(root, n) for n in (*_NAMED_FILES, *_READMES) if n in present]
     out = []
-    for path in [*named, *_with_includes(requirement_files(root, names)), *conda_files(root, names)]:
+    for path in [
+        *named,
+        *_with_includes(requirement_files(root, names)),
+        *conda_files(root, names),
+        *dockerfiles(root, names),
+    ]:
         try:
             st = os.stat(path)
         except OSError:

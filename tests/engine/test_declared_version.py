@@ -211,6 +211,66 @@ def test_a_pipfile_change_is_seen(tmp_path, monkeypatch):
     assert declared_version.is_declaration("sub/Pipfile") and declared_version.is_declaration("Pipfile.lock")
 
 
+@pytest.mark.parametrize(
+    ("files", "version", "where"),
+    [
+        # kylevedder/zeroflow: the image its instructions run pins 1.9.4, a second image 2.0.6
+        (
+            {
+                "docker/Dockerfile": "FROM nvidia/cuda:11.7.1\nRUN pip install \\\n    torch==1.13.1 \\\n"
+                "    pytorch-lightning==1.9.4 nntime\n",
+                "docker/DockerfileTorch2": "FROM pytorch/pytorch\nRUN pip install pytorch-lightning==2.0.6\n",
+            },
+            "1.9.4",
+            "docker/Dockerfile: pytorch-lightning==1.9.4",
+        ),
+        (
+            {"Dockerfile": "RUN python -m pip install --no-cache-dir 'lightning>=2.1,<2.2' && rm -rf /tmp\n"},
+            "2.1.4",
+            None,
+        ),
+        ({"gpu.Dockerfile": "RUN conda install -y pip && pip install pytorch_lightning==1.6.5\n"}, "1.6.5", None),
+        # a comment, an install of something else, a folder named like a Dockerfile: nothing
+        (
+            {
+                "Dockerfile": "# RUN pip install pytorch-lightning==1.5.0\nRUN pip install -r requirements.txt\n",
+                "Dockerfiles/x.txt": "pytorch-lightning==1.5.0\n",
+            },
+            None,
+            None,
+        ),
+        # a requirement file that names Lightning comes first where the two disagree
+        ({"requirements.txt": "lightning==2.2.0\n", "Dockerfile": "RUN pip install lightning==2.0.0\n"}, "2.2.0", None),
+        # … and a Dockerfile's pin within a requirement's range decides it
+        (
+            {
+                "requirements.txt": "pytorch-lightning>=1.5\n",
+                "Dockerfile": "RUN pip install pytorch-lightning==1.9.4\n",
+            },
+            "1.9.4",
+            None,
+        ),
+    ],
+)
+def test_a_dockerfiles_install_lines(tmp_path, files, version, where):
+    write(tmp_path, files)
+    found = read_declared(str(tmp_path))
+    assert (found.version if found else None) == version
+    if where:
+        assert found is not None and found.where == where
+
+
+def test_a_dockerfile_change_is_seen(tmp_path, monkeypatch):
+    monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
+    write(tmp_path, {"docker/Dockerfile": "RUN pip install pytorch-lightning==1.5.10\n"})
+    assert declared_lightning_version(str(tmp_path)).version == "1.5.10"
+    (tmp_path / "docker" / "Dockerfile").write_text("RUN pip install pytorch-lightning==1.9.0\n")
+    os.utime(tmp_path / "docker" / "Dockerfile", ns=(1, 1))
+    assert declared_lightning_version(str(tmp_path)).version == "1.9.0"
+    assert declared_version.is_declaration("docker/Dockerfile") and declared_version.is_declaration("cpu.Dockerfile")
+    assert not declared_version.is_declaration("docker/entrypoint.sh")
+
+
 def test_a_requirement_whose_marker_is_false_is_left_out(tmp_path):
     write(
         tmp_path,

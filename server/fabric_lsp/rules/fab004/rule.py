@@ -82,12 +82,12 @@ class FAB004(Rule):
         why = describe_failing(j.failing)
         if j.certainty is Certainty.CERTAIN:
             message = (
-                f"`{tensor}.backward()` raises RuntimeError: {why} requires `fabric.backward(...)`, and "
+                f"`{_called(call, tensor)}.backward()` raises RuntimeError: {why} requires `fabric.backward(...)`, and "
                 f"`{tensor}` is computed by the set-up model {models}."
             )
         else:
             message = (
-                f"`{tensor}.backward()` raises RuntimeError if {why}, which this code can choose: "
+                f"`{_called(call, tensor)}.backward()` raises RuntimeError if {why}, which this code can choose: "
                 f"`{tensor}` is computed by the set-up model {models}; call `fabric.backward(...)`."
             )
         fix, reason = _fix(model, call, uses, fabrics)
@@ -118,7 +118,7 @@ class FAB004(Rule):
             call,
             (
                 f"The precision or strategy of the Fabric that set up the model computing `{tensor}` cannot be "
-                f"determined statically ({why}); under mixed precision, DeepSpeed or FSDP `{tensor}.backward()` "
+                f"determined statically ({why}); under mixed precision, DeepSpeed or FSDP `{_called(call, tensor)}.backward()` "
                 "raises: prefer `fabric.backward(...)`."
             ),
         )
@@ -127,6 +127,16 @@ class FAB004(Rule):
 def _receiver(call: ast.Call) -> ast.expr:
     assert isinstance(call.func, ast.Attribute)
     return call.func.value
+
+
+#: receivers written without parentheses before ``.backward()`` (``loss.backward()``, ``out[0].backward()``)
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+
+
+def _called(call: ast.Call, tensor: str) -> str:
+    """The receiver's text as it stands before ``.backward()``: ``(loss + aux_loss)`` keeps the
+    parentheses the syntax tree's position leaves out."""
+    return tensor if isinstance(_receiver(call), _ATOMS) else f"({tensor})"
 
 
 def _path(model: SemanticModel, path: str | None) -> str | None:

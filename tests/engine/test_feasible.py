@@ -388,3 +388,35 @@ def test_a_call_site_with_an_unpacked_tuple_fills_the_parameters():
     )
     assert severities(src, "FAB001") == ["error"]
     assert severities(src.replace('("deepspeed", 2)', '("ddp", 2)'), "FAB001") == []
+
+
+# a dataclass field typed `Literal[...]`, filled from the command line (tyro, LightningCLI): one choice
+LITERAL_FIELD = """
+from dataclasses import dataclass
+from typing import Literal
+
+import tyro
+
+
+@dataclass
+class Config:
+    accelerator: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+
+
+def main():
+    args = tyro.cli(Config)
+    if args.accelerator == "cuda":
+        devices = 2
+    else:
+        devices = 1
+    fabric = Fabric(accelerator=args.accelerator, strategy="ddp" if devices > 1 else "auto", devices=devices)
+"""
+
+
+def test_every_read_of_a_literal_field_takes_the_same_choice():
+    # "ddp" only where the accelerator is "cuda": never DDP on MPS (Lightning refuses that pair)
+    assert severities(LITERAL_FIELD, "FAB008") == []
+    both_ways = LITERAL_FIELD.replace('if args.accelerator == "cuda":', "if devices_wanted > 1:").replace(
+        "def main():", "def main(devices_wanted: int = 2):"
+    )
+    assert severities(both_ways, "FAB008") == ["warning"]  # ddp with accelerator="mps" is a path

@@ -555,8 +555,8 @@ class Inference:
         if b.kind in ("assign", "annotation") and in_class and isinstance(b.node, ast.AnnAssign):
             # a class field with a Literal[...] type (dataclass configs filled from a CLI)
             literal = cli_sources.literal_values(self, b.node.annotation, ctx, f"field `{name}`")
-            if literal is not None:
-                return literal
+            if literal is not None:  # one choice per field: every read of it takes the same value
+                return paths.tagged(literal, ("literal field", id(b.node)))
         if b.kind == "assign":
             return with_step(self.ev(b.value, ctx), self.origin(b.node, m))
         if b.kind == "annotation":

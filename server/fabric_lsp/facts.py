@@ -1875,6 +1875,89 @@ TRAINER_CONNECTOR_LINES = {
     "start_method": "lightning/pytorch/strategies/launchers/multiprocessing.py:79",
     "cuda_devices": "lightning/pytorch/accelerators/cuda.py:94",
 }
+#: The checks ``Trainer(...)`` makes in its accelerator connector (PL006), as ``CONFIG_CHECKS`` for a
+#: Fabric: how the message starts, the arguments the check reads, and where it is. A message not
+#: here is not reported, and a ``machine`` check (devices present, the platform) is not judged.
+TRAINER_CONFIG_CHECKS: tuple[ConfigCheck, ...] = (
+    ConfigCheck(r"You selected an invalid strategy name", ("strategy",), TRAINER_CONNECTOR_LINES["strategy_name"]),
+    ConfigCheck(
+        r"You selected an invalid accelerator name", ("accelerator",), TRAINER_CONNECTOR_LINES["accelerator_name"]
+    ),
+    ConfigCheck(
+        r"You set `strategy=.*MPS accelerator", ("strategy", "accelerator"), TRAINER_CONNECTOR_LINES["mps_parallel"]
+    ),
+    ConfigCheck(r"Found invalid type for plugin", ("plugins",), TRAINER_CONNECTOR_LINES["plugin_type"]),
+    ConfigCheck(
+        r"You set `Trainer\(sync_batchnorm=True\)`",
+        ("sync_batchnorm", "plugins"),
+        TRAINER_CONNECTOR_LINES["layer_sync_conflict"],
+    ),
+    ConfigCheck(r"Received multiple values for", ("plugins",), TRAINER_CONNECTOR_LINES["plugin_duplicate"]),
+    ConfigCheck(r"Received both `precision=", ("precision", "plugins"), TRAINER_CONNECTOR_LINES["precision_twice"]),
+    ConfigCheck(
+        r"\w+ set through both strategy class",
+        ("strategy", "accelerator", "plugins"),
+        TRAINER_CONNECTOR_LINES["accelerator_twice"],
+    ),
+    ConfigCheck(
+        r"(CPU|GPU) parallel_devices set through",
+        ("accelerator", "strategy"),
+        TRAINER_CONNECTOR_LINES["cpu_parallel_devices"],
+    ),
+    ConfigCheck(r"`num_nodes` must be a positive integer", ("num_nodes",), TRAINER_CONNECTOR_LINES["num_nodes"]),
+    ConfigCheck(r"`Trainer\(devices=", ("devices",), TRAINER_CONNECTOR_LINES["devices_zero"]),
+    ConfigCheck(
+        r"`devices` selected with `CPUAccelerator`",
+        ("devices", "accelerator"),
+        "lightning/fabric/accelerators/cpu.py:99",
+    ),
+    ConfigCheck(
+        r"Device ID's \(GPU\) must be unique",
+        ("devices", "accelerator"),
+        "lightning/fabric/utilities/device_parser.py:183",
+    ),
+    ConfigCheck(
+        r"Device IDs \(GPU/TPU\) must be", ("devices", "accelerator"), "lightning/fabric/utilities/device_parser.py:197"
+    ),
+    ConfigCheck(
+        r"The strategy `fsdp` requires a GPU accelerator",
+        ("strategy", "accelerator"),
+        TRAINER_CONNECTOR_LINES["fsdp_gpu"],
+    ),
+    ConfigCheck(
+        r"The `ModelParallelStrategy` does not support",
+        ("precision", "strategy"),
+        TRAINER_CONNECTOR_LINES["model_parallel_precision"],
+    ),
+    ConfigCheck(
+        r"`Trainer\(strategy=.*is not compatible with an interactive",
+        ("strategy",),
+        TRAINER_CONNECTOR_LINES["interactive"],
+    ),
+    ConfigCheck(
+        r"The `XLAAccelerator` can only be used with",
+        ("strategy", "accelerator"),
+        TRAINER_CONNECTOR_LINES["xla_strategy"],
+    ),
+    ConfigCheck(r"No supported gpu backend found", ("accelerator",), TRAINER_CONNECTOR_LINES["no_gpu"], machine=True),
+    ConfigCheck(
+        r"`\w+` can not run on your system", ("accelerator",), TRAINER_CONNECTOR_LINES["unavailable"], machine=True
+    ),
+    ConfigCheck(r"You selected `Trainer\(strategy=", ("strategy",), TRAINER_CONNECTOR_LINES["fork"], machine=True),
+    ConfigCheck(r"The start method", ("strategy",), TRAINER_CONNECTOR_LINES["start_method"], machine=True),
+    ConfigCheck(
+        r"You requested gpu:",
+        ("devices", "accelerator"),
+        "lightning/fabric/utilities/device_parser.py:136",
+        machine=True,
+    ),
+    ConfigCheck(
+        r"GPUs requested but none are available",
+        ("devices", "accelerator"),
+        "lightning/fabric/utilities/device_parser.py:89",
+        machine=True,
+    ),
+)
 
 # --------------------------------------------------------------------------------------------------
 # The Trainer's optimisation contract (PL003's Trainer half)

@@ -1,4 +1,4 @@
-"""Runtime proof for the Trainer rules PL001-PL005: each INVALID example fails with the error
+"""Runtime proof for the Trainer rules PL001-PL006: each INVALID example fails with the error
 Lightning 2.6.6's Trainer raises (or, PL001, hangs until gloo's 30 s timeout), and its fixed / VALID
 form runs.
 
@@ -258,6 +258,28 @@ CASES = [
     # test() with no model means "best" (checkpoint_connector.py:142-143)
     Case(
         "PL005", "test_without_model", _exact(BEST_NO_CALLBACK), "trainer/connectors/checkpoint_connector.py:143 + :166"
+    ),
+    # PL006: a configuration the Trainer's accelerator connector rejects in __init__
+    Case(
+        "PL006",
+        "accelerator_as_strategy",
+        _exact("ValueError: You selected an invalid accelerator name: `accelerator='ddp'`. Available names are:"),
+        "trainer/connectors/accelerator_connector.py:204-207",
+    ),
+    Case(
+        "PL006",
+        "strategy_none",
+        _exact("ValueError: You selected an invalid strategy name: `strategy=None`."),
+        "trainer/connectors/accelerator_connector.py:192-197",
+    ),
+    Case(
+        "PL006",
+        "devices_zero",
+        _exact(
+            "lightning.fabric.utilities.exceptions.MisconfigurationException: `Trainer(devices=0)` value is not a"
+            " valid input using cpu accelerator."
+        ),
+        "trainer/connectors/accelerator_connector.py:325-328",
     ),
 ]
 

@@ -34,6 +34,7 @@ def _registry() -> list[Rule]:
     from fabric_lsp.rules.pl003 import PL003
     from fabric_lsp.rules.pl004 import PL004
     from fabric_lsp.rules.pl005 import PL005
+    from fabric_lsp.rules.pl006 import PL006
 
     return [
         FAB001(),
@@ -52,6 +53,7 @@ def _registry() -> list[Rule]:
         PL003(),
         PL004(),
         PL005(),
+        PL006(),
     ]
 
 

@@ -59,6 +59,7 @@ PREFILTERS: dict[str, Prefilter] = {
         re.compile(r"ckpt_path|\.(?:test|validate|predict)\("),
         keywords=("ckpt_path", ".test(", ".validate(", ".predict("),
     ),
+    "PL006": Prefilter(re.compile(r"Trainer"), keywords=("Trainer",)),
 }
 
 

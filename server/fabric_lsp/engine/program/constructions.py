@@ -133,10 +133,16 @@ class ConfigurationProblems:
 
 
 def configuration_problems(
-    scenarios: list[Scenario], version: str = facts.LATEST_LIGHTNING, exists: Callable[[str], bool] | None = None
+    scenarios: list[Scenario],
+    version: str = facts.LATEST_LIGHTNING,
+    exists: Callable[[str], bool] | None = None,
+    trainer: bool = False,
 ) -> ConfigurationProblems:
     """Group ``scenarios`` by the configuration the code writes (the machines it can mean and the
-    values assumed for arguments not known are one configuration) and judge each group."""
+    values assumed for arguments not known are one configuration) and judge each group: a
+    Fabric's (its release's errors and its launch's too), or a ``Trainer``'s (``trainer``: the
+    errors of its ``__init__``, judged by :data:`facts.TRAINER_CONFIG_CHECKS`; a Trainer has no
+    configuration-changing warning here)."""
     groups: dict[str, list[Scenario]] = {}
     unknown: list[Scenario] = []
     for s in scenarios:
@@ -150,7 +156,7 @@ def configuration_problems(
     failing = 0
     undecided = 0
     for group in groups.values():
-        problem, decided = _judge(group, version, exists)
+        problem, decided = _judge_trainer(group) if trainer else _judge(group, version, exists)
         undecided += not decided
         if problem is not None:
             problems.append(problem)
@@ -181,6 +187,20 @@ def _judge(group: list[Scenario], version: str, exists: Callable[[str], bool] | 
     if not common or _reads_assumed(common[0], facts.CONFIG_WARNINGS, group):
         return None, True
     return Problem(group[-1], warning=common[0]), True
+
+
+def _judge_trainer(group: list[Scenario]) -> tuple[Problem | None, bool]:
+    """One ``Trainer`` configuration on each machine it can mean: an error where ``__init__``
+    fails on every one, by a check that reads no assumed argument and not the machine itself."""
+    if not _plain(group[0].args):
+        return None, False
+    errors = [s.outcome.error if s.outcome is not None else None for s in group]
+    check = facts.config_check(errors[-1].message, facts.TRAINER_CONFIG_CHECKS) if errors[-1] else None
+    if not all(errors) or check is None or check.machine:
+        return None, not any(s.assumed for s in group)
+    if _reads_assumed(errors[-1].message, facts.TRAINER_CONFIG_CHECKS, group):  # type: ignore[union-attr]
+        return None, False
+    return Problem(group[-1], errors[-1]), True
 
 
 def _reads_assumed(message: str, table: tuple[facts.ConfigCheck, ...], group: list[Scenario]) -> bool:

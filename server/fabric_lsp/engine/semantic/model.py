@@ -336,6 +336,11 @@ class SemanticModel:
         exists = workspace_file_exists(self.module.path, self.workspace.root)
         return configuration_problems(self.scenarios(fabric), lightning_version, exists)
 
+    def trainer_configuration_problems(self, trainer: TrainerInst) -> ConfigurationProblems:
+        """The configurations of ``trainer`` whose ``Trainer(...)`` Lightning 2.6.6 rejects, judged
+        on every machine each configuration can mean (as :meth:`configuration_problems`)."""
+        return configuration_problems(self.trainer_scenarios(trainer), trainer=True)
+
     # -- LightningModules and callbacks (engine/program/lightning_modules.py) --------------------------
     def lightning_classes(self, defining: frozenset[str] | None = None) -> list[LightningClass]:
         """The document's classes deriving from a LightningModule, DataModule or Callback (whose

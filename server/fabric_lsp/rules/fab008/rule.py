@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from fabric_lsp import facts
@@ -18,30 +17,18 @@ from fabric_lsp.engine.findings import (
     Fix,
     Located,
     Related,
-    Span,
     Verdict,
     resolve_severity,
 )
 from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem
-from fabric_lsp.engine.python.astwalk import walk
-from fabric_lsp.engine.python.values import FabricInst, Origin
+from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
+from fabric_lsp.rules.configuration_place import Place, place_of
 from fabric_lsp.rules.fab008.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.prefilters import PREFILTERS
 
 LIGHTNING = "lightning/fabric/"
-
-
-@dataclass(frozen=True)
-class _Place:
-    """Where a finding is reported: the argument's value in the call (or the call), and where the
-    value was written when that is elsewhere."""
-
-    argument: str | None
-    span: Span
-    origin: Origin | None
-    node: ast.Constant | None  # the literal at ``span`` when it is one (fixes rewrite it)
 
 
 class FAB008(Rule):
@@ -81,7 +68,7 @@ class FAB008(Rule):
         message_text = problem.error.message if problem.error is not None else problem.warning or ""
         table = facts.CONFIG_CHECKS if problem.error is not None else facts.CONFIG_WARNINGS
         check = facts.config_check(message_text, table)
-        place = _place(model, call, problem, check.arguments if check else ())
+        place = place_of(model, call, problem.scenario, check.arguments if check else ())
         certain = (
             problem.error is not None
             and not problem.depends_on_cwd
@@ -116,35 +103,6 @@ def _merge(judgements: list[ConfigurationProblems]) -> ConfigurationProblems:
     )
 
 
-# -- where ------------------------------------------------------------------------------------------
-def _place(model: SemanticModel, call: ast.Call, problem: Problem, arguments: tuple[str, ...]) -> _Place:
-    """The first of ``arguments`` the configuration writes: its value in the call when it is
-    written there, else the call (the value's own place goes to related information)."""
-    call_span = model.span(call)
-    for name in arguments:
-        origin = problem.scenario.origin(name)
-        if origin is None:
-            continue
-        if origin.path == model.path and _inside(origin.span, call_span):
-            return _Place(name, origin.span, None, _node_at(call, model, origin.span))
-        keyword = next((k for k in call.keywords if k.arg == name), None)
-        if keyword is not None:
-            return _Place(name, model.span(keyword.value), origin, None)
-        return _Place(name, call_span, origin, None)
-    return _Place(None, call_span, None, None)
-
-
-def _inside(inner: Span, outer: Span) -> bool:
-    return outer.start <= inner.start and inner.end <= outer.end
-
-
-def _node_at(call: ast.Call, model: SemanticModel, span: Span) -> ast.Constant | None:
-    for node in walk(call):
-        if isinstance(node, ast.Constant) and model.span(node) == span:
-            return node
-    return None
-
-
 # -- what -------------------------------------------------------------------------------------------
 def _written(problem: Problem, argument: str | None) -> str:
     args = problem.scenario.args
@@ -155,7 +113,7 @@ def _written(problem: Problem, argument: str | None) -> str:
     return f"`{argument}={shown}`"
 
 
-def _message(model: SemanticModel, call: ast.Call, problem: Problem, place: _Place, certain: bool) -> str:
+def _message(model: SemanticModel, call: ast.Call, problem: Problem, place: Place, certain: bool) -> str:
     written = _written(problem, place.argument)
     if problem.error is None:
         return (
@@ -191,7 +149,7 @@ _EIGHT_BITS = re.compile(r"(?<![0-9])8(?![0-9])")
 _INVALID_NAME = re.compile(r"(You selected an invalid (strategy|accelerator) name|Precision .* is invalid)")
 
 
-def _suggestion(problem: Problem, place: _Place) -> str:
+def _suggestion(problem: Problem, place: Place) -> str:
     """``did you mean`` for a name Lightning does not know (a suggestion: never a fix)."""
     if problem.error is None or not _INVALID_NAME.match(problem.error.message) or place.argument is None:
         return ""
@@ -217,7 +175,7 @@ def _precision_target(problem: Problem) -> str | None:
     return str(problem.scenario.outcome.precision)
 
 
-def _fix(model: SemanticModel, total: ConfigurationProblems, problem: Problem, place: _Place) -> tuple[Fix | None, str]:
+def _fix(model: SemanticModel, total: ConfigurationProblems, problem: Problem, place: Place) -> tuple[Fix | None, str]:
     target = _precision_target(problem)
     if target is None:
         return None, ""
@@ -233,7 +191,7 @@ def _fix(model: SemanticModel, total: ConfigurationProblems, problem: Problem, p
 
 
 # -- related, hover ---------------------------------------------------------------------------------
-def _related(model: SemanticModel, fabric: FabricInst, place: _Place) -> tuple[Related, ...]:
+def _related(model: SemanticModel, fabric: FabricInst, place: Place) -> tuple[Related, ...]:
     out: list[Related] = []
     if place.origin is not None and place.argument is not None:
         path = place.origin.path if place.origin.path != model.path else None

@@ -959,13 +959,28 @@ def library_method_calls_model(qualname: str, method: str) -> bool:
     return any(qualname.startswith(p) and method in names for p, names in LIBRARY_METHODS_CALLING_MODEL.items())
 
 
+#: the classes whose ``from_pretrained``/``from_config`` build no module (Hugging Face's tokenizers,
+#: configurations, processors and feature extractors, diffusers' schedulers and pipelines), by how
+#: their names end (``BertTokenizer``, ``AutoTokenizer``, ``AutoConfig``, ``DDPMScheduler`` …)
+NON_MODULE_FACTORY_OWNERS = (
+    "Tokenizer",
+    "TokenizerFast",
+    "Config",
+    "Processor",
+    "FeatureExtractor",
+    "Scheduler",
+    "Pipeline",
+)
+
+
 def is_module_class_name(qualname: str) -> bool:
     """Whether ``qualname`` names a ``torch.nn.Module`` class (or a library model class/factory)."""
-    last = qualname.rsplit(".", 1)[-1]
+    parts = qualname.rsplit(".", 2)
+    last = parts[-1]
     if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
         return last[:1].isupper()
     if last in LIBRARY_MODEL_FACTORIES:
-        return True
+        return len(parts) < 2 or not parts[-2].endswith(NON_MODULE_FACTORY_OWNERS)
     return qualname.startswith(MODULE_CLASS_PREFIXES[1:]) and last[:1].isupper()
 
 

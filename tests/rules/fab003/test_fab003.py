@@ -242,3 +242,35 @@ def test_a_compiled_model_is_wrapped_on_one_device(setup, severity):
     assert [f.severity for f in found] == ([severity] if severity else [])
     if found:
         assert "torch.compile" in found[0].message
+
+
+TOKENIZED = """\
+import torch
+from torch import nn
+from lightning.fabric import Fabric
+from transformers import AutoConfig, BertTokenizer
+
+
+class Captioner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tokenizer = BertTokenizer.from_pretrained("bert-base-uncased")
+        self.config = AutoConfig.from_pretrained("bert-base-uncased")
+        self.encoder = nn.Linear(8, 4)
+    def forward(self, x):
+        return self.encoder(x)
+    def prompt_length(self, prompt):
+        return len(self.tokenizer(prompt).input_ids)
+    def generate(self, x, prompt):
+        ids = self.tokenizer(prompt, return_tensors="pt")
+        return self.encoder(x), ids
+"""
+
+
+def test_a_tokenizer_or_a_configuration_from_pretrained_is_no_submodule():
+    # FarinaMatteo/multiflow: `self.tokenizer(...)` runs no module; `self.encoder(x)` does
+    _, found = findings(DDP.replace("Net()", "Captioner()") + "model.prompt_length('a')\n", head=TOKENIZED)
+    assert found == []
+    _, found = findings(DDP.replace("Net()", "Captioner()") + "model.generate(x, 'a')\n", head=TOKENIZED)
+    assert [f.severity for f in found] == [Severity.ERROR]
+    assert "self.encoder(x)" in found[0].message and "tokenizer" not in found[0].message

@@ -10,7 +10,9 @@ list, read with :mod:`ast`, never run), ``setup.cfg`` (``[options] install_requi
 ``requirements*.yml``; conda entries such as ``pytorch-lightning=1.5`` and the
 ``pip:`` section), ``Pipfile`` and ``Pipfile.lock`` (pipenv), the ``pip install`` lines of the
 project's Dockerfiles (``Dockerfile*``, ``*.Dockerfile`` at the root and in ``docker/``: the image
-it runs in). Where none of them names Lightning, the README's install instructions
+it runs in). Where none of them names Lightning, the requirement and conda files of the root's
+folders of dependencies (a folder such as ``deps/`` that holds them and no Python code: not a
+sub-project), and where none of those does, the README's install instructions
 (``pip install pytorch-lightning==1.7.2``, or a requirement alone on its line, as in a list of
 requirements in a code block; not one named in a sentence) or, failing those, the release its prose names first
 ("requires PyTorch Lightning 1.4.4"). The distributions: ``lightning``, ``pytorch-lightning``,
@@ -386,7 +388,11 @@ def conda_files(root: str, names: list[str] | None = None) -> list[str]:
 
 
 def from_environment_yml(root: str) -> Iterator[Found]:
-    for path in conda_files(root):
+    yield from _conda_entries(root, conda_files(root))
+
+
+def _conda_entries(root: str, paths: list[str]) -> Iterator[Found]:
+    for path in paths:
         text, name = _read(path), _rel(root, path)
         for line in (text or "").splitlines():
             item = line.split("#", 1)[0].strip()
@@ -462,6 +468,49 @@ def from_dockerfiles(root: str) -> Iterator[Found]:
                 yield from _written(line, _rel(root, path))
 
 
+#: how many entries a folder may hold for :func:`dependency_folders` to look through it for Python code
+_DEPENDENCY_FOLDER_ENTRIES = 500
+
+
+def dependency_folders(root: str, names: list[str] | None = None) -> list[str]:
+    """The root's folders of dependencies (``deps/``, ``env/``): each holds ``requirements*.txt``
+    or conda files and no Python code at all (a folder with code is a sub-project, which declares
+    for the files under it), sorted by name."""
+    names = _listing(root) if names is None else names
+    out = []
+    for name in sorted(names):
+        folder = os.path.join(root, name)
+        if name in ("requirements", _DOCKER_FOLDER) or not os.path.isdir(folder):
+            continue  # (read with the root's own files)
+        listing = _listing(folder)
+        if (_matching(folder, ["requirements*.txt"], listing) or conda_files(folder, listing)) and not _holds_code(
+            folder
+        ):
+            out.append(folder)
+    return out
+
+
+def _holds_code(folder: str) -> bool:
+    """Whether ``folder`` holds a Python file or a notebook at any depth (or more entries than are
+    looked through: it is not taken for a folder of dependencies)."""
+    seen = 0
+    for _, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        seen += len(dirs) + len(files)
+        if seen > _DEPENDENCY_FOLDER_ENTRIES or any(f.endswith((".py", ".ipynb")) for f in files):
+            return True
+    return False
+
+
+def from_dependency_folders(root: str) -> Iterator[Found]:
+    """The requirements of the root's folders of dependencies (:func:`dependency_folders`)."""
+    seen: set[str] = set()
+    for folder in dependency_folders(root):
+        for path in sorted(_matching(folder, ["requirements*.txt"])):
+            yield from _requirements_file(root, path, seen)
+        yield from _conda_entries(root, conda_files(folder))
+
+
 def from_readme(root: str) -> Iterator[Found]:
     """The requirements a README's install instructions write, else the release its prose names."""
     for name in _READMES:
@@ -521,12 +570,15 @@ SOURCES = (
 
 
 def read_declared(root: str) -> Declared | None:
-    """The version the project at ``root`` declares, reading its files now (a README only where
-    no requirement file names Lightning)."""
+    """The version the project at ``root`` declares, reading its files now (its folders of
+    dependencies only where no file at the root names Lightning, a README only where none of
+    them does)."""
     found: list[Found] = []
     for source in SOURCES:
         found.extend(_found(source, root))
-    return decide(found or list(_found(from_readme, root)))
+    for fallback in (from_dependency_folders, from_readme):
+        found = found or list(_found(fallback, root))
+    return decide(found)
 
 
 def _found(source, root: str) -> list[Found]:
@@ -629,6 +681,7 @@ def _stamps(root: str) -> tuple:
         *_with_includes(requirement_files(root, names)),
         *conda_files(root, names),
         *dockerfiles(root, names),
+        *(p for f in dependency_folders(root, names) for p in _dependency_files(f)),
     ]:
         try:
             st = os.stat(path)
@@ -636,6 +689,10 @@ def _stamps(root: str) -> tuple:
             continue
         out.append((path, st.st_mtime_ns, st.st_size))
     return tuple(out)
+
+
+def _dependency_files(folder: str) -> list[str]:
+    return [*_with_includes(sorted(_matching(folder, ["requirements*.txt"]))), *conda_files(folder)]
 
 
 def _with_includes(paths: list[str]) -> list[str]:

@@ -271,6 +271,36 @@ def test_a_dockerfile_change_is_seen(tmp_path, monkeypatch):
     assert not declared_version.is_declaration("docker/entrypoint.sh")
 
 
+@pytest.mark.parametrize(
+    ("files", "version"),
+    [
+        # FarinaMatteo/multiflow: deps/requirements.txt and deps/environment.yaml, code at the root
+        ({"deps/requirements.txt": "lightning==2.0.4\n", "captioning.py": "import lightning\n"}, "2.0.4"),
+        ({"env/environment.yaml": "dependencies:\n  - pip:\n    - pytorch-lightning==1.9.0\n"}, "1.9.0"),
+        # a folder with Python code at any depth is a sub-project (or documentation), not the root's
+        ({"week_1/requirements.txt": "pytorch-lightning==1.2.10\n", "week_1/train.py": ""}, None),
+        ({"docs/requirements.txt": "pytorch-lightning==1.4.0\n", "docs/source/conf.py": ""}, None),
+        # the root's own files come first; the README only where no folder names Lightning
+        ({"requirements.txt": "lightning==2.2.0\n", "deps/requirements.txt": "lightning==2.0.4\n"}, "2.2.0"),
+        ({"README.md": "pip install lightning==2.1.0\n", "deps/requirements.txt": "lightning==2.0.4\n"}, "2.0.4"),
+    ],
+)
+def test_a_folder_of_dependencies(tmp_path, files, version):
+    write(tmp_path, files)
+    assert declared(tmp_path) == version
+
+
+def test_a_change_in_a_folder_of_dependencies_is_seen(tmp_path, monkeypatch):
+    monkeypatch.setattr(declared_version, "STAMP_TTL", 0.0)
+    write(tmp_path, {"deps/requirements.txt": "lightning==2.0.4\n"})
+    assert declared_lightning_version(str(tmp_path)).version == "2.0.4"
+    (tmp_path / "deps" / "requirements.txt").write_text("lightning==2.0.9\n")
+    os.utime(tmp_path / "deps" / "requirements.txt", ns=(1, 1))
+    assert declared_lightning_version(str(tmp_path)).version == "2.0.9"
+    (tmp_path / "deps" / "setup_env.py").write_text("")  # now code: no longer a folder of dependencies
+    assert declared_lightning_version(str(tmp_path)) is None
+
+
 def test_a_requirement_whose_marker_is_false_is_left_out(tmp_path):
     write(
         tmp_path,

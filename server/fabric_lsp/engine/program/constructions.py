@@ -132,6 +132,17 @@ class ConfigurationProblems:
     undecided: int = 0
 
 
+def merged(judgements: list[ConfigurationProblems]) -> ConfigurationProblems:
+    """The configurations of several constructions at one call (its alternatives) as one."""
+    return ConfigurationProblems(
+        tuple(p for j in judgements for p in j.problems),
+        sum(j.configurations for j in judgements),
+        sum(j.failing for j in judgements),
+        tuple(s for j in judgements for s in j.unknown),
+        sum(j.undecided for j in judgements),
+    )
+
+
 def configuration_problems(
     scenarios: list[Scenario],
     version: str = facts.LATEST_LIGHTNING,

@@ -20,7 +20,7 @@ from fabric_lsp.engine.findings import (
     Verdict,
     resolve_severity,
 )
-from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem
+from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem, merged
 from fabric_lsp.engine.python.values import FabricInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -55,7 +55,7 @@ class FAB008(Rule):
         if not fabrics:
             return None
         judgements = [model.configuration_problems(f, ctx.lightning_version) for f in fabrics]
-        total = _merge(judgements)
+        total = merged(judgements)
         problem = next((p for p in total.problems if p.error is not None), None) or next(iter(total.problems), None)
         if problem is None:
             return None  # no verdict: hover on the call stays with the rules that have something to say
@@ -91,16 +91,6 @@ class FAB008(Rule):
             certainty=certainty,
             lightning=f"{LIGHTNING}{check.where}" if check else "",
         )
-
-
-def _merge(judgements: list[ConfigurationProblems]) -> ConfigurationProblems:
-    return ConfigurationProblems(
-        tuple(p for j in judgements for p in j.problems),
-        sum(j.configurations for j in judgements),
-        sum(j.failing for j in judgements),
-        tuple(s for j in judgements for s in j.unknown),
-        sum(j.undecided for j in judgements),
-    )
 
 
 # -- what -------------------------------------------------------------------------------------------

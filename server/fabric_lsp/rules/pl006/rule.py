@@ -7,7 +7,7 @@ import ast
 from fabric_lsp import facts
 from fabric_lsp.engine.findings import Certainty, Explanation, Located, Related, Verdict
 from fabric_lsp.engine.lightning.configurations import CONNECTOR_ARGS
-from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem
+from fabric_lsp.engine.program.constructions import ConfigurationProblems, Problem, merged
 from fabric_lsp.engine.python.values import TrainerInst
 from fabric_lsp.engine.rule import Rule, RuleContext
 from fabric_lsp.engine.semantic.model import SemanticModel
@@ -46,7 +46,7 @@ class PL006(Rule):
         ]
         if not trainers:
             return None
-        total = _registrable_left_out(model, _merged([model.trainer_configuration_problems(t) for t in trainers]))
+        total = _registrable_left_out(model, merged([model.trainer_configuration_problems(t) for t in trainers]))
         problem = next(iter(total.problems), None)
         if problem is None or problem.error is None or caught(model, call, problem.error.type):
             return None
@@ -77,15 +77,6 @@ def _configured_trainer_calls(model: SemanticModel) -> list[ast.Call]:
         ]
 
     return list(model.asked_once(("pl006_configured_trainer_calls",), compute))
-
-
-def _merged(judgements: list[ConfigurationProblems]) -> ConfigurationProblems:
-    return ConfigurationProblems(
-        tuple(p for j in judgements for p in j.problems),
-        sum(j.configurations for j in judgements),
-        sum(j.failing for j in judgements),
-        tuple(s for j in judgements for s in j.unknown),
-    )
 
 
 #: the checks of a name against Lightning's registries, and what in a project may add names to them:

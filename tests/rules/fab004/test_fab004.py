@@ -40,3 +40,35 @@ def test_the_receiver_is_written_as_it_stands(backward: str, shown: str, fixed: 
     after = apply_edits(text, list(finding.fix.edits))
     assert after.splitlines()[-1] == fixed
     ast.parse(after)
+
+
+STATIC = """\
+import torch
+import lightning as L
+
+
+class Runner:
+    def __init__(self, model):
+        self.fabric = L.Fabric(accelerator="cpu", precision="bf16-mixed")
+        self.model = self.fabric.setup(model)
+
+    def fit(self):
+        self.step(fabric=self.fabric, model=self.model)
+
+    @staticmethod
+    def step(fabric, model):
+        (model(torch.ones(4)).sum() + 1).backward()
+
+
+Runner(torch.nn.Linear(4, 4)).fit()
+"""
+
+
+def test_a_staticmethods_parameter_names_the_fabric():
+    # joey00072/ohara: the Fabric reaches a staticmethod called through `self`; its call sites are
+    # found (through the class or an instance), so the fix can name the parameter
+    (finding,) = Analyzer(Workspace(), [RULES_BY_CODE["FAB004"]]).analyze(STATIC, "train.py")
+    assert finding.fix is not None
+    after = apply_edits(STATIC, list(finding.fix.edits))
+    assert "        fabric.backward(model(torch.ones(4)).sum() + 1)\n" in after
+    ast.parse(after)

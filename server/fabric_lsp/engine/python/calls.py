@@ -85,6 +85,9 @@ def sites_in(ev: Evaluator, func, m: ModuleInfo, is_method: bool, cls, where: Mo
     elif is_method:
         candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
         target = func
+    elif cls is not None:  # a staticmethod: called through its class or an instance, each call verified
+        candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Attribute)]
+        target, verify = func, True
     else:
         candidates = [c for c in where.calls_by_name.get(func.name, []) if isinstance(c.func, ast.Name)]
         target = func

@@ -1890,6 +1890,13 @@ TRAINER_CONNECTOR_LINES = {
     "start_method": "lightning/pytorch/strategies/launchers/multiprocessing.py:79",
     "cuda_devices": "lightning/pytorch/accelerators/cuda.py:94",
 }
+#: What in a project may add names to the Trainer's strategy and accelerator registries (the
+#: registries themselves, a class's registering hook, the packages that register their own names
+#: when imported: Habana's ``hpu``, Graphcore's ``ipu``), by the argument the names are for.
+REGISTERING_WORDS = {
+    "strategy": ("StrategyRegistry", "register_strategies", "lightning_habana"),
+    "accelerator": ("AcceleratorRegistry", "register_accelerators", "lightning_habana", "lightning_graphcore"),
+}
 #: The checks ``Trainer(...)`` makes in its accelerator connector (PL006), as ``CONFIG_CHECKS`` for a
 #: Fabric: how the message starts, the arguments the check reads, and where it is. A message not
 #: here is not reported, and a ``machine`` check (devices present, the platform) is not judged.

@@ -206,12 +206,13 @@ def _judge_trainer(group: list[Scenario]) -> tuple[Problem | None, bool]:
     if not _plain(group[0].args):
         return None, False
     errors = [s.outcome.error if s.outcome is not None else None for s in group]
-    check = facts.config_check(errors[-1].message, facts.TRAINER_CONFIG_CHECKS) if errors[-1] else None
-    if not all(errors) or check is None or check.machine:
+    error = errors[-1]  # the most capable machine's: what the user meets
+    check = facts.config_check(error.message, facts.TRAINER_CONFIG_CHECKS) if error is not None else None
+    if not all(errors) or error is None or check is None or check.machine:
         return None, not any(s.assumed for s in group)
-    if _reads_assumed(errors[-1].message, facts.TRAINER_CONFIG_CHECKS, group):  # type: ignore[union-attr]
+    if _reads_assumed(error.message, facts.TRAINER_CONFIG_CHECKS, group):
         return None, False
-    return Problem(group[-1], errors[-1]), True
+    return Problem(group[-1], error), True
 
 
 def _reads_assumed(message: str, table: tuple[facts.ConfigCheck, ...], group: list[Scenario]) -> bool:

@@ -16,10 +16,6 @@ from fabric_lsp.rules.expected import caught
 from fabric_lsp.rules.pl006.docs import DOC, INVALID, SUMMARY, VALID
 from fabric_lsp.rules.prefilters import PREFILTERS
 
-#: 1.x spellings 2.0 no longer takes: a strategy given as the accelerator (until 1.6), ``None``
-#: for an argument whose default became ``"auto"``
-_ONE_X_STRATEGY_AS_ACCELERATOR = ("ddp", "ddp_spawn", "ddp2", "dp", "ddp_cpu", "ddp_sharded", "horovod", "deepspeed")
-
 
 class PL006(Rule):
     code = "PL006"
@@ -79,18 +75,10 @@ def _configured_trainer_calls(model: SemanticModel) -> list[ast.Call]:
     return list(model.asked_once(("pl006_configured_trainer_calls",), compute))
 
 
-#: the checks of a name against Lightning's registries, and what in a project may add names to them:
-#: the registries themselves, a class's registering hook, the packages that register their own
-#: accelerators and strategies when imported (Habana's ``hpu``, Graphcore's ``ipu``)
-_REGISTRIES = {
-    facts.TRAINER_CONNECTOR_LINES["strategy_name"]: (
-        "strategy",
-        ("StrategyRegistry", "register_strategies", "lightning_habana"),
-    ),
-    facts.TRAINER_CONNECTOR_LINES["accelerator_name"]: (
-        "accelerator",
-        ("AcceleratorRegistry", "register_accelerators", "lightning_habana", "lightning_graphcore"),
-    ),
+#: the checks of a name against the Trainer's registries, by the argument they read
+_REGISTRY_CHECKS = {
+    facts.TRAINER_CONNECTOR_LINES["strategy_name"]: "strategy",
+    facts.TRAINER_CONNECTOR_LINES["accelerator_name"]: "accelerator",
 }
 
 
@@ -106,10 +94,11 @@ def _registrable_left_out(model: SemanticModel, total: ConfigurationProblems) ->
 
 def _may_be_registered(model: SemanticModel, problem: Problem) -> bool:
     error = problem.error
-    registry = _REGISTRIES.get(error.where or "") if error is not None else None
-    if registry is None or not isinstance(getattr(problem.scenario.args, registry[0], None), str):
+    argument = _REGISTRY_CHECKS.get(error.where or "") if error is not None else None
+    if argument is None or not isinstance(getattr(problem.scenario.args, argument, None), str):
         return False  # `None` is no name a project can register
-    return any(w in model.module.text or model.other_modules_mentioning(w) for w in registry[1])
+    words = facts.REGISTERING_WORDS[argument]
+    return any(w in model.module.text or model.other_modules_mentioning(w) for w in words)
 
 
 def _written(problem: Problem, argument: str | None) -> str:
@@ -152,7 +141,8 @@ def _hint(problem: Problem, place: Place) -> str:
     value = getattr(problem.scenario.args, place.argument, "") if place.argument else ""
     if value is None and place.argument in ("accelerator", "strategy", "devices"):
         return f" `None` was Lightning 1.x's default; since 2.0 it is `{place.argument}='auto'` (or leave it out)."
-    if place.argument == "accelerator" and isinstance(value, str) and value.lower() in _ONE_X_STRATEGY_AS_ACCELERATOR:
+    # a strategy 2.x still has, given as the accelerator (1.x's `dp`, `ddp2` … are no 2.x strategy either)
+    if place.argument == "accelerator" and isinstance(value, str) and value.lower() in facts.TRAINER_STRATEGY_REGISTRY:
         return (
             f" `{value}` is a strategy (Lightning 1.6 and earlier took it as the accelerator):"
             f" pass `strategy={value!r}` and the device as `accelerator=`."

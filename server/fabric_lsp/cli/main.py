@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
-from fabric_lsp import __version__
+from fabric_lsp import __version__, generated_code
 from fabric_lsp.cli import FORMATS
 
 if TYPE_CHECKING:
@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if status is not None:  # nothing the same check read has changed: what it printed
             return status
         recording = replay.Recording(argv) if replay.eligible(argv) else None
+    generated_code.cache_dataclasses()  # the methods of each dataclass defined from here on: compiled once
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -162,6 +163,7 @@ def run() -> None:
     and workers are gone, and the server has answered ``exit`` (its cache is saved with each
     workspace report, atomically); its worker processes end when their pipes close."""
     code = main(sys.argv[1:])
+    generated_code.save()
     logging = sys.modules.get("logging")
     if logging is not None:
         logging.shutdown()
@@ -190,6 +192,7 @@ def _serve(args) -> int:
     protocol_import.import_types()  # attrs' code for the protocol's classes, cached as bytecode is
     from fabric_lsp.lsp.server import run
 
+    generated_code.save()  # now: a server is often stopped without running to its end
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from fabric_lsp import declared_version, facts
+from fabric_lsp import declared_version, facts, generated_code
 from fabric_lsp.engine.collector import gc_paused
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ def import_preload() -> None:
     analysis says why)."""
     with gc_paused(freeze=True):
         importlib.import_module(PRELOAD)
+    generated_code.save()  # what the import compiled, before the process forks (its workers never save)
 
 
 def expected_cost(text: str) -> int:

@@ -3,7 +3,7 @@ read from a cache (:mod:`fabric_lsp.generated_code`).
 
 ``lsprotocol.types`` defines ~570 attrs classes. For each, attrs writes the source of its methods
 (``__init__``, ``__repr__``, ``__eq__`` …) and compiles it: ~90 ms of the ~220 ms the import
-takes, on every start of the server. Their code is kept in ``__pycache__`` beside this module.
+takes, on every start of the server.
 
 Nothing else changes: attrs runs as it does and evaluates the same code in the same namespace,
 and its own function is back in place once the import is done. Where attrs no longer has the
@@ -12,12 +12,11 @@ function this replaces (a release that reorganised it), the import is a plain on
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fabric_lsp.generated_code import FUTURE_FLAGS, CodeCache, cache_file
+from fabric_lsp.generated_code import DIRECTORY, FUTURE_FLAGS, CodeCache, cache_file
 
 #: the parameters of the attrs function that compiles and evaluates a generated script
 _COMPILE_AND_EVAL = ("script", "globs", "locs", "filename")
@@ -32,8 +31,8 @@ class Imported:
 
 
 def import_types(directory: str | None = None) -> Imported:
-    """Import ``lsprotocol.types``, with attrs' generated code cached in ``directory`` (the
-    ``__pycache__`` beside this module by default)."""
+    """Import ``lsprotocol.types``, with attrs' generated code cached in ``directory``
+    (:data:`fabric_lsp.generated_code.DIRECTORY` by default)."""
     if "lsprotocol.types" in sys.modules:
         return Imported()
     from attr import _make
@@ -43,9 +42,7 @@ def import_types(directory: str | None = None) -> Imported:
         import lsprotocol.types  # noqa: F401  (attrs compiles as it always does)
 
         return Imported()
-    cache = CodeCache(
-        cache_file("lsprotocol-types", directory or os.path.join(os.path.dirname(__file__), "__pycache__"))
-    )
+    cache = CodeCache(cache_file("lsprotocol-types", directory or DIRECTORY))
     flags = original.__code__.co_flags & FUTURE_FLAGS  # as attrs compiles it
 
     def compile_and_eval(script: str, globs: Any, locs: Any = None, filename: str = "") -> None:

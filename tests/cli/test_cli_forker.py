@@ -39,7 +39,7 @@ def _findings(results) -> list:
 def test_the_forker_gives_the_results_of_one_process(tmp_path, capsys, files):
     tasks = _project(tmp_path, files)
     alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
-    forker = Forker.start()
+    forker = Forker.start(str(tmp_path), None)
     assert forker is not None
     try:
         forked = run_tasks(tasks, Mode(), str(tmp_path), None, 2, None, forker)
@@ -57,7 +57,7 @@ def test_the_forker_gives_the_results_of_one_process(tmp_path, capsys, files):
 def test_a_forker_that_died_leaves_its_files_to_this_process(tmp_path, capsys, files):
     tasks = _project(tmp_path, files)
     alone = run_tasks(tasks, Mode(), str(tmp_path), None, 1)
-    forker = Forker.start()
+    forker = Forker.start(str(tmp_path), None)
     assert forker is not None
     os.kill(forker.pid, signal.SIGKILL)
     os.waitpid(forker.pid, 0)
@@ -81,7 +81,7 @@ def test_without_a_forker_the_workers_are_forked_from_this_process(tmp_path, cap
 
 
 def test_a_forker_handed_nothing_is_ended_at_once(tmp_path):
-    forker = Forker.start()
+    forker = Forker.start(str(tmp_path), None)
     assert forker is not None
     forker.close()  # before it has imported the engine: killed, not waited for
     with pytest.raises(ChildProcessError):
@@ -97,7 +97,7 @@ def test_the_analyses_tell_the_cache_which_files_mention_their_words(tmp_path, j
     (tmp_path / "job.sh").unlink()  # no batch script: nothing else reads every file's digest
     (tmp_path / "helper.py").write_text("def make_fabric():\n    return None\n")  # words of another file
     cache = Cache(str(tmp_path / "cache"), str(tmp_path), None)
-    forker = Forker.start() if jobs > 1 else None
+    forker = Forker.start(str(tmp_path), None) if jobs > 1 else None
     try:
         run_tasks(tasks, Mode(), str(tmp_path), None, jobs, cache, forker)
     finally:
@@ -121,7 +121,7 @@ def test_neither_the_forker_nor_its_workers_read_the_lightning_versions(tmp_path
     ~15–30 ms each at its start). Each process that reads either leaves a mark."""
     tasks = [t for t in _project(tmp_path, 30) if not t.path.endswith(".sh")]
     cache = Cache(str(tmp_path / "cache"), str(tmp_path), None) if cached else None
-    forker = Forker.start()
+    forker = Forker.start(str(tmp_path), None)
     assert forker is not None
     try:
         results = run_tasks(tasks, Mode(), str(tmp_path), None, 2, cache, forker)

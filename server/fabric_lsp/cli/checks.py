@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import pickle
@@ -59,6 +60,15 @@ def init_state(root: str, environment: str | None, also_checked: frozenset[str] 
     _STATE["root"], _STATE["environment"] = root, environment
     _STATE["also_checked"] = also_checked
     _STATE["log"] = (lambda m: print(m, file=sys.stderr)) if debug else (lambda m: None)
+
+
+def _keep_state(root: str, environment: str | None, also_checked: frozenset[str]) -> None:
+    """This run's state, keeping the workspace this process has (read ahead, or inherited from the
+    process that forked it) where it is of the same project and environment."""
+    if (_STATE.get("root"), _STATE.get("environment")) == (root, environment):
+        _STATE["also_checked"] = also_checked
+    else:
+        init_state(root, environment, also_checked)
 
 
 def analyzers() -> Analyzers:
@@ -463,7 +473,7 @@ def _pooled(tasks: list[Task], mode: Mode, jobs: int, costs: list[int], thread=N
         return _check_chunk((tasks[order[k].start : order[k].stop], mode))
 
     started = thread.start if thread is not None else lambda: None
-    for k, chunk in forked.run(len(order), jobs, work, start=lambda: init_state(*state), forked=started):
+    for k, chunk in forked.run(len(order), jobs, work, start=lambda: _keep_state(*state), forked=started):
         yield order[k], chunk
 
 
@@ -514,12 +524,13 @@ class Forker:
         self._failure: BaseException | None = None  # why it could not check what it was handed
 
     @classmethod
-    def start(cls) -> Forker | None:
+    def start(cls, root: str, environment: str | None) -> Forker | None:
+        """Fork it, for a run from ``root`` that analyses for ``environment``."""
         if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
             return None
         from fabric_lsp.cli.forked import fork_piped
 
-        return cls(*fork_piped(_forker_main))
+        return cls(*fork_piped(functools.partial(_forker_main, root=root, environment=environment)))
 
     def begin(self, mode: Mode) -> None:
         """Hand it this run's state (:func:`init_state`'s) and ``mode``."""
@@ -577,19 +588,34 @@ class Forker:
             os.waitpid(self.pid, 0)
 
 
-def _forker_main(channel: Channel) -> None:
-    """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, check what
-    it is handed."""
+def _forker_main(channel: Channel, root: str, environment: str | None) -> None:
+    """The forker's life (:func:`~fabric_lsp.cli.forked.fork_piped`): import the engine, read ahead
+    what the analyses of the project at ``root`` read first while this process walks it, check
+    what it is handed."""
     with contextlib.suppress(ImportError):
         import_preload()
+        init_state(root, environment)
+        _read_ahead(channel)
     _forked_check(channel)
+
+
+def _read_ahead(channel: Channel) -> None:
+    """Until the forker's tasks come: what every worker it forks would read first (the project's
+    words, the modules most of it imports), read once here for all of them."""
+    import select
+
+    def waiting() -> bool:
+        return bool(select.select([channel.fileno], [], [], 0)[0])
+
+    if not waiting():
+        analyzers().workspace.read_ahead(waiting)
 
 
 def _forked_check(channel: Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
     (in workers forked from here); the results go back once they are all handed."""
     root, environment, also_checked, mode = channel.receive()
-    init_state(root, environment, also_checked)
+    _keep_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
     done = []
     while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, versions)

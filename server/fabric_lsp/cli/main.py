@@ -502,7 +502,8 @@ def _check_command(args, recorded: bool) -> tuple[int, Replay | None]:
         n_inputs = len(report.results)
     else:
         jobs = args.jobs or default_jobs()
-        forker = Forker.start() if jobs > 1 and not args.show_files else None  # it imports the engine meanwhile
+        # it imports the engine and reads ahead meanwhile
+        forker = Forker.start(root, args.environment) if jobs > 1 and not args.show_files else None
         try:
             cache = _cache(args, resolver, mode, root)  # before the walk: it knows the declared versions read before
             found = discover(

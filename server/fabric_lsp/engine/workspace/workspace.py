@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Callable, Union
 
 from fabric_lsp import facts
+from fabric_lsp.engine.collector import gc_paused
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.text import words as words_in
 from fabric_lsp.engine.workspace import module_finder
@@ -63,6 +64,8 @@ _SETUP_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in facts.MODEL_
 
 #: importers followed before :meth:`Workspace.setups_may_reach` gives up and says yes
 MAX_IMPORTERS = 64
+#: a module named by at least this many files is read ahead (:meth:`Workspace.read_ahead`)
+HUB_IMPORTERS = 3
 
 
 def setup_words_in(text: str) -> bool:
@@ -594,6 +597,31 @@ class Workspace:
             if self._order is None or self._order[0] is not listing:
                 self._order = (listing, {p: i for i, p in enumerate(listing)})
             return self._order[1]
+
+    def read_ahead(self, stop: Callable[[], bool]) -> None:
+        """Read what analyses read first, until ``stop()``: every file's words, then the modules
+        most files may import (named by the most files), most named first."""
+        with gc_paused(freeze=True):
+            for path in self.python_files():
+                if stop():
+                    return
+                self._words_of(path)
+            for path in self._hubs():
+                if stop():
+                    return
+                self.load_path(path)
+
+    def _hubs(self) -> list[str]:
+        sets, mentions = self._word_sets()
+        root = os.path.abspath(self.root) if self.root else ""
+        named: list[tuple[int, str]] = []
+        for path in self.python_files():
+            rel = os.path.relpath(path, root)[:-3].split(os.sep)
+            name = rel[-2] if rel[-1] == "__init__" and len(rel) > 1 else rel[-1]
+            if name.isidentifier():
+                named.append((len(self._paths_mentioning(name)), path))
+        named.sort(key=lambda x: -x[0])
+        return [p for n, p in named if n >= HUB_IMPORTERS]
 
     def _paths_mentioning(self, name: str) -> list[str]:
         """The workspace files whose text mentions ``name``, in listing order. Identifiers are

@@ -49,6 +49,27 @@ def test_fewer_items_than_workers_fork_one_worker_per_item():
     assert list(forked.run(0, 4, lambda i: i, lambda: None, lambda: None)) == []
 
 
+def test_a_worker_that_is_done_takes_the_item_pick_chooses():
+    yielded: list[int] = []
+    asked: list[tuple[list[int], list[int]]] = []
+
+    def pick(done: list[int], pending: list[int]) -> int:
+        assert set(done) <= set(yielded)  # the items it did, each yielded before it is handed more
+        asked.append((list(done), list(pending)))
+        return pending[-1]  # the last first
+
+    for i, _ in forked.run(6, 2, lambda i: os.getpid(), lambda: None, lambda: None, pick=pick):
+        yielded.append(i)
+    assert sorted(yielded) == list(range(6))
+    assert [pending[-1] for _, pending in asked] == [5, 4, 3, 2, 1, 0]
+    assert asked[0] == ([], list(range(6))) and asked[1] == ([], list(range(5)))  # the two first hand-outs
+    by_worker: dict[int, list[int]] = {}
+    for done, _ in asked:
+        if done:
+            by_worker.setdefault(done[0], []).append(len(done))
+    assert all(lengths == sorted(lengths) for lengths in by_worker.values())  # each worker's own, growing
+
+
 @pytest.mark.parametrize("how", ["raises", "dies"])
 def test_a_worker_that_fails_ends_the_run_and_no_worker_outlives_it(how, capfd):
     pids: list[int] = []

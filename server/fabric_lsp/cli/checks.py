@@ -17,7 +17,15 @@ from fabric_lsp.cli.discover import Task
 from fabric_lsp.cli.files import read_source, write_atomic
 from fabric_lsp.documents import check
 from fabric_lsp.documents.cache import PYTHON_FILES, Cache, Entry, answers, file_key
-from fabric_lsp.documents.pool import Versions, chunks, expected_cost, import_preload, recall_versions, versions_for
+from fabric_lsp.documents.pool import (
+    Affinity,
+    Versions,
+    chunks,
+    expected_cost,
+    import_preload,
+    recall_versions,
+    versions_for,
+)
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
@@ -469,11 +477,14 @@ def _pooled(tasks: list[Task], mode: Mode, jobs: int, costs: list[int], thread=N
 
     _preload()
 
-    def work(k: int) -> list:
-        return _check_chunk((tasks[order[k].start : order[k].stop], mode))
+    def work(k: int) -> tuple[list, list[str]]:  # with the files the worker has parsed by then
+        return _check_chunk((tasks[order[k].start : order[k].stop], mode)), analyzers().workspace.parsed_paths()
 
+    affinity = Affinity(order, [t.path for t in tasks], costs)
     started = thread.start if thread is not None else lambda: None
-    for k, chunk in forked.run(len(order), jobs, work, start=lambda: _keep_state(*state), forked=started):
+    run = forked.run(len(order), jobs, work, start=lambda: _keep_state(*state), forked=started, pick=affinity.pick)
+    for k, (chunk, parsed) in run:
+        affinity.parsed[k] = frozenset(parsed)
         yield order[k], chunk
 
 

@@ -22,26 +22,47 @@ from typing import Any, NoReturn
 _FAILED = "failed"
 
 
+#: ``pick(the items a worker did, the items not handed yet)``: which of them it takes next
+Pick = Callable[[list[int], list[int]], int]
+
+
 def run(
-    items: int, workers: int, work: Callable[[int], Any], start: Callable[[], None], forked: Callable[[], None]
+    items: int,
+    workers: int,
+    work: Callable[[int], Any],
+    start: Callable[[], None],
+    forked: Callable[[], None],
+    pick: Pick | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Do ``work(i)`` for each ``i`` below ``items`` in ``workers`` forked processes, each of which
-    calls ``start()`` first; yields ``(i, result)`` in the order they are done. ``forked`` is called
-    once every worker is forked (a thread may start then). OSError where a worker fails or exits
-    early (the remaining workers are stopped)."""
+    calls ``start()`` first; yields ``(i, result)`` in the order they are done. A worker takes the
+    item ``pick(the items it did, those not handed yet)`` chooses (default: the lowest), once the
+    result of its last one is yielded. ``forked`` is called once every worker is forked (a thread
+    may start then). OSError where a worker fails or exits early (the remaining workers are
+    stopped)."""
     pool = _Pool(min(workers, items), start, work)
+    choose = pick or (lambda done, pending: pending[0])
     try:
         forked()
-        pending = list(range(items))[::-1]
+        pending = list(range(items))
         for worker in pool.workers:
-            pool.hand(worker, pending.pop() if pending else None)
+            pool.hand(worker, _next(pending, choose, worker.done))
         while pool.busy():
             for worker in pool.ready():
                 i, result = worker.take()
+                worker.done.append(i)
                 yield i, result
-                pool.hand(worker, pending.pop() if pending else None)
+                pool.hand(worker, _next(pending, choose, worker.done))
     finally:
         pool.close()
+
+
+def _next(pending: list[int], pick: Pick, done: list[int]) -> int | None:
+    if not pending:
+        return None
+    item = pick(done, pending)
+    pending.remove(item)
+    return item
 
 
 class Channel:
@@ -111,6 +132,7 @@ class _Worker:
     def __init__(self, pid: int, channel: Channel) -> None:
         self.pid, self.channel = pid, channel
         self.item: int | None = None
+        self.done: list[int] = []  # the items it did
 
     def hand(self, item: int | None) -> None:
         """Hand it ``item`` (None: it is done and exits)."""

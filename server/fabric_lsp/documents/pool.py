@@ -52,6 +52,31 @@ def chunks(costs: Sequence[int], jobs: int) -> list[range]:
     return [range(start, min(start + size, len(costs))) for start in starts]
 
 
+class Affinity:
+    """Which chunk (of :func:`chunks`) a worker that is done takes next: of the costliest few not
+    handed yet (:data:`PICK_WINDOW`, at least half as costly as the costliest), the one holding the
+    most files that worker parsed already. What those files share with its earlier chunks (the
+    callers of a helper, a Fabric's configurations) is known in that worker, not in the others:
+    on fusion_bench, a chunk takes ~500 ms after the chunk it shares that with, ~750 ms after
+    another."""
+
+    def __init__(self, order: list[range], paths: Sequence[str], costs: Sequence[int]) -> None:
+        self.order, self.paths = order, paths
+        self.costs = [sum(costs[i] for i in r) for r in order]
+        #: chunk → the files its worker had parsed once it was done with it
+        self.parsed: dict[int, frozenset[str]] = {}
+
+    def pick(self, done: list[int], pending: list[int]) -> int:
+        known = self.parsed.get(done[-1], frozenset()) if done else frozenset()
+        least = self.costs[pending[0]] / 2
+        window = [k for k in pending[:PICK_WINDOW] if self.costs[k] >= least]
+        return max(window, key=lambda k: (sum(self.paths[i] in known for i in self.order[k]), -window.index(k)))
+
+
+#: how many of the costliest chunks not handed yet a worker that is done chooses among
+PICK_WINDOW = 3
+
+
 #: the Lightning versions worked out in one process, for the workers it starts: those the projects
 #: declare (:func:`declared_version.remembered`) and those installed in the analysed environments
 #: (:func:`facts.remembered_installed`)
@@ -78,6 +103,7 @@ def recall_versions(versions: Versions) -> None:
 
 __all__ = [
     "MAX_CHUNK",
+    "Affinity",
     "PRELOAD",
     "Versions",
     "chunks",

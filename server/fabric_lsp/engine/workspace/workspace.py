@@ -623,6 +623,11 @@ class Workspace:
         named.sort(key=lambda x: -x[0])
         return [p for n, p in named if n >= HUB_IMPORTERS]
 
+    def parsed_paths(self) -> list[str]:
+        """The files whose modules this workspace holds parsed."""
+        with self._lock:
+            return list(self._modules)
+
     def _paths_mentioning(self, name: str) -> list[str]:
         """The workspace files whose text mentions ``name``, in listing order. Identifiers are
         looked up in the files' word sets, brought up to date (by file stamp) once per announced

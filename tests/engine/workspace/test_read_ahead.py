@@ -19,7 +19,7 @@ def _project(tmp_path, importers: int):
 
 
 def _parsed(workspace: Workspace) -> set[str]:
-    return {path.rsplit("/", 1)[-1] for path in workspace._modules}
+    return {path.rsplit("/", 1)[-1] for path in workspace.parsed_paths()}
 
 
 def test_the_modules_most_files_name_are_parsed_ahead(tmp_path):

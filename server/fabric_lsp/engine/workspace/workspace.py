@@ -600,7 +600,8 @@ class Workspace:
 
     def read_ahead(self, stop: Callable[[], bool]) -> None:
         """Read what analyses read first, until ``stop()``: every file's words, then the modules
-        most files may import (named by the most files), most named first."""
+        most files may import (:meth:`_hubs`). A burst of allocations that all stay: the collector
+        is paused, and what was read is frozen (:func:`~fabric_lsp.engine.collector.gc_paused`)."""
         with gc_paused(freeze=True):
             for path in self.python_files():
                 if stop():
@@ -612,8 +613,11 @@ class Workspace:
                 self.load_path(path)
 
     def _hubs(self) -> list[str]:
-        sets, mentions = self._word_sets()
-        root = os.path.abspath(self.root) if self.root else ""
+        """The modules named by at least :data:`HUB_IMPORTERS` files (their file stem, or their
+        package's name for an ``__init__.py``), most named first."""
+        if not self.root:
+            return []
+        root = os.path.abspath(self.root)
         named: list[tuple[int, str]] = []
         for path in self.python_files():
             rel = os.path.relpath(path, root)[:-3].split(os.sep)

@@ -26,6 +26,7 @@ from fabric_lsp.documents.pool import (
     recall_versions,
     versions_for,
 )
+from fabric_lsp.engine.collector import gc_paused
 from fabric_lsp.engine.workspace.dependencies import Dependencies
 
 if TYPE_CHECKING:
@@ -619,7 +620,8 @@ def _read_ahead(channel: Channel) -> None:
         return bool(select.select([channel.fileno], [], [], 0)[0])
 
     if not waiting():
-        analyzers().workspace.read_ahead(waiting)
+        with gc_paused(freeze=True):  # what it reads stays to the end of the run, in the workers too
+            analyzers().workspace.read_ahead(waiting)
 
 
 def _forked_check(channel: Channel) -> None:

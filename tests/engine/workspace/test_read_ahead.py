@@ -11,10 +11,10 @@ def _project(tmp_path, importers: int):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "hub.py").write_text("def helper(fabric):\n    return fabric\n")
-    (tmp_path / "pkg" / "lonely.py").write_text("X = 1\n")
+    (tmp_path / "lonely.py").write_text("X = 1\n")
     for i in range(importers):
         (tmp_path / f"user{i}.py").write_text("from pkg.hub import helper\n")
-    (tmp_path / "other.py").write_text("from pkg import lonely\n")
+    (tmp_path / "other.py").write_text("import lonely\n")
     return Workspace(str(tmp_path), one_run=True)
 
 
@@ -25,13 +25,14 @@ def _parsed(workspace: Workspace) -> set[str]:
 def test_the_modules_most_files_name_are_parsed_ahead(tmp_path):
     workspace = _project(tmp_path, HUB_IMPORTERS)
     workspace.read_ahead(lambda: False)
-    # `hub` is named by HUB_IMPORTERS files, its package by one more; `lonely` by one file only
+    # `hub` may be imported by HUB_IMPORTERS files, its package by them and `hub.py` in it;
+    # `lonely` by one file only
     assert _parsed(workspace) == {"hub.py", "__init__.py"}
     assert all(path in workspace._words for path in workspace.python_files())
 
 
 def test_too_few_importers_parse_nothing_ahead(tmp_path):
-    workspace = _project(tmp_path, HUB_IMPORTERS - 2)  # `pkg` named by HUB_IMPORTERS - 1 files
+    workspace = _project(tmp_path, HUB_IMPORTERS - 2)  # `pkg`: one user and `hub.py` in it
     workspace.read_ahead(lambda: False)
     assert _parsed(workspace) == set()
 

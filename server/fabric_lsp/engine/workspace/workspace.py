@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from typing import Callable, Union
 
 from fabric_lsp import facts
-from fabric_lsp.engine.collector import gc_paused
 from fabric_lsp.engine.python.modules import ModuleInfo
 from fabric_lsp.engine.python.text import words as words_in
 from fabric_lsp.engine.workspace import module_finder
@@ -600,32 +599,21 @@ class Workspace:
 
     def read_ahead(self, stop: Callable[[], bool]) -> None:
         """Read what analyses read first, until ``stop()``: every file's words, then the modules
-        most files may import (:meth:`_hubs`). A burst of allocations that all stay: the collector
-        is paused, and what was read is frozen (:func:`~fabric_lsp.engine.collector.gc_paused`)."""
-        with gc_paused(freeze=True):
-            for path in self.python_files():
-                if stop():
-                    return
-                self._words_of(path)
-            for path in self._hubs():
-                if stop():
-                    return
-                self.load_path(path)
+        most files may import (:meth:`_hubs`)."""
+        for path in self.python_files():
+            if stop():
+                return
+            self._words_of(path)
+        for path in self._hubs():
+            if stop():
+                return
+            self.load_path(path)
 
     def _hubs(self) -> list[str]:
-        """The modules named by at least :data:`HUB_IMPORTERS` files (their file stem, or their
-        package's name for an ``__init__.py``), most named first."""
-        if not self.root:
-            return []
-        root = os.path.abspath(self.root)
-        named: list[tuple[int, str]] = []
-        for path in self.python_files():
-            rel = os.path.relpath(path, root)[:-3].split(os.sep)
-            name = rel[-2] if rel[-1] == "__init__" and len(rel) > 1 else rel[-1]
-            if name.isidentifier():
-                named.append((len(self._paths_mentioning(name)), path))
-        named.sort(key=lambda x: -x[0])
-        return [p for n, p in named if n >= HUB_IMPORTERS]
+        """The modules at least :data:`HUB_IMPORTERS` files may import (:meth:`importers_of`),
+        those most files may import first."""
+        counted = [(len(self.importers_of(path)), path) for path in self.python_files()]
+        return [path for n, path in sorted(counted, key=lambda c: -c[0]) if n >= HUB_IMPORTERS]
 
     def parsed_paths(self) -> list[str]:
         """The files whose modules this workspace holds parsed."""

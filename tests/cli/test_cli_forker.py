@@ -12,11 +12,15 @@ import pytest
 from fabric_lsp.cli import checks
 from fabric_lsp.cli.checks import Forker, Mode, run_tasks
 from fabric_lsp.cli.discover import discover
+from fabric_lsp.cli.forked import Channel
 from fabric_lsp.cli.output import Report
 from fabric_lsp.config import Resolver
 from fabric_lsp.documents.cache import Cache, World
+from fabric_lsp.engine.workspace.workspace import HUB_IMPORTERS
 
 from tests.cli.test_cli_formats import CLEAN, DEEPSPEED
+from tests.engine.workspace.test_read_ahead import _parsed
+from tests.engine.workspace.test_read_ahead import _project as hub_project
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forker is Linux's (it forks)")
 
@@ -167,3 +171,50 @@ def test_spawned_workers_take_the_lightning_versions_this_process_worked_out(tmp
     assert sum(len(r.findings) for r in pooled) == len(range(0, 30, 4))
     here = os.getpid()
     assert version_reads() == [f"declared-read-by-{here}", f"installed-read-by-{here}"]
+
+
+def test_the_forker_reads_ahead_whenever_it_waits_for_a_message(tmp_path):
+    # what every worker reads first (the files' words, the modules most files import) is read in
+    # the forker while it waits: before the project's state comes, and between the messages of the
+    # run's beginning — each time from where it stopped, and never while a message waits
+    hub_project(tmp_path, HUB_IMPORTERS)
+    down, up = os.pipe(), os.pipe()
+    ours, theirs = Channel(down[0], up[1]), Channel(up[0], down[1])
+    try:
+        checks.init_state(str(tmp_path), None)
+        workspace = checks.analyzers().workspace
+        theirs.send("begin")
+        checks._read_ahead(ours)  # a message waits: nothing is read
+        assert not workspace._words
+        assert ours.receive() == "begin"
+        checks._read_ahead(ours)  # none waits: everything is read
+        assert set(workspace._words) == set(workspace.python_files())
+        assert _parsed(workspace) == {"hub.py", "__init__.py"}
+        assert next(checks._ahead(), None) is None  # and not again
+    finally:
+        ours.close()
+        theirs.close()
+        checks.init_state(str(tmp_path), None)
+
+
+def test_the_forker_reads_ahead_after_its_state_and_after_each_file_it_checks_first(tmp_path, monkeypatch):
+    tasks = _project(tmp_path, 2)
+    script = next(i for i, t in enumerate(tasks) if t.path.endswith(".sh"))
+    down, up = os.pipe(), os.pipe()
+    ours, theirs = Channel(down[0], up[1]), Channel(up[0], down[1])
+    seen: list[str] = []
+    monkeypatch.setattr(checks, "_read_ahead", lambda channel: seen.append("read ahead"))
+    original = checks._check_task
+    monkeypatch.setattr(checks, "_check_task", lambda task, mode: seen.append("checked") or original(task, mode))
+    try:
+        checks.init_state(str(tmp_path), None)
+        theirs.send((str(tmp_path), None, frozenset(), Mode()))  # the state (Forker.begin)
+        theirs.send((script, tasks[script]))  # a file to check first (Forker.first)
+        theirs.send(([], 1, [], checks.versions_for([])))  # nothing else (Forker.check)
+        checks._forked_check(ours)
+        assert seen == ["read ahead", "checked", "read ahead"]
+        assert [i for i, _ in theirs.receive()] == [script] and theirs.receive() is None
+    finally:
+        ours.close()
+        theirs.close()
+        checks.init_state(str(tmp_path), None)

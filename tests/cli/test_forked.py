@@ -4,6 +4,7 @@ run with an OSError (the caller then checks the files itself), and no worker out
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 
@@ -103,3 +104,31 @@ def test_a_run_stopped_early_stops_its_workers():
     run.close()
     assert time.monotonic() - started < 5  # killed, not waited out
     assert _gone(first[1])
+
+
+def _channels() -> tuple[forked.Channel, forked.Channel]:
+    """Both ends of a pair of pipes, as a forked process and its parent hold them."""
+    down, up = os.pipe(), os.pipe()
+    return forked.Channel(down[0], up[1]), forked.Channel(up[0], down[1])
+
+
+@pytest.mark.parametrize("size", [10, 300_000])  # one frame of a pickle, or several
+def test_a_channel_reads_one_message_and_leaves_the_next_one_for_waiting_to_see(size):
+    # a buffered reader takes the start of the next message along with this one: the pipe is
+    # then empty, and `waiting()` (a selector on it) would miss the message that came
+    ours, theirs = _channels()
+    fcntl.fcntl(ours.fileno, fcntl.F_SETPIPE_SZ, 1 << 20)  # both messages fit in the pipe: sent at once
+    first, second = ["x" * size, 1], {"state": "y" * size}
+    try:
+        theirs.send(first)
+        theirs.send(second)
+        assert ours.receive() == first
+        assert ours.waiting()
+        assert ours.receive() == second
+        assert not ours.waiting()
+        theirs.close()
+        assert ours.waiting()  # the other end closed: reading does not wait
+        with pytest.raises(EOFError):
+            ours.receive()
+    finally:
+        ours.close()

@@ -10,6 +10,7 @@ import os
 import pickle
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
@@ -612,28 +613,38 @@ def _forker_main(channel: Channel, root: str, environment: str | None) -> None:
 
 
 def _read_ahead(channel: Channel) -> None:
-    """Until the forker's tasks come: what every worker it forks would read first (the project's
-    words, the modules most of it imports), read once here for all of them."""
-    import select
+    """In the forker, until the check's process hands it its next message: what every worker it
+    forks would read first (the project's words, the modules most of it imports), read once here
+    for all of them, from where it stopped reading ahead before (it waits for each message of the
+    run's beginning: its state, the files to check first, the others)."""
+    # what it reads stays to the end of the run, in the workers too: frozen
+    with contextlib.suppress(ImportError), gc_paused(freeze=True):
+        ahead = _ahead()
+        while not channel.waiting() and next(ahead, None) is not None:
+            pass
 
-    def waiting() -> bool:
-        return bool(select.select([channel.fileno], [], [], 0)[0])
 
-    if not waiting():
-        with gc_paused(freeze=True):  # what it reads stays to the end of the run, in the workers too
-            analyzers().workspace.read_ahead(waiting)
+def _ahead() -> Iterator[str]:
+    """The reading ahead (:meth:`~fabric_lsp.engine.workspace.workspace.Workspace.reading_ahead`)
+    of this run's workspace, made at the first call (:func:`init_state` drops it)."""
+    if "ahead" not in _STATE:
+        _STATE["ahead"] = analyzers().workspace.reading_ahead()
+    return _STATE["ahead"]
 
 
 def _forked_check(channel: Channel) -> None:
     """In the forker: the state, the tasks to check first (checked as they come), then the others
-    (in workers forked from here); the results go back once they are all handed."""
+    (in workers forked from here); the results go back once they are all handed. It reads ahead
+    whenever it waits for a message."""
     root, environment, also_checked, mode = channel.receive()
     _keep_state(root, environment, also_checked)
     _preload()  # and jedi, where the analysed environment is another interpreter
     done = []
+    _read_ahead(channel)
     while len(message := channel.receive()) == 2:  # (index, task), until (candidates, jobs, costs, versions)
         i, task = message
         done.append((i, _check_task(task, mode)))
+        _read_ahead(channel)
     candidates, jobs, costs, versions = message
     recall_versions(versions)  # before the workers fork: neither they nor this process read them again
     channel.send(done)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -68,14 +69,15 @@ def _next(pending: list[int], pick: Pick, done: list[int]) -> int | None:
 class Channel:
     """One end of a forked process's two pipes. Messages are pickled by one pickler, and read by
     one unpickler, for the whole run: an object sent again (the configuration every task holds)
-    crosses as a reference to the first."""
+    crosses as a reference to the first. A message is read exactly (:class:`_Exact`): whether
+    the next one has come is what the pipe says (:meth:`waiting`, a selector on ``fileno``)."""
 
     def __init__(self, read: int, write: int) -> None:
-        self._in = os.fdopen(read, "rb")
+        self._in = _Exact(read)
         self._out = os.fdopen(write, "wb")
         self._pickler = pickle.Pickler(self._out, pickle.HIGHEST_PROTOCOL)
         self._unpickler = pickle.Unpickler(self._in)
-        self.fileno = read  # to wait on with a selector: one message is in flight at a time
+        self.fileno = read
 
     def send(self, message) -> None:
         self._pickler.dump(message)
@@ -85,10 +87,40 @@ class Channel:
         """The next message; EOFError where the other end closed first."""
         return self._unpickler.load()
 
+    def waiting(self) -> bool:
+        """Whether a message (or the end of the other side) can be read without waiting."""
+        return bool(select.select([self.fileno], [], [], 0)[0])
+
     def close(self) -> None:
         for end in (self._out, self._in):
             with contextlib.suppress(OSError):
                 end.close()
+
+
+class _Exact:
+    """The read end of a pipe, read for the unpickler without buffering: a buffered reader would
+    take the start of the next message along with the end of this one, where no selector sees it.
+    The unpickler reads a message's frames whole, so this costs a few reads per message."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def read(self, n: int) -> bytes:
+        """``n`` bytes, fewer only where the other end closed first."""
+        parts = []
+        while n > 0 and (part := os.read(self._fd, n)):
+            parts.append(part)
+            n -= len(part)
+        return b"".join(parts)
+
+    def readline(self) -> bytes:
+        line = b""
+        while not line.endswith(b"\n") and (byte := os.read(self._fd, 1)):
+            line += byte
+        return line
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 def fork_piped(child: Callable[[Channel], None]) -> tuple[int, Channel]:

@@ -1,6 +1,7 @@
-"""Reading ahead (:meth:`Workspace.read_ahead`, what a check's forker does while the command line
-walks the project): every file's words, then the modules most files name, most named first —
-each step only while ``stop()`` says nothing else waits."""
+"""Reading ahead (:meth:`Workspace.reading_ahead`, what a check's forker does while the command
+line walks the project and whenever it waits for its next message): every file's words, then the
+modules most files name, most named first — a file at a time, so that the reader may stop between
+any two and resume there."""
 
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ def _parsed(workspace: Workspace) -> set[str]:
     return {path.rsplit("/", 1)[-1] for path in workspace.parsed_paths()}
 
 
+def _read_all(workspace: Workspace) -> list[str]:
+    return list(workspace.reading_ahead())
+
+
 def test_the_modules_most_files_name_are_parsed_ahead(tmp_path):
     workspace = _project(tmp_path, HUB_IMPORTERS)
-    workspace.read_ahead(lambda: False)
+    _read_all(workspace)
     # `hub` may be imported by HUB_IMPORTERS files, its package by them and `hub.py` in it;
     # `lonely` by one file only
     assert _parsed(workspace) == {"hub.py", "__init__.py"}
@@ -33,25 +38,25 @@ def test_the_modules_most_files_name_are_parsed_ahead(tmp_path):
 
 def test_too_few_importers_parse_nothing_ahead(tmp_path):
     workspace = _project(tmp_path, HUB_IMPORTERS - 2)  # `pkg`: one user and `hub.py` in it
-    workspace.read_ahead(lambda: False)
+    _read_all(workspace)
     assert _parsed(workspace) == set()
 
 
-def test_reading_ahead_stops_when_told(tmp_path):
+def test_reading_ahead_goes_a_file_at_a_time_and_resumes_where_it_stopped(tmp_path):
     workspace = _project(tmp_path, HUB_IMPORTERS)
-    asked: list[int] = []
-
-    def stop() -> bool:
-        asked.append(1)
-        return len(asked) > 2  # two files' words, then something waits
-
-    workspace.read_ahead(stop)
-    assert len(workspace._words) == 2 and _parsed(workspace) == set()
+    ahead = workspace.reading_ahead()
+    first = [next(ahead), next(ahead)]  # two files' words, then the reader stops
+    assert set(workspace._words) == set(first) and _parsed(workspace) == set()
+    rest = list(ahead)  # resumed: the other files' words, then the hub and its package
+    files = workspace.python_files()
+    assert first + rest[: len(files) - 2] == files
+    assert sorted(p.rsplit("/", 1)[-1] for p in rest[len(files) - 2 :]) == ["__init__.py", "hub.py"]
+    assert _parsed(workspace) == {"hub.py", "__init__.py"}
 
 
 def test_what_is_read_ahead_is_what_an_analysis_reads(tmp_path):
     ahead = _project(tmp_path, HUB_IMPORTERS)
-    ahead.read_ahead(lambda: False)
+    _read_all(ahead)
     fresh = Workspace(str(tmp_path), one_run=True)
     name = "helper"
     assert [m.path for m in ahead.modules_mentioning(name)] == [m.path for m in fresh.modules_mentioning(name)]

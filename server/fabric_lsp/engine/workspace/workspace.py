@@ -597,17 +597,16 @@ class Workspace:
                 self._order = (listing, {p: i for i, p in enumerate(listing)})
             return self._order[1]
 
-    def read_ahead(self, stop: Callable[[], bool]) -> None:
-        """Read what analyses read first, until ``stop()``: every file's words, then the modules
+    def reading_ahead(self) -> Iterator[str]:
+        """Read what analyses read first, a file at a time (each yielded once read, so that the
+        reader may stop between any two and resume later): every file's words, then the modules
         most files may import (:meth:`_hubs`)."""
         for path in self.python_files():
-            if stop():
-                return
             self._words_of(path)
+            yield path
         for path in self._hubs():
-            if stop():
-                return
             self.load_path(path)
+            yield path
 
     def _hubs(self) -> list[str]:
         """The modules at least :data:`HUB_IMPORTERS` files may import (:meth:`importers_of`),

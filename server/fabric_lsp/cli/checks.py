@@ -526,9 +526,10 @@ class Forker:
     about 0.07 s on litgpt), and checks the files it is handed — first the notebooks and batch
     scripts checked before the workers fork (:func:`_settle`: handed one by one as they are met),
     then the rest, in workers it forks from itself where there are enough (:func:`_pooled`).
-    Whenever it waits for its next message, it reads ahead (:func:`_read_ahead`). Results come back through a pipe, once this process has handed it everything (neither then
-    waits on a full pipe while the other writes). Linux only (it forks); where it fails, this
-    process checks what it has not answered."""
+    Whenever it waits for its next message, it reads ahead (:func:`_read_ahead`). Results come
+    back through a pipe, once this process has handed it everything (neither then waits on a full
+    pipe while the other writes). Linux only (it forks); where it fails, this process checks what
+    it has not answered."""
 
     def __init__(self, pid: int, channel: Channel) -> None:
         self.pid, self._channel = pid, channel

@@ -114,6 +114,8 @@ class _Exact:
         return b"".join(parts)
 
     def readline(self) -> bytes:
+        """A line: the unpickler requires the method, though no message of the pickle protocol the
+        channels send is read by lines."""
         line = b""
         while not line.endswith(b"\n") and (byte := os.read(self._fd, 1)):
             line += byte

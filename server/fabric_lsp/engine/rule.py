@@ -77,8 +77,11 @@ class Prefilter:
     or ``\\b``). ``parts``: the pattern as alternatives, each tried only when the text holds one of
     its substrings (for a pattern whose alternatives have different common words: the search for
     a rare one is not paid on every file that holds a common one); ``pattern`` is their union
-    (:meth:`of_parts`). ``folded``: for a pattern that is a case-insensitive alternation of
-    words, those words, looked for in the lower-cased text instead (faster than the search)."""
+    (:meth:`of_parts`), or the same test written as one readable expression where the parts are
+    written to start with literal text (``re`` scans a file for a pattern's literal start, and
+    tries one that starts otherwise at every position). ``folded``: for a pattern that is a
+    case-insensitive alternation of words, those words, looked for in the lower-cased text
+    instead (faster than the search)."""
 
     pattern: re.Pattern[str]
     keywords: tuple[str, ...] = ()

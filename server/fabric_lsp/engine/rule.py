@@ -72,11 +72,9 @@ class Prefilter:
     The rules' prefilters are declared together in :mod:`fabric_lsp.rules.prefilters`, which
     imports no analysis: the command line tells the files that need one from the others with it.
 
-    ``keywords``, when set, are substrings one of which the text must hold before ``pattern`` is
-    tried (a substring test is many times faster than a pattern that starts with an alternation
-    or ``\\b``). ``parts``: the pattern as alternatives, each tried only when the text holds one of
-    its substrings (for a pattern whose alternatives have different common words: the search for
-    a rare one is not paid on every file that holds a common one); ``pattern`` is their union
+    ``parts``: the pattern as alternatives, each tried only when the text holds one of its
+    substrings (for a pattern whose alternatives have different common words: the search for a
+    rare one is not paid on every file that holds a common one); ``pattern`` is their union
     (:meth:`of_parts`), or the same test written as one readable expression where the parts are
     written to start with literal text (``re`` scans a file for a pattern's literal start, and
     tries one that starts otherwise at every position). ``folded``: for a pattern that is a
@@ -84,7 +82,6 @@ class Prefilter:
     instead (faster than the search)."""
 
     pattern: re.Pattern[str]
-    keywords: tuple[str, ...] = ()
     parts: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = ()
     folded: tuple[str, ...] = ()
 
@@ -101,8 +98,6 @@ class Prefilter:
         holds = probe.holds if probe is not None else text.__contains__
         if self.parts:
             return any(any(map(holds, words)) and part.search(text) for words, part in self.parts)
-        if self.keywords and not any(map(holds, self.keywords)):
-            return False
         return self.pattern.search(text) is not None
 
 

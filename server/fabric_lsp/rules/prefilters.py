@@ -101,7 +101,7 @@ PREFILTERS: dict[str, Prefilter] = {
         re.compile(r"ckpt_path|\.(?:test|validate|predict)\("),
         parts=(_literal("ckpt_path"), *(_literal(f".{method}(") for method in ("test", "validate", "predict"))),
     ),
-    "PL006": Prefilter(re.compile(r"Trainer"), keywords=("Trainer",)),
+    "PL006": Prefilter(re.compile(r"Trainer")),
 }
 
 
